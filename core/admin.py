@@ -1,0 +1,96 @@
+"""`herald admin …`: administration without the dashboard (DESIGN, fixed contract).
+
+Each command runs one transaction against the database and returns one JSON-ready dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.credits import service as credits
+from core.db.types import utcnow
+from core.errors import NotFound, Unauthorized, ValidationError
+from core.identity import service as identity
+from core.identity.passwords import verify_password
+from core.profiles import service as profiles
+
+
+def profile_json(profile: profiles.Profile) -> dict[str, Any]:
+    """The profile as /v1 shows it (facades/rest/render.py renders the same fields)."""
+    return {
+        "id": profile.id,
+        "slug": profile.slug,
+        "connector": profile.connector,
+        "display_name": profile.display_name,
+        "tags": list(profile.tags),
+        "created_at": profile.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+    }
+
+
+async def bootstrap(
+    engine: AsyncEngine, *, email: str, password: str, org: str, credits_: int | None, plan: str | None
+) -> dict[str, Any]:
+    """Creates what is missing (user, organization, membership) and mints a new API key.
+
+    An existing user's password must match (bootstrap never resets a password); `--credits`
+    is the starting balance of an organization it creates and is ignored for an existing one
+    (use `admin credits --add`); `--plan` is applied whenever given (new organizations
+    default to `active`).
+    """
+    if credits_ is not None and credits_ < 0:
+        raise ValidationError("--credits must not be negative")
+    now = utcnow()
+    async with engine.begin() as conn:
+        user = await identity.find_user_by_email(conn, email)
+        if user is None:
+            user_id = await identity.create_user(conn, email, password, now)
+        elif not verify_password(user.password_hash, password):
+            raise Unauthorized("a user with this email exists and the password does not match")
+        else:
+            user_id = user.id
+        existing = await identity.find_org_by_slug(conn, org)
+        if existing is None:
+            org_id = await identity.create_organization(conn, org, plan or "active", now)
+            if credits_:
+                await credits.grant(conn, org_id, credits_, reason="grant", reference="admin bootstrap", now=now)
+        else:
+            org_id = existing.id
+            if plan is not None:
+                await identity.set_plan(conn, org_id, plan)
+        await identity.ensure_membership(conn, user_id, org_id, "owner", now)
+        _, minted = await identity.create_api_key(conn, user_id, org_id, now)
+    return {"user_id": user_id, "org_id": org_id, "org": org, "api_key": minted.secret}
+
+
+async def _org_id(conn, slug: str) -> str:  # noqa: ANN001
+    org = await identity.find_org_by_slug(conn, slug)
+    if org is None:
+        raise NotFound(f"no organization {slug!r}")
+    return org.id
+
+
+async def add_profile(
+    engine: AsyncEngine, *, org: str, slug: str, platform: str, tags: list[str], display_name: str = ""
+) -> dict[str, Any]:
+    async with engine.begin() as conn:
+        org_id = await _org_id(conn, org)
+        created = await profiles.create_profile(
+            conn, org_id, slug=slug, connector=platform, display_name=display_name, tags=tags, now=utcnow()
+        )
+    return profile_json(created)
+
+
+async def add_credits(engine: AsyncEngine, *, org: str, amount: int) -> dict[str, Any]:
+    async with engine.begin() as conn:
+        org_id = await _org_id(conn, org)
+        balance = await credits.grant(conn, org_id, amount, reason="grant", reference="admin credits", now=utcnow())
+    return {"org": org, "balance": balance}
+
+
+async def set_plan(engine: AsyncEngine, *, org: str, plan: str) -> dict[str, Any]:
+    async with engine.begin() as conn:
+        org_id = await _org_id(conn, org)
+        await identity.set_plan(conn, org_id, plan)
+    return {"org": org, "plan": plan}

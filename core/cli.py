@@ -1,0 +1,189 @@
+"""`herald`: the command line of every core-side process, the supervisor and the admin tools.
+
+The only place besides facades/__main__.py that reads configuration (from HERALD_* variables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import uvloop
+
+from core.errors import DomainError
+from core.settings import CoreSettings
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="herald", description="Herald social publishing service")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("core", help="serve the gRPC core")
+    p.add_argument("--listen", help="address to listen on (default HERALD_CORE_LISTEN)")
+    sub.add_parser("facade", help="serve the HTTP facade (REST /v1, MCP, OAuth, dashboard)", add_help=False)
+    p = sub.add_parser("storage", help="serve the embedded object storage")
+    p.add_argument("--listen", help="address to listen on (default HERALD_STORAGE_LISTEN)")
+    sub.add_parser("worker", help="run the publisher")
+    sub.add_parser("serve", help="run core, facade, storage and worker on one machine")
+    sub.add_parser("migrate", help="bring the database schema up to date")
+
+    admin = sub.add_parser("admin", help="administration; each command prints one JSON object")
+    asub = admin.add_subparsers(dest="admin_command", required=True)
+    p = asub.add_parser("bootstrap", help="create user, organization and membership if missing; mint an API key")
+    p.add_argument("--email", required=True)
+    p.add_argument("--password", required=True)
+    p.add_argument("--org", required=True)
+    p.add_argument("--credits", type=int)
+    p.add_argument("--plan", choices=["active", "trialing", "none"])
+    p = asub.add_parser("add-profile", help="connect a destination profile")
+    p.add_argument("--org", required=True)
+    p.add_argument("--slug", required=True)
+    p.add_argument("--platform", required=True)
+    p.add_argument("--tag", action="append", default=[])
+    p.add_argument("--display-name", default="")
+    p = asub.add_parser("credits", help="add credits to an organization")
+    p.add_argument("--org", required=True)
+    p.add_argument("--add", type=int, required=True)
+    p = asub.add_parser("plan", help="set an organization's plan")
+    p.add_argument("--org", required=True)
+    p.add_argument("--plan", required=True, choices=["active", "trialing", "none"])
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["facade"]:
+        # The facade is its own program (it must not import the core): hand the process over.
+        os.execv(sys.executable, [sys.executable, "-m", "facades", *argv[1:]])
+    args = _parser().parse_args(argv)
+    settings = CoreSettings()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"
+    )
+    match args.command:
+        case "core":
+            from core.server import run_core
+
+            return _run_async(lambda: run_core(settings, args.listen or settings.core_listen))
+        case "storage":
+            from core.storage.server import run_storage
+
+            run_storage(settings, args.listen or settings.storage_listen)
+            return 0
+        case "worker":
+            from core.worker.main import run_worker
+
+            return _run_async(lambda: run_worker(settings))
+        case "migrate":
+            return _migrate(settings)
+        case "serve":
+            return _serve(settings)
+        case "admin":
+            return _admin(settings, args)
+    return 2
+
+
+def _run_async(factory: Callable[[], Awaitable[Any]]) -> int:
+    uvloop.run(factory())
+    return 0
+
+
+def _migrate(settings: CoreSettings) -> int:
+    from core.db.migrate import upgrade
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.effective_database_url)
+    print(json.dumps({"migrated": True, "database": settings.effective_database_url.split("://")[0]}))
+    return 0
+
+
+def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
+    from core import admin
+    from core.db.engine import create_engine
+
+    async def run() -> dict[str, Any]:
+        engine = create_engine(settings, pool_size=1)
+        try:
+            match args.admin_command:
+                case "bootstrap":
+                    return await admin.bootstrap(
+                        engine,
+                        email=args.email,
+                        password=args.password,
+                        org=args.org,
+                        credits_=args.credits,
+                        plan=args.plan,
+                    )
+                case "add-profile":
+                    return await admin.add_profile(
+                        engine,
+                        org=args.org,
+                        slug=args.slug,
+                        platform=args.platform,
+                        tags=args.tag,
+                        display_name=args.display_name,
+                    )
+                case "credits":
+                    return await admin.add_credits(engine, org=args.org, amount=args.add)
+                case _:
+                    return await admin.set_plan(engine, org=args.org, plan=args.plan)
+        finally:
+            await engine.dispose()
+
+    try:
+        result = asyncio.run(run())
+    except DomainError as error:
+        print(json.dumps({"error": error.message, "code": error.reason}))
+        return 1
+    print(json.dumps(result))
+    return 0
+
+
+def _serve(settings: CoreSettings) -> int:
+    """Supervises one process per role (one core per CPU); stops them all when one dies or on
+    SIGINT/SIGTERM."""
+    commands = [[sys.executable, "-m", "core", "core"] for _ in range(settings.core_process_count)]
+    commands += [
+        [sys.executable, "-m", "facades"],
+        [sys.executable, "-m", "core", "storage"],
+        [sys.executable, "-m", "core", "worker"],
+    ]
+    children = [subprocess.Popen(cmd) for cmd in commands]
+    stopping = False
+
+    def _stop(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    print(
+        f"herald: facade {settings.base_url} · core {settings.core_listen} "
+        f"({settings.core_process_count} processes) · storage {settings.storage_listen}",
+        file=sys.stderr,
+    )
+    code = 0
+    while not stopping:
+        if any(child.poll() is not None for child in children):
+            code = 1
+            break
+        time.sleep(0.2)
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+    return code

@@ -1,0 +1,1 @@
+"""Persistence: schema, engine and the migrations that build the schema."""

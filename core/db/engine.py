@@ -1,0 +1,49 @@
+"""The async engine, with the per-backend settings both SQLite and PostgreSQL need."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from core.settings import CoreSettings
+
+# Execution option a unit of work sets when it will write: SQLite then takes the write lock up
+# front (BEGIN IMMEDIATE) instead of failing to upgrade a read transaction under contention.
+SQLITE_IMMEDIATE = "herald_sqlite_immediate"
+
+
+def create_engine(settings: CoreSettings, *, pool_size: int | None = None) -> AsyncEngine:
+    url = make_url(settings.effective_database_url)
+    if url.get_backend_name() == "sqlite":
+        if url.database:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+        _configure_sqlite(engine)
+        return engine
+    size = pool_size or settings.database_pool_size
+    return create_async_engine(url, pool_size=size, max_overflow=size, pool_pre_ping=False)
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take over transaction control from the driver so BEGIN is ours (see _on_begin).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        immediate = conn.get_execution_options().get(SQLITE_IMMEDIATE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def is_sqlite(engine: AsyncEngine) -> bool:
+    return engine.dialect.name == "sqlite"

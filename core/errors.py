@@ -1,0 +1,77 @@
+"""Typed domain errors. Each declares its stable SPEC error code and its gRPC status code;
+`core.rpc.errors` turns them into rich gRPC statuses in one place."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import grpc
+
+
+class DomainError(Exception):
+    """A failure the caller can act on. `reason` is the stable contract (SPEC section 7);
+    the message is for humans and may change. `metadata` travels in google.rpc.ErrorInfo."""
+
+    reason: ClassVar[str] = "INTERNAL"
+    grpc_code: ClassVar[grpc.StatusCode] = grpc.StatusCode.INTERNAL
+
+    def __init__(self, message: str, **metadata: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.metadata = metadata
+
+
+class Unauthorized(DomainError):
+    """Missing, malformed, unknown or revoked credential (SPEC 5, 7: 401)."""
+
+    reason = "UNAUTHORIZED"
+    grpc_code = grpc.StatusCode.UNAUTHENTICATED
+
+
+class SubscriptionRequired(DomainError):
+    """The organization has no active or trialing plan (SPEC 7: 402)."""
+
+    reason = "SUBSCRIPTION_REQUIRED"
+    grpc_code = grpc.StatusCode.FAILED_PRECONDITION
+
+
+class InsufficientCredits(DomainError):
+    """The balance does not cover the cost; nothing was created or charged (SPEC 7: 402)."""
+
+    reason = "INSUFFICIENT_CREDITS"
+    grpc_code = grpc.StatusCode.FAILED_PRECONDITION
+
+
+class ValidationError(DomainError):
+    """A field is missing or malformed (SPEC 7: 400)."""
+
+    reason = "VALIDATION_ERROR"
+    grpc_code = grpc.StatusCode.INVALID_ARGUMENT
+
+
+class NotFound(DomainError):
+    """The resource does not exist in the caller's organization (SPEC 7: 404)."""
+
+    reason = "NOT_FOUND"
+    grpc_code = grpc.StatusCode.NOT_FOUND
+
+
+class Forbidden(DomainError):
+    """The credential is valid but its kind may not do this (e.g. an API key minting keys)."""
+
+    reason = "FORBIDDEN"
+    grpc_code = grpc.StatusCode.PERMISSION_DENIED
+
+
+class InsufficientScope(DomainError):
+    """The credential lacks a scope the method needs; `scope` metadata names it (SPEC 7: 403)."""
+
+    reason = "INSUFFICIENT_SCOPE"
+    grpc_code = grpc.StatusCode.PERMISSION_DENIED
+
+
+class Conflict(DomainError):
+    """The request collides with existing state (a duplicate slug, an existing user)."""
+
+    reason = "CONFLICT"
+    grpc_code = grpc.StatusCode.ALREADY_EXISTS

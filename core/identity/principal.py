@@ -1,0 +1,34 @@
+"""The principal a credential resolves to, and the credential kinds that exist."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class CredentialKind(StrEnum):
+    API_KEY = "api_key"
+    OAUTH_ACCESS_TOKEN = "oauth_access_token"
+    SESSION = "session"
+
+
+ALL_SCOPES = frozenset({"posts:write", "posts:read", "media:write", "generate:read", "generate:write"})
+ACTIVE_PLANS = frozenset({"active", "trialing"})
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """One human user acting in exactly one organization through one credential (SPEC 1.7)."""
+
+    user_id: str
+    org_id: str
+    org_slug: str
+    credential_kind: CredentialKind
+    credential_id: str
+    scopes: frozenset[str]
+    plan: str
+    credit_balance: int
+
+    @property
+    def has_plan(self) -> bool:
+        return self.plan in ACTIVE_PLANS

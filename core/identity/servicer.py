@@ -1,0 +1,67 @@
+"""herald.identity.v1.IdentityService: translates proto to the identity service and back."""
+
+from __future__ import annotations
+
+import grpc
+from herald.identity.v1 import identity_pb2, identity_pb2_grpc
+
+from core.identity import service
+from core.identity.principal import CredentialKind
+from core.pagination import page_request
+from core.rpc.context import current_call
+from core.rpc.convert import PLAN_TO_PROTO, timestamp
+from core.rpc.policy import MethodPolicy
+
+_KEY_HOLDERS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
+
+POLICIES = {
+    "GetPrincipal": MethodPolicy(plan_exempt_for_sessions=True),
+    "ListApiKeys": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True),
+    "RevokeApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
+    "RotateApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
+}
+
+_KIND_TO_PROTO = {
+    CredentialKind.API_KEY: identity_pb2.CREDENTIAL_KIND_API_KEY,
+    CredentialKind.OAUTH_ACCESS_TOKEN: identity_pb2.CREDENTIAL_KIND_OAUTH_ACCESS_TOKEN,
+    CredentialKind.SESSION: identity_pb2.CREDENTIAL_KIND_SESSION,
+}
+
+
+def _api_key(record: service.ApiKeyRecord) -> identity_pb2.ApiKey:
+    return identity_pb2.ApiKey(
+        id=record.id,
+        display_prefix=record.display_prefix,
+        create_time=timestamp(record.created_at),
+        last_use_time=timestamp(record.last_used_at),
+        revoke_time=timestamp(record.revoked_at),
+    )
+
+
+class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
+    async def GetPrincipal(self, request, context: grpc.aio.ServicerContext):  # noqa: ANN001, ANN201, N802
+        p = current_call().principal
+        return identity_pb2.Principal(
+            user_id=p.user_id,
+            organization_id=p.org_id,
+            organization=p.org_slug,
+            credential_kind=_KIND_TO_PROTO[p.credential_kind],
+            credential_id=p.credential_id,
+            scopes=sorted(p.scopes),
+            plan=PLAN_TO_PROTO[p.plan],
+        )
+
+    async def ListApiKeys(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, default=50, maximum=100)
+        records, token = await service.list_api_keys(call.conn, call.principal, page)
+        return identity_pb2.ListApiKeysResponse(api_keys=[_api_key(r) for r in records], next_page_token=token)
+
+    async def RevokeApiKey(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return _api_key(await service.revoke_api_key(call.conn, call.principal, request.api_key_id, call.now))
+
+    async def RotateApiKey(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        record, secret = await service.rotate_api_key(call.conn, call.principal, request.api_key_id, call.now)
+        return identity_pb2.CreatedApiKey(api_key=_api_key(record), secret=secret)

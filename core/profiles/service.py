@@ -1,0 +1,126 @@
+"""Profiles: the destination accounts an organization has connected."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.db.models import profile_tags, profiles
+from core.errors import Conflict, NotFound, ValidationError
+from core.ids import new_id
+from core.pagination import Page, next_token
+
+# DESIGN 9: the platform keys, used as `connector`.
+CONNECTORS = ("x", "bluesky", "mastodon", "threads", "instagram", "tiktok", "youtube", "linkedin")
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_:-]{0,63}$")
+MAX_TAGS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    id: str
+    slug: str
+    connector: str
+    display_name: str
+    tags: tuple[str, ...]
+    created_at: datetime
+
+
+def validate_slug(slug: str) -> str:
+    if not SLUG_RE.match(slug):
+        raise ValidationError(f"profile slug {slug!r} must be 1-64 characters of a-z, 0-9, '_' and '-'")
+    return slug
+
+
+def normalize_tag(tag: str) -> str:
+    tag = tag.strip().lower()
+    if not TAG_RE.match(tag):
+        raise ValidationError(f"tag {tag!r} must be 1-64 characters of a-z, 0-9, '_', ':' and '-'")
+    return tag
+
+
+async def create_profile(
+    conn: AsyncConnection,
+    org_id: str,
+    *,
+    slug: str,
+    connector: str,
+    display_name: str,
+    tags: list[str],
+    now: datetime,
+) -> Profile:
+    validate_slug(slug)
+    if connector not in CONNECTORS:
+        raise ValidationError(f"platform must be one of {', '.join(CONNECTORS)}")
+    normalized = tuple(sorted({normalize_tag(t) for t in tags}))
+    if len(normalized) > MAX_TAGS:
+        raise ValidationError(f"a profile carries at most {MAX_TAGS} tags")
+    display_name = display_name.strip() or slug
+    if len(display_name) > 200:
+        raise ValidationError("display name is longer than 200 characters")
+    taken = await conn.scalar(select(profiles.c.id).where(profiles.c.org_id == org_id, profiles.c.slug == slug))
+    if taken is not None:
+        raise Conflict(f"profile {slug!r} exists in this organization")
+    profile_id = new_id("prf")
+    await conn.execute(
+        insert(profiles).values(
+            id=profile_id, org_id=org_id, slug=slug, connector=connector, display_name=display_name, created_at=now
+        )
+    )
+    if normalized:
+        await conn.execute(
+            insert(profile_tags), [{"profile_id": profile_id, "tag": t, "org_id": org_id} for t in normalized]
+        )
+    return Profile(profile_id, slug, connector, display_name, normalized, now)
+
+
+async def list_profiles(
+    conn: AsyncConnection, org_id: str, *, tag: str, page: Page
+) -> tuple[list[Profile], str]:
+    """One round trip: the page of profiles (slug order) joined to all of their tags."""
+    page_stmt = select(profiles).where(profiles.c.org_id == org_id).order_by(profiles.c.slug).limit(page.size + 1)
+    if tag:
+        page_stmt = page_stmt.where(
+            profiles.c.id.in_(
+                select(profile_tags.c.profile_id).where(
+                    profile_tags.c.org_id == org_id, profile_tags.c.tag == normalize_tag(tag)
+                )
+            )
+        )
+    if page.after:
+        page_stmt = page_stmt.where(profiles.c.slug > page.after)
+    return _paged(await _with_tags(conn, page_stmt), page.size)
+
+
+async def get_profile(conn: AsyncConnection, org_id: str, slug: str) -> Profile:
+    found = await _with_tags(conn, select(profiles).where(profiles.c.org_id == org_id, profiles.c.slug == slug))
+    if not found:
+        raise NotFound(f"no profile {slug!r} in this organization")
+    return found[0]
+
+
+async def _with_tags(conn: AsyncConnection, page_stmt) -> list[Profile]:  # noqa: ANN001 - a Select
+    page = page_stmt.subquery()
+    stmt = (
+        select(page, profile_tags.c.tag)
+        .select_from(page.outerjoin(profile_tags, profile_tags.c.profile_id == page.c.id))
+        .order_by(page.c.slug, profile_tags.c.tag)
+    )
+    result: list[Profile] = []
+    tags: dict[str, list[str]] = {}
+    for row in (await conn.execute(stmt)).all():
+        if row.id not in tags:
+            tags[row.id] = []
+            result.append(Profile(row.id, row.slug, row.connector, row.display_name, (), row.created_at))
+        if row.tag is not None:
+            tags[row.id].append(row.tag)
+    return [Profile(p.id, p.slug, p.connector, p.display_name, tuple(tags[p.id]), p.created_at) for p in result]
+
+
+def _paged(found: list[Profile], size: int) -> tuple[list[Profile], str]:
+    return found[:size], next_token([p.slug for p in found], size)

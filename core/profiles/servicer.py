@@ -1,0 +1,41 @@
+"""herald.profiles.v1.ProfileService: translates proto to the profiles service and back."""
+
+from __future__ import annotations
+
+from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
+
+from core.pagination import page_request
+from core.profiles import service
+from core.rpc.context import current_call
+from core.rpc.convert import timestamp
+from core.rpc.policy import MethodPolicy
+
+_READ = frozenset({"posts:read"})
+
+POLICIES = {
+    "ListProfiles": MethodPolicy(scopes=_READ),
+    "GetProfile": MethodPolicy(scopes=_READ),
+}
+
+
+def profile_message(profile: service.Profile) -> profiles_pb2.Profile:
+    return profiles_pb2.Profile(
+        id=profile.id,
+        slug=profile.slug,
+        connector=profile.connector,
+        display_name=profile.display_name,
+        tags=list(profile.tags),
+        create_time=timestamp(profile.created_at),
+    )
+
+
+class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
+    async def ListProfiles(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, default=100, maximum=500)
+        found, token = await service.list_profiles(call.conn, call.principal.org_id, tag=request.tag, page=page)
+        return profiles_pb2.ListProfilesResponse(profiles=[profile_message(p) for p in found], next_page_token=token)
+
+    async def GetProfile(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return profile_message(await service.get_profile(call.conn, call.principal.org_id, request.slug))

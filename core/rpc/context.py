@@ -1,0 +1,43 @@
+"""The unit of work of one RPC: its connection, principal and clock, reachable by servicers."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.identity.principal import Principal
+from core.settings import CoreSettings
+
+
+@dataclass(slots=True)
+class Call:
+    """Everything a servicer needs for one authenticated call. The connection is inside the
+    call's single transaction: committed when the servicer returns, rolled back on any error."""
+
+    conn: AsyncConnection
+    principal: Principal
+    settings: CoreSettings
+    now: datetime
+    # The organization's balance as the response should report it; a servicer that moves
+    # credits sets it from the debit's result.
+    credits_remaining: int
+
+
+_current: ContextVar[Call] = ContextVar("herald_call")
+
+
+def current_call() -> Call:
+    """The Call of the RPC being served. The unit-of-work interceptor awaits the servicer in
+    the same task that set it, so this is always the caller's own."""
+    return _current.get()
+
+
+def bind_call(call: Call) -> object:
+    return _current.set(call)
+
+
+def unbind_call(token: object) -> None:
+    _current.reset(token)  # type: ignore[arg-type]

@@ -1,0 +1,140 @@
+"""Server interceptors: the error boundary, and the unit of work that authenticates each call."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import grpc
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
+from core.db.types import utcnow
+from core.errors import DomainError, Forbidden, InsufficientScope, SubscriptionRequired
+from core.identity.authentication import authenticate, touch_api_key
+from core.identity.principal import CredentialKind, Principal
+from core.rpc.context import Call, bind_call, unbind_call
+from core.rpc.policy import STRICT, MethodPolicy
+from core.rpc.status import domain_status, internal_status
+from core.settings import CoreSettings
+
+log = logging.getLogger(__name__)
+
+Behavior = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+
+CREDITS_REMAINING_KEY = "herald-credits-remaining"
+CREDITS_LOW_KEY = "herald-credits-low"
+
+
+def _wrap(handler: grpc.RpcMethodHandler, behavior: Behavior) -> grpc.RpcMethodHandler:
+    return handler._replace(unary_unary=behavior)  # type: ignore[attr-defined]
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):
+    """Turns DomainError into its rich status and anything unexpected into a bare INTERNAL."""
+
+    async def intercept_service(self, continuation, handler_call_details):  # noqa: ANN001, ANN201
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        inner: Behavior = handler.unary_unary
+        method = handler_call_details.method
+
+        async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                return await inner(request, context)
+            except DomainError as error:
+                await context.abort_with_status(domain_status(error))
+            except grpc.aio.AbortError:
+                raise
+            except Exception:
+                log.exception("unexpected failure in %s", method)
+                await context.abort_with_status(internal_status())
+
+        return _wrap(handler, behavior)
+
+
+class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
+    """Opens one transaction per call, resolves the `authorization` metadata to a Principal in
+    it, applies the method's policy (credential kind, scope, plan, in that order), runs the
+    servicer inside the same transaction and reports the credit balance in trailing metadata.
+
+    Methods outside Herald's packages (health, reflection) pass through unauthenticated; a
+    Herald method without a declared policy gets the strictest one.
+    """
+
+    def __init__(self, settings: CoreSettings, engine: AsyncEngine, policies: Mapping[str, MethodPolicy]) -> None:
+        self._settings = settings
+        self._engine = engine
+        self._policies = policies
+        self._sqlite = is_sqlite(engine)
+
+    async def intercept_service(self, continuation, handler_call_details):  # noqa: ANN001, ANN201
+        handler = await continuation(handler_call_details)
+        method: str = handler_call_details.method
+        policy = self._policies.get(method)
+        if policy is None:
+            if not method.startswith("/herald."):
+                return handler
+            policy = STRICT
+        if handler is None or handler.unary_unary is None:
+            return handler
+        authorization = _metadata_value(handler_call_details.invocation_metadata, "authorization")
+        inner: Behavior = handler.unary_unary
+
+        async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            return await self._run(inner, request, context, policy, authorization)
+
+        return _wrap(handler, behavior)
+
+    async def _run(
+        self,
+        inner: Behavior,
+        request: Any,
+        context: grpc.aio.ServicerContext,
+        policy: MethodPolicy,
+        authorization: str | None,
+    ) -> Any:
+        now = utcnow()
+        async with self._engine.connect() as conn:
+            if policy.writes and self._sqlite:
+                conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
+            async with conn.begin():
+                auth = await authenticate(conn, authorization, now)
+                _apply_policy(auth.principal, policy)
+                call = Call(conn, auth.principal, self._settings, now, auth.principal.credit_balance)
+                token = bind_call(call)
+                try:
+                    response = await inner(request, context)
+                finally:
+                    unbind_call(token)
+        if auth.touch_api_key_id is not None:
+            try:
+                await touch_api_key(self._engine, auth.touch_api_key_id, now)
+            except Exception:  # the call succeeded; a missed last-use stamp must not fail it
+                log.warning("could not record last use of API key %s", auth.touch_api_key_id, exc_info=True)
+        context.set_trailing_metadata(self._credit_metadata(call.credits_remaining))
+        return response
+
+    def _credit_metadata(self, remaining: int) -> tuple[tuple[str, str], ...]:
+        low = remaining < self._settings.low_credit_threshold
+        return ((CREDITS_REMAINING_KEY, str(remaining)), (CREDITS_LOW_KEY, "1" if low else "0"))
+
+
+def _apply_policy(principal: Principal, policy: MethodPolicy) -> None:
+    if principal.credential_kind not in policy.credential_kinds:
+        raise Forbidden(f"a {principal.credential_kind.value} credential cannot call this method")
+    missing = policy.scopes - principal.scopes
+    if missing:
+        raise InsufficientScope("the credential lacks a required scope", scope=" ".join(sorted(policy.scopes)))
+    exempt = policy.plan_exempt_for_sessions and principal.credential_kind is CredentialKind.SESSION
+    if not principal.has_plan and not exempt:
+        raise SubscriptionRequired("this organization has no active or trialing plan")
+
+
+def _metadata_value(metadata: Any, key: str) -> str | None:
+    for k, v in metadata or ():
+        if k == key:
+            return v if isinstance(v, str) else None
+    return None

@@ -1,0 +1,45 @@
+"""Per-method access policy: who may call, whether a plan is needed, whether it writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from google.protobuf.descriptor import ServiceDescriptor
+
+from core.identity.principal import CredentialKind
+
+ALL_KINDS = frozenset(CredentialKind)
+
+
+@dataclass(frozen=True, slots=True)
+class MethodPolicy:
+    # Credential kinds allowed to call; others get FORBIDDEN.
+    credential_kinds: frozenset[CredentialKind] = ALL_KINDS
+    # API keys and OAuth tokens of an organization without a plan get SUBSCRIPTION_REQUIRED.
+    # Dashboard sessions are exempt where `plan_exempt_for_sessions` (a human must be able to
+    # see their account to subscribe).
+    plan_exempt_for_sessions: bool = False
+    # Scopes the credential must carry, all of them.
+    scopes: frozenset[str] = field(default_factory=frozenset)
+    # Whether the method writes: on SQLite its transaction takes the write lock up front.
+    writes: bool = False
+
+
+# The policy a method of a Herald service gets when none was declared: the strictest.
+STRICT = MethodPolicy(credential_kinds=frozenset({CredentialKind.SESSION}), writes=True)
+
+
+def method_names(service: ServiceDescriptor) -> list[str]:
+    return [f"/{service.full_name}/{method.name}" for method in service.methods]
+
+
+def policies_for(service: ServiceDescriptor, declared: dict[str, MethodPolicy]) -> dict[str, MethodPolicy]:
+    """Keys the policies of one service by full gRPC method name, and refuses a service whose
+    methods and declared policies disagree: a method without a policy is a bug, not a default."""
+    names = {method.name for method in service.methods}
+    if names != set(declared):
+        raise RuntimeError(
+            f"{service.full_name}: policies missing for {sorted(names - set(declared))}, "
+            f"unknown {sorted(set(declared) - names)}"
+        )
+    return {f"/{service.full_name}/{name}": policy for name, policy in declared.items()}

@@ -1,0 +1,120 @@
+"""The core's gRPC server: Herald services, health, reflection and the interceptors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from google.protobuf.descriptor import ServiceDescriptor
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from herald.credits.v1 import credits_pb2, credits_pb2_grpc
+from herald.identity.v1 import identity_pb2, identity_pb2_grpc
+from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.credits.servicer import POLICIES as CREDITS_POLICIES
+from core.credits.servicer import CreditsServicer
+from core.db.engine import create_engine
+from core.identity.servicer import POLICIES as IDENTITY_POLICIES
+from core.identity.servicer import IdentityServicer
+from core.profiles.servicer import POLICIES as PROFILE_POLICIES
+from core.profiles.servicer import ProfileServicer
+from core.rpc.interceptors import ErrorInterceptor, UnitOfWorkInterceptor
+from core.rpc.policy import MethodPolicy, policies_for
+from core.settings import CoreSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Service:
+    descriptor: ServiceDescriptor
+    servicer: Any
+    register: Callable[[Any, grpc.aio.Server], None]
+    policies: dict[str, MethodPolicy]
+
+
+def _services() -> list[_Service]:
+    return [
+        _Service(
+            identity_pb2.DESCRIPTOR.services_by_name["IdentityService"],
+            IdentityServicer(),
+            identity_pb2_grpc.add_IdentityServiceServicer_to_server,
+            IDENTITY_POLICIES,
+        ),
+        _Service(
+            credits_pb2.DESCRIPTOR.services_by_name["CreditsService"],
+            CreditsServicer(),
+            credits_pb2_grpc.add_CreditsServiceServicer_to_server,
+            CREDITS_POLICIES,
+        ),
+        _Service(
+            profiles_pb2.DESCRIPTOR.services_by_name["ProfileService"],
+            ProfileServicer(),
+            profiles_pb2_grpc.add_ProfileServiceServicer_to_server,
+            PROFILE_POLICIES,
+        ),
+    ]
+
+
+@dataclass
+class CoreServer:
+    server: grpc.aio.Server
+    health: health.aio.HealthServicer
+    service_names: list[str]
+
+    async def start(self) -> None:
+        await self.server.start()
+        for name in ["", *self.service_names]:
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float = 5.0) -> None:
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+
+
+def build_server(settings: CoreSettings, engine: AsyncEngine) -> CoreServer:
+    services = _services()
+    policies: dict[str, MethodPolicy] = {}
+    for svc in services:
+        policies.update(policies_for(svc.descriptor, svc.policies))
+    server = grpc.aio.server(
+        interceptors=[ErrorInterceptor(), UnitOfWorkInterceptor(settings, engine, policies)],
+        # Several core processes may listen on one address (`herald serve` starts one per CPU).
+        options=[("grpc.so_reuseport", 1)],
+    )
+    for svc in services:
+        svc.register(svc.servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = [svc.descriptor.full_name for svc in services]
+    reflection.enable_server_reflection(
+        [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
+    )
+    return CoreServer(server, health_servicer, names)
+
+
+async def run_core(settings: CoreSettings, listen: str) -> None:
+    """Serves until SIGINT or SIGTERM, then drains in-flight calls."""
+    engine = create_engine(settings)
+    core = build_server(settings, engine)
+    port = core.server.add_insecure_port(listen)
+    if port == 0:
+        raise SystemExit(f"core: cannot listen on {listen}")
+    await core.start()
+    log.info("core serving on %s", listen)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await core.stop()
+        await engine.dispose()

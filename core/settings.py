@@ -1,0 +1,54 @@
+"""Core settings: read once from HERALD_* environment variables into one typed object."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PlanName = Literal["active", "trialing", "none"]
+
+
+class CoreSettings(BaseSettings):
+    """Everything the core processes (core, worker, storage, admin) are configured by.
+
+    Only process entry points construct it; everything else receives it.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="HERALD_", extra="ignore", frozen=True)
+
+    data_dir: Path = Path("var")
+    # Empty means the embedded default: a SQLite file under data_dir.
+    database_url: str = ""
+    database_pool_size: int = Field(default=10, ge=1, le=200)
+    core_listen: str = "127.0.0.1:50051"
+    # How many core processes `herald serve` starts; 0 means one per CPU.
+    core_processes: int = Field(default=0, ge=0, le=64)
+    base_url: str = "http://127.0.0.1:8080"
+    storage_listen: str = "127.0.0.1:8081"
+    publish_mode: Literal["sandbox", "live"] = "sandbox"
+    # Successful responses carry a low_credits warning while the balance is below this.
+    low_credit_threshold: int = Field(default=50, ge=0)
+    log_level: str = "INFO"
+
+    @field_validator("base_url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @property
+    def effective_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'herald.db').resolve()}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.effective_database_url.startswith("sqlite")
+
+    @property
+    def core_process_count(self) -> int:
+        return self.core_processes or (os.cpu_count() or 1)

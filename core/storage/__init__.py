@@ -1,0 +1,1 @@
+"""The embedded object storage server (`herald storage`)."""

@@ -1,0 +1,1 @@
+"""The publisher process (`herald worker`)."""

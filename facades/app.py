@@ -1,0 +1,66 @@
+"""The Sanic facade: HTTP/JSON surfaces translated to gRPC calls on the core."""
+
+from __future__ import annotations
+
+import logging
+
+from sanic import Request, Sanic
+from sanic.exceptions import MethodNotAllowed, NotFound, PayloadTooLarge, SanicException
+from sanic.response import HTTPResponse, json
+
+from facades.core_client import CoreClient
+from facades.errors import ApiError
+from facades.rest import rest_v1
+from facades.settings import FacadeSettings
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
+    app = Sanic(name)
+    app.config.update({"MOTD": False, "ACCESS_LOG": False, "REQUEST_MAX_SIZE": 10 * 1024 * 1024})
+    app.ctx.settings = settings
+    app.blueprint(rest_v1())
+
+    @app.before_server_start
+    async def _connect(app: Sanic) -> None:
+        app.ctx.core = CoreClient(settings.core_target, settings.core_timeout)
+
+    @app.after_server_stop
+    async def _disconnect(app: Sanic) -> None:
+        await app.ctx.core.close()
+
+    @app.get("/healthz")
+    async def healthz(request: Request) -> HTTPResponse:
+        return json({"status": "ok"})
+
+    @app.exception(ApiError)
+    async def _api_error(request: Request, error: ApiError) -> HTTPResponse:
+        return error_response(settings, request, error)
+
+    @app.exception(NotFound, MethodNotAllowed, PayloadTooLarge)
+    async def _routing_error(request: Request, error: SanicException) -> HTTPResponse:
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}[error.status_code]
+        headers = dict(getattr(error, "headers", None) or {})
+        response = error_response(settings, request, ApiError(code, str(error) or code.lower()))
+        response.headers.update(headers)
+        return response
+
+    @app.exception(Exception)
+    async def _unexpected(request: Request, error: Exception) -> HTTPResponse:
+        if isinstance(error, SanicException) and error.status_code < 500:
+            return json({"error": str(error), "code": "VALIDATION_ERROR"}, status=400)
+        log.exception("unexpected failure on %s %s", request.method, request.path)
+        return error_response(settings, request, ApiError("INTERNAL", "internal error"))
+
+    return app
+
+
+def error_response(settings: FacadeSettings, request: Request, error: ApiError) -> HTTPResponse:
+    headers = {}
+    if error.code == "UNAUTHORIZED":
+        challenge = f'Bearer resource_metadata="{settings.resource_metadata_url}"'
+        if request.headers.get("authorization"):
+            challenge = f'Bearer error="invalid_token", resource_metadata="{settings.resource_metadata_url}"'
+        headers["WWW-Authenticate"] = challenge
+    return json(error.body(), status=error.http_status, headers=headers)

@@ -1,0 +1,80 @@
+"""The one table that turns error codes (from the core's ErrorInfo or the facade's own surface
+checks) into HTTP statuses and `{error, code}` bodies (SPEC section 7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+
+HTTP_STATUS: Mapping[str, int] = {
+    "VALIDATION_ERROR": 400,
+    "INVALID_MEDIA": 400,
+    "INVALID_MEDIA_COMBINATION": 400,
+    "UNSUPPORTED_MEDIA_TYPE": 400,
+    "FILE_TOO_LARGE": 400,
+    "FILE_NOT_UPLOADED": 400,
+    "FILE_SIZE_MISMATCH": 400,
+    "UNKNOWN_PRESET": 400,
+    "UNKNOWN_PROVIDER": 400,
+    "PRESET_DESTINATION": 400,
+    "STOCK_NOT_CONFIGURED": 400,
+    "UNAUTHORIZED": 401,
+    "SUBSCRIPTION_REQUIRED": 402,
+    "INSUFFICIENT_CREDITS": 402,
+    "FORBIDDEN": 403,
+    "INSUFFICIENT_SCOPE": 403,
+    "NOT_FOUND": 404,
+    "METHOD_NOT_ALLOWED": 405,
+    "CONFLICT": 409,
+    "PAYLOAD_TOO_LARGE": 413,
+    "UNSUPPORTED_CONTENT_TYPE": 415,
+    "RATE_LIMITED": 429,
+    "INTERNAL": 500,
+    "PROVIDER_ERROR": 502,
+    "SOURCE_FAILED": 502,
+    "SERVICE_UNAVAILABLE": 503,
+}
+
+# When a status carries no ErrorInfo (it did not come from Herald's error mapping), its gRPC
+# code decides; nothing else about it is shown.
+_FALLBACK: Mapping[grpc.StatusCode, tuple[str, str]] = {
+    grpc.StatusCode.UNAVAILABLE: ("SERVICE_UNAVAILABLE", "the service is temporarily unavailable"),
+    grpc.StatusCode.DEADLINE_EXCEEDED: ("SERVICE_UNAVAILABLE", "the service did not answer in time"),
+    grpc.StatusCode.CANCELLED: ("SERVICE_UNAVAILABLE", "the request was cancelled"),
+}
+
+
+class ApiError(Exception):
+    """An error to answer with: a stable code, a human message, and ErrorInfo metadata."""
+
+    def __init__(self, code: str, message: str, metadata: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code = code if code in HTTP_STATUS else "INTERNAL"
+        self.message = message if self.code == code else "internal error"
+        self.metadata = dict(metadata or {})
+
+    @property
+    def http_status(self) -> int:
+        return HTTP_STATUS[self.code]
+
+    def body(self) -> dict[str, object]:
+        body: dict[str, object] = {"error": self.message, "code": self.code}
+        if self.code == "PRESET_DESTINATION" and "valid_for" in self.metadata:
+            body["valid_for"] = [v for v in self.metadata["valid_for"].split(",") if v]
+        return body
+
+
+def from_rpc_error(error: grpc.aio.AioRpcError) -> ApiError:
+    for key, value in error.trailing_metadata() or ():
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        status = status_pb2.Status.FromString(value)
+        for detail in status.details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                return ApiError(info.reason, status.message, info.metadata)
+    code, message = _FALLBACK.get(error.code(), ("INTERNAL", "internal error"))
+    return ApiError(code, message)

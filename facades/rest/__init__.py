@@ -1,0 +1,11 @@
+"""The REST surface at /v1 (SPEC 4): one blueprint per resource, grouped under version 1."""
+
+from __future__ import annotations
+
+from sanic import Blueprint
+
+from facades.rest import credits, profiles
+
+
+def rest_v1() -> Blueprint:
+    return Blueprint.group(profiles.bp, credits.bp, version=1)

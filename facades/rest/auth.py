@@ -1,0 +1,26 @@
+"""The /v1 surface rule for credentials (SPEC 5): only `svc_` API keys, as Bearer tokens.
+
+The facade checks only the shape; the core decides whether the key is valid.
+"""
+
+from __future__ import annotations
+
+from sanic import Request
+
+from facades.errors import ApiError
+
+API_KEY_PREFIX = "svc_"
+
+
+def api_key_authorization(request: Request) -> str:
+    """The Authorization value to forward to the core, or UNAUTHORIZED."""
+    header = request.headers.get("authorization", "")
+    if not header:
+        raise ApiError("UNAUTHORIZED", "missing credential: send Authorization: Bearer <API key>")
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise ApiError("UNAUTHORIZED", "malformed Authorization header: expected 'Bearer <API key>'")
+    if not token.startswith(API_KEY_PREFIX):
+        raise ApiError("UNAUTHORIZED", "the REST API accepts only API keys (svc_…); OAuth tokens belong at /mcp")
+    return f"Bearer {token}"

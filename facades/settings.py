@@ -1,0 +1,30 @@
+"""Facade settings: read once from HERALD_* environment variables into one typed object.
+
+The facade shares variable names with the core (HERALD_BASE_URL, …) but never imports it.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class FacadeSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HERALD_", extra="ignore", frozen=True)
+
+    base_url: str = "http://127.0.0.1:8080"
+    facade_listen: str = "127.0.0.1:8080"
+    # Where the core's gRPC server is reached; several cores may share it (SO_REUSEPORT).
+    core_target: str = "127.0.0.1:50051"
+    # Deadline of one call to the core, in seconds.
+    core_timeout: float = Field(default=15.0, gt=0)
+    log_level: str = "INFO"
+
+    @field_validator("base_url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @property
+    def resource_metadata_url(self) -> str:
+        return f"{self.base_url}/.well-known/oauth-protected-resource"
