@@ -1,0 +1,108 @@
+"""Fixtures: every test that needs the service runs once per database backend (SQLite and
+PostgreSQL) against the real core and facade processes."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from core import admin
+from tests.harness import Stack, database, running_stack
+
+BACKENDS = [b for b in os.environ.get("HERALD_TEST_BACKENDS", "sqlite,postgresql").split(",") if b]
+LOW_CREDIT_THRESHOLD = 50
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def database_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with database(backend, tmp_path_factory.mktemp(f"db-{backend}")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def stack(database_url: str, backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    workdir = tmp_path_factory.mktemp(f"stack-{backend}")
+    with running_stack(database_url, workdir, HERALD_LOW_CREDIT_THRESHOLD=str(LOW_CREDIT_THRESHOLD)) as s:
+        yield s
+
+
+@pytest.fixture(scope="session")
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    eng = create_async_engine(database_url, pool_size=5) if "postgresql" in database_url else create_async_engine(database_url)
+    yield eng
+    await eng.dispose()
+
+
+@pytest.fixture
+async def http(stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
+    ch = grpc.aio.insecure_channel(stack.core_target)
+    yield ch
+    await ch.close()
+
+
+@dataclass(frozen=True)
+class Org:
+    slug: str
+    org_id: str
+    user_id: str
+    email: str
+    api_key: str
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"}
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self.api_key}"),)
+
+
+class OrgFactory:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def __call__(self, *, credits: int = 1000, plan: str = "active", email: str | None = None) -> Org:
+        slug = f"org-{uuid.uuid4().hex[:10]}"
+        email = email or f"{slug}@example.com"
+        out = await admin.bootstrap(
+            self.engine, email=email, password="correct horse battery", org=slug, credits_=credits, plan=plan
+        )
+        return Org(slug, out["org_id"], out["user_id"], email, out["api_key"])
+
+    async def new_key(self, org: Org) -> str:
+        out = await admin.bootstrap(self.engine, email=org.email, password="correct horse battery", org=org.slug, credits_=None, plan=None)
+        return out["api_key"]
+
+    async def profile(self, org: Org, slug: str, platform: str = "x", tags: tuple[str, ...] = ()) -> dict:
+        return await admin.add_profile(self.engine, org=org.slug, slug=slug, platform=platform, tags=list(tags))
+
+
+@pytest.fixture
+def orgs(engine: AsyncEngine) -> OrgFactory:
+    return OrgFactory(engine)
+
+
+@pytest.fixture
+def artifacts_dir() -> Path:
+    path = Path(__file__).resolve().parent.parent / "test-artifacts"
+    path.mkdir(exist_ok=True)
+    return path

@@ -1,0 +1,80 @@
+"""GET /v1/credits and the credit signals on every successful response (SPEC 6.3)."""
+
+from __future__ import annotations
+
+from core import admin
+from core.credits import service as credits
+from core.db.types import utcnow
+from tests.conftest import LOW_CREDIT_THRESHOLD
+
+
+async def test_credit_account_shape(http, orgs) -> None:
+    org = await orgs(credits=120)
+    await admin.add_credits(orgs.engine, org=org.slug, amount=30)
+    response = await http.get("/v1/credits", headers=org.auth)
+    assert response.status_code == 200
+    assert response.headers["x-credits-remaining"] == "150"
+    body = response.json()
+    assert body["organization"] == org.slug
+    assert body["balance"] == 150
+    assert body["plan"] == "active"
+    assert body["low_credit_threshold"] == LOW_CREDIT_THRESHOLD
+    assert "warning" not in body
+    assert [(e["delta"], e["balance_after"], e["reason"]) for e in body["ledger"]] == [
+        (30, 150, "grant"),
+        (120, 120, "grant"),
+    ]
+
+
+async def test_low_credit_warning_appears_below_the_threshold(http, orgs) -> None:
+    at_threshold = await orgs(credits=LOW_CREDIT_THRESHOLD)
+    body = (await http.get("/v1/profiles", headers=at_threshold.auth)).json()
+    assert "warning" not in body
+    below = await orgs(credits=LOW_CREDIT_THRESHOLD - 1)
+    response = await http.get("/v1/profiles", headers=below.auth)
+    assert response.headers["x-credits-remaining"] == str(LOW_CREDIT_THRESHOLD - 1)
+    assert response.json()["warning"] == {"code": "low_credits", "remaining": LOW_CREDIT_THRESHOLD - 1}
+
+
+async def test_balance_reported_is_current_after_a_debit(http, orgs) -> None:
+    org = await orgs(credits=60)
+    async with orgs.engine.begin() as conn:
+        await credits.debit(conn, org.org_id, 15, reason="post_delivery", reference="pst_test", now=utcnow())
+    response = await http.get("/v1/credits", headers=org.auth)
+    assert response.headers["x-credits-remaining"] == "45"
+    body = response.json()
+    assert body["balance"] == 45
+    assert body["warning"] == {"code": "low_credits", "remaining": 45}
+    assert body["ledger"][0] | {"id": None, "created_at": None} == {
+        "id": None,
+        "delta": -15,
+        "balance_after": 45,
+        "reason": "post_delivery",
+        "reference": "pst_test",
+        "created_at": None,
+    }
+
+
+async def test_ledger_pagination_and_limit(http, orgs) -> None:
+    org = await orgs(credits=10)
+    for _ in range(4):
+        await admin.add_credits(orgs.engine, org=org.slug, amount=1)
+    limited = (await http.get("/v1/credits", params={"ledger_limit": "2"}, headers=org.auth)).json()
+    assert [e["balance_after"] for e in limited["ledger"]] == [14, 13]
+    first = (await http.get("/v1/credits/ledger", params={"page_size": "3"}, headers=org.auth)).json()
+    assert [e["balance_after"] for e in first["entries"]] == [14, 13, 12]
+    second = (
+        await http.get("/v1/credits/ledger", params={"page_token": first["next_page_token"]}, headers=org.auth)
+    ).json()
+    assert [e["balance_after"] for e in second["entries"]] == [11, 10]
+    assert "next_page_token" not in second
+    bad = await http.get("/v1/credits", params={"ledger_limit": "101"}, headers=org.auth)
+    assert bad.status_code == 400 and bad.json()["code"] == "VALIDATION_ERROR"
+
+
+async def test_no_plan_still_refuses_credits_at_v1(http, orgs) -> None:
+    org = await orgs(plan="none")
+    response = await http.get("/v1/credits", headers=org.auth)
+    assert response.status_code == 402
+    assert response.json()["code"] == "SUBSCRIPTION_REQUIRED"
+    assert "x-credits-remaining" not in response.headers

@@ -1,0 +1,153 @@
+"""Test harness: real databases (SQLite file, PostgreSQL) and the real processes on loopback.
+
+Used by tests/conftest.py and by bench/: one way to start Herald for measurement and for tests.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+PG_ADMIN_DSN = os.environ.get("HERALD_TEST_PG_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def database(backend: str, workdir: Path) -> Iterator[str]:
+    """Yields the SQLAlchemy URL of a new, migrated, empty database of the given backend."""
+    from core.db.migrate import upgrade
+
+    if backend == "sqlite":
+        url = f"sqlite+aiosqlite:///{workdir / 'herald.db'}"
+        upgrade(url)
+        yield url
+        return
+    import psycopg
+
+    name = f"herald_t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    admin = psycopg.conninfo.conninfo_to_dict(PG_ADMIN_DSN)
+    url = f"postgresql+psycopg://{admin.get('user', 'postgres')}@{admin.get('host', '127.0.0.1')}:{admin.get('port', 5432)}/{name}"
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@dataclass
+class Stack:
+    """The core and the facade running as real processes against one database."""
+
+    database_url: str
+    workdir: Path
+    core_target: str
+    base_url: str
+    env: dict[str, str]
+    processes: list[subprocess.Popen] = field(default_factory=list)
+
+    def spawn(self, *args: str, env: dict[str, str] | None = None, log_name: str) -> subprocess.Popen:
+        log = open(self.workdir / f"{log_name}.log", "ab")  # noqa: SIM115 - owned by the process
+        proc = subprocess.Popen(
+            [sys.executable, "-m", *args], env={**self.env, **(env or {})}, stdout=log, stderr=log, cwd=ROOT
+        )
+        self.processes.append(proc)
+        return proc
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in self.workdir.glob("*.log"))
+
+
+def stack_env(database_url: str, workdir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+    env.update(
+        {
+            "HERALD_DATABASE_URL": database_url,
+            "HERALD_DATA_DIR": str(workdir / "data"),
+            "HERALD_LOG_LEVEL": "WARNING",
+            **extra,
+        }
+    )
+    return env
+
+
+def wait_for_http(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before {url} answered")
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    raise TimeoutError(url)
+
+
+def wait_for_grpc(target: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"core exited with {proc.returncode}")
+            try:
+                if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                time.sleep(0.05)
+    raise TimeoutError(target)
+
+
+@contextmanager
+def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, **extra_env: str) -> Iterator[Stack]:
+    core_port, http_port = free_port(), free_port()
+    core_target = f"127.0.0.1:{core_port}"
+    base_url = f"http://127.0.0.1:{http_port}"
+    env = stack_env(
+        database_url,
+        workdir,
+        HERALD_CORE_LISTEN=core_target,
+        HERALD_CORE_TARGET=core_target,
+        HERALD_FACADE_LISTEN=f"127.0.0.1:{http_port}",
+        HERALD_BASE_URL=base_url,
+        **extra_env,
+    )
+    stack = Stack(database_url, workdir, core_target, base_url, env)
+    try:
+        cores = [stack.spawn("core", "core", log_name=f"core{i}") for i in range(core_processes)]
+        for core in cores:
+            wait_for_grpc(core_target, core)
+        facade = stack.spawn("facades", log_name="facade")
+        wait_for_http(f"{base_url}/healthz", facade)
+        yield stack
+    finally:
+        for proc in stack.processes:
+            proc.terminate()
+        for proc in stack.processes:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
