@@ -41,7 +41,11 @@ def stack(database_url: str, backend: str, tmp_path_factory: pytest.TempPathFact
 
 @pytest.fixture(scope="session")
 async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    eng = create_async_engine(database_url, pool_size=5) if "postgresql" in database_url else create_async_engine(database_url)
+    eng = (
+        create_async_engine(database_url, pool_size=5)
+        if "postgresql" in database_url
+        else create_async_engine(database_url)
+    )
     yield eng
     await eng.dispose()
 
@@ -89,7 +93,9 @@ class OrgFactory:
         return Org(slug, out["org_id"], out["user_id"], email, out["api_key"])
 
     async def new_key(self, org: Org) -> str:
-        out = await admin.bootstrap(self.engine, email=org.email, password="correct horse battery", org=org.slug, credits_=None, plan=None)
+        out = await admin.bootstrap(
+            self.engine, email=org.email, password="correct horse battery", org=org.slug, credits_=None, plan=None
+        )
         return out["api_key"]
 
     async def profile(self, org: Org, slug: str, platform: str = "x", tags: tuple[str, ...] = ()) -> dict:
@@ -106,3 +112,9 @@ def artifacts_dir() -> Path:
     path = Path(__file__).resolve().parent.parent / "test-artifacts"
     path.mkdir(exist_ok=True)
     return path
+
+
+@pytest.fixture
+def http_sync(stack: Stack) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=stack.base_url, timeout=30) as client:
+        yield client

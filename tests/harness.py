@@ -114,7 +114,10 @@ def wait_for_grpc(target: str, proc: subprocess.Popen, timeout: float = 30.0) ->
             if proc.poll() is not None:
                 raise RuntimeError(f"core exited with {proc.returncode}")
             try:
-                if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == health_pb2.HealthCheckResponse.SERVING:
+                if (
+                    stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status
+                    == health_pb2.HealthCheckResponse.SERVING
+                ):
                     return
             except grpc.RpcError:
                 time.sleep(0.05)

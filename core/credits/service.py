@@ -34,9 +34,7 @@ class CreditAccount:
     recent_entries: list[LedgerEntry]
 
 
-async def debit(
-    conn: AsyncConnection, org_id: str, cost: int, *, reason: str, reference: str, now: datetime
-) -> int:
+async def debit(conn: AsyncConnection, org_id: str, cost: int, *, reason: str, reference: str, now: datetime) -> int:
     """Spends `cost` credits or raises InsufficientCredits without changing anything.
     Returns the balance after the debit."""
     if cost <= 0:
@@ -53,9 +51,7 @@ async def debit(
     return balance
 
 
-async def grant(
-    conn: AsyncConnection, org_id: str, amount: int, *, reason: str, reference: str, now: datetime
-) -> int:
+async def grant(conn: AsyncConnection, org_id: str, amount: int, *, reason: str, reference: str, now: datetime) -> int:
     """Adds `amount` credits; returns the balance after."""
     if amount <= 0:
         raise ValidationError("a grant adds at least one credit")

@@ -16,25 +16,21 @@ from core.identity.principal import ALL_SCOPES, CredentialKind, Principal
 # last_used_at is kept to the minute: a write per request would double the cost of reads.
 LAST_USE_RESOLUTION = timedelta(minutes=1)
 
-_API_KEY_LOOKUP = (
-    select(
-        api_keys.c.id,
-        api_keys.c.secret_hash,
-        api_keys.c.user_id,
-        api_keys.c.org_id,
-        api_keys.c.revoked_at,
-        api_keys.c.last_used_at,
-        organizations.c.slug,
-        organizations.c.plan,
-        organizations.c.credit_balance,
+_API_KEY_LOOKUP = select(
+    api_keys.c.id,
+    api_keys.c.secret_hash,
+    api_keys.c.user_id,
+    api_keys.c.org_id,
+    api_keys.c.revoked_at,
+    api_keys.c.last_used_at,
+    organizations.c.slug,
+    organizations.c.plan,
+    organizations.c.credit_balance,
+).select_from(
+    api_keys.join(organizations, organizations.c.id == api_keys.c.org_id).join(
+        memberships,
+        and_(memberships.c.user_id == api_keys.c.user_id, memberships.c.org_id == api_keys.c.org_id),
     )
-    .select_from(
-        api_keys.join(organizations, organizations.c.id == api_keys.c.org_id).join(
-            memberships,
-            and_(memberships.c.user_id == api_keys.c.user_id, memberships.c.org_id == api_keys.c.org_id),
-        )
-    )
-
 )
 
 

@@ -79,9 +79,7 @@ async def create_profile(
     return Profile(profile_id, slug, connector, display_name, normalized, now)
 
 
-async def list_profiles(
-    conn: AsyncConnection, org_id: str, *, tag: str, page: Page
-) -> tuple[list[Profile], str]:
+async def list_profiles(conn: AsyncConnection, org_id: str, *, tag: str, page: Page) -> tuple[list[Profile], str]:
     """One round trip: the page of profiles (slug order) joined to all of their tags."""
     page_stmt = select(profiles).where(profiles.c.org_id == org_id).order_by(profiles.c.slug).limit(page.size + 1)
     if tag:

@@ -15,9 +15,7 @@ from core.settings import CoreSettings
 
 def create_storage_app(settings: CoreSettings) -> Sanic:
     app = Sanic("herald_storage")
-    app.config.update(
-        {"REQUEST_MAX_SIZE": 0, "MOTD": False, "ACCESS_LOG": False, "KEEP_ALIVE_TIMEOUT": 30}
-    )
+    app.config.update({"REQUEST_MAX_SIZE": 0, "MOTD": False, "ACCESS_LOG": False, "KEEP_ALIVE_TIMEOUT": 30})
     app.ctx.settings = settings
 
     @app.get("/healthz")

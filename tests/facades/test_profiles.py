@@ -66,8 +66,14 @@ async def test_pagination_walks_every_profile_once(http, orgs) -> None:
 
 async def test_bad_paging_parameters_are_validation_errors(http, orgs) -> None:
     org = await orgs()
-    for params in ({"page_size": "501"}, {"page_size": "-1"}, {"page_size": "1e3"}, {"page_size": "99999999999"},
-                   {"page_token": "not-a-token"}, {"page_token": "eyJ4IjogMX0"}):
+    for params in (
+        {"page_size": "501"},
+        {"page_size": "-1"},
+        {"page_size": "1e3"},
+        {"page_size": "99999999999"},
+        {"page_token": "not-a-token"},
+        {"page_token": "eyJ4IjogMX0"},
+    ):
         response = await http.get("/v1/profiles", params=params, headers=org.auth)
         assert response.status_code == 400, params
         assert response.json()["code"] == "VALIDATION_ERROR", params

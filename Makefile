@@ -1,0 +1,52 @@
+# Two commands on a fresh machine: `make run` and `make test`. Everything else is a step of those.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+UV := $(VENV)/bin/uv
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install lint check-generated protos envoy-validate test-only bench clean
+
+run: install
+	$(VENV)/bin/herald migrate
+	$(VENV)/bin/herald serve
+
+test: install lint
+	./scripts/ensure_postgres.sh
+	$(PY) -m pytest
+
+# Re-installs when the project metadata changes; uv makes a full install take seconds.
+install: $(STAMP)
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	test -x $(UV) || $(PY) -m pip install -q uv
+	$(UV) pip install -q --python $(PY) -e '.[dev]'
+	touch $(STAMP)
+
+lint: install check-generated envoy-validate
+	$(VENV)/bin/ruff check core facades tests bench
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/buf lint
+
+# Regenerates into a scratch directory and fails if the committed generated/ differs.
+check-generated: install
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	  ./scripts/generate_protos.sh $$tmp >/dev/null && \
+	  diff -r -x __pycache__ $$tmp generated >/dev/null || \
+	  { echo "generated/ is stale: run 'make protos' and commit the result"; exit 1; }
+
+protos: install
+	./scripts/generate_protos.sh generated
+
+envoy-validate: install
+	$(VENV)/bin/envoy --mode validate -c envoy/envoy.yaml --log-level warn >/dev/null
+
+test-only: install
+	$(PY) -m pytest
+
+bench: install
+	./scripts/ensure_postgres.sh
+	$(PY) -m bench.profiles_get
+
+clean:
+	rm -rf $(VENV) var test-artifacts .pytest_cache

@@ -1,0 +1,133 @@
+"""The admin CLI contract (DESIGN, "Administration without the dashboard"): each command prints
+one JSON object on stdout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.harness import ROOT, stack_env
+
+
+@pytest.fixture
+def herald(database_url, tmp_path):  # noqa: ANN001, ANN201
+    env = stack_env(database_url, tmp_path)
+
+    def run(*args: str) -> tuple[int, dict]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "core", "admin", *args],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        lines = proc.stdout.strip().splitlines()
+        assert len(lines) == 1, proc.stdout + proc.stderr
+        return proc.returncode, json.loads(lines[0])
+
+    return run
+
+
+def test_bootstrap_profile_credits_plan(herald, http_sync) -> None:  # noqa: ANN001
+    code, out = herald(
+        "bootstrap",
+        "--email",
+        "Ops@Example.com",
+        "--password",
+        "a long password",
+        "--org",
+        "cli-org",
+        "--credits",
+        "25",
+        "--plan",
+        "trialing",
+    )
+    assert code == 0
+    assert set(out) == {"user_id", "org_id", "org", "api_key"}
+    assert out["org"] == "cli-org" and out["api_key"].startswith("svc_")
+
+    # Again: nothing new but a new key, and the starting credits are not granted twice.
+    code, again = herald(
+        "bootstrap",
+        "--email",
+        "ops@example.com",
+        "--password",
+        "a long password",
+        "--org",
+        "cli-org",
+        "--credits",
+        "25",
+    )
+    assert code == 0
+    assert (again["user_id"], again["org_id"]) == (out["user_id"], out["org_id"])
+    assert again["api_key"] != out["api_key"]
+
+    code, profile = herald(
+        "add-profile", "--org", "cli-org", "--slug", "cli-x", "--platform", "x", "--tag", "a", "--tag", "B"
+    )
+    assert code == 0
+    assert {k: profile[k] for k in ("slug", "connector", "tags")} == {
+        "slug": "cli-x",
+        "connector": "x",
+        "tags": ["a", "b"],
+    }
+
+    assert herald("credits", "--org", "cli-org", "--add", "5") == (0, {"org": "cli-org", "balance": 30})
+    assert herald("plan", "--org", "cli-org", "--plan", "none") == (0, {"org": "cli-org", "plan": "none"})
+
+    # Both keys work (until the plan was removed: then 402).
+    response = http_sync.get("/v1/profiles", headers={"Authorization": f"Bearer {again['api_key']}"})
+    assert response.status_code == 402
+    herald("plan", "--org", "cli-org", "--plan", "active")
+    for key in (out["api_key"], again["api_key"]):
+        response = http_sync.get("/v1/profiles", headers={"Authorization": f"Bearer {key}"})
+        assert response.status_code == 200
+        assert response.json()["profiles"][0]["slug"] == "cli-x"
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("bootstrap", "--email", "x@example.com", "--password", "short", "--org", "cli-bad"), "VALIDATION_ERROR"),
+        (
+            ("bootstrap", "--email", "not-an-email", "--password", "a long password", "--org", "cli-bad"),
+            "VALIDATION_ERROR",
+        ),
+        (
+            ("bootstrap", "--email", "x@example.com", "--password", "a long password", "--org", "Bad Slug"),
+            "VALIDATION_ERROR",
+        ),
+        (("add-profile", "--org", "missing-org", "--slug", "s", "--platform", "x"), "NOT_FOUND"),
+        (("credits", "--org", "missing-org", "--add", "5"), "NOT_FOUND"),
+        (("plan", "--org", "missing-org", "--plan", "active"), "NOT_FOUND"),
+    ],
+)
+def test_errors_are_one_json_object_with_a_code(herald, args, code) -> None:  # noqa: ANN001
+    status, out = herald(*args)
+    assert status == 1
+    assert out["code"] == code and out["error"]
+
+
+def test_add_profile_rules(herald) -> None:  # noqa: ANN001
+    herald("bootstrap", "--email", "rules@example.com", "--password", "a long password", "--org", "cli-rules")
+    assert (
+        herald("add-profile", "--org", "cli-rules", "--slug", "p", "--platform", "myspace")[1]["code"]
+        == "VALIDATION_ERROR"
+    )
+    assert (
+        herald("add-profile", "--org", "cli-rules", "--slug", "Bad Slug", "--platform", "x")[1]["code"]
+        == "VALIDATION_ERROR"
+    )
+    assert herald("add-profile", "--org", "cli-rules", "--slug", "p", "--platform", "x")[0] == 0
+    assert herald("add-profile", "--org", "cli-rules", "--slug", "p", "--platform", "x")[1]["code"] == "CONFLICT"
+    assert herald("credits", "--org", "cli-rules", "--add", "0")[1]["code"] == "VALIDATION_ERROR"
+
+
+def test_existing_user_with_another_password_is_refused(herald) -> None:  # noqa: ANN001
+    herald("bootstrap", "--email", "pw@example.com", "--password", "a long password", "--org", "cli-pw")
+    status, out = herald("bootstrap", "--email", "pw@example.com", "--password", "another password", "--org", "cli-pw")
+    assert status == 1 and out["code"] == "UNAUTHORIZED"
