@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 
 def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
-    app = Sanic(name)
+    app = Sanic(name, configure_logging=False)
     app.config.update({"MOTD": False, "ACCESS_LOG": False, "REQUEST_MAX_SIZE": 10 * 1024 * 1024})
     app.ctx.settings = settings
     app.blueprint(rest_v1())

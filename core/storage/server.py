@@ -14,8 +14,8 @@ from core.settings import CoreSettings
 
 
 def create_storage_app(settings: CoreSettings) -> Sanic:
-    app = Sanic("herald_storage")
-    app.config.update({"REQUEST_MAX_SIZE": 0, "MOTD": False, "ACCESS_LOG": False, "KEEP_ALIVE_TIMEOUT": 30})
+    app = Sanic("herald_storage", configure_logging=False)
+    app.config.update({"MOTD": False, "ACCESS_LOG": False, "KEEP_ALIVE_TIMEOUT": 30})
     app.ctx.settings = settings
 
     @app.get("/healthz")

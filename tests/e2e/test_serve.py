@@ -1,0 +1,84 @@
+"""`make run`'s path: `herald migrate` then `herald serve` on the embedded defaults (SQLite under
+the data directory), every process up, a real request served, and a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tests.harness import ROOT, free_port, wait_for_http
+
+
+@pytest.mark.parametrize("core_processes", ["2"])
+def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: str) -> None:
+    http_port, core_port, storage_port = free_port(), free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+    env.update(
+        HERALD_DATA_DIR=str(tmp_path / "data"),
+        HERALD_FACADE_LISTEN=f"127.0.0.1:{http_port}",
+        HERALD_BASE_URL=f"http://127.0.0.1:{http_port}",
+        HERALD_CORE_LISTEN=f"127.0.0.1:{core_port}",
+        HERALD_CORE_TARGET=f"127.0.0.1:{core_port}",
+        HERALD_STORAGE_LISTEN=f"127.0.0.1:{storage_port}",
+        HERALD_CORE_PROCESSES=core_processes,
+        HERALD_LOG_LEVEL="WARNING",
+    )
+    herald = [sys.executable, "-m", "core"]
+    migrated = subprocess.run([*herald, "migrate"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert migrated.returncode == 0, migrated.stderr
+    assert (tmp_path / "data" / "herald.db").exists()
+    boot = subprocess.run(
+        [*herald, "admin", "bootstrap", "--email", "me@example.com", "--password", "a long password", "--org", "solo"],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    key = json.loads(boot.stdout)["api_key"]
+
+    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115
+    serve = subprocess.Popen([*herald, "serve"], env=env, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
+    try:
+        wait_for_http(f"http://127.0.0.1:{http_port}/healthz", serve)
+        wait_for_http(f"http://127.0.0.1:{storage_port}/healthz", serve)
+        children = _children(serve.pid)
+        # cores + facade + storage + worker
+        assert len(children) == int(core_processes) + 3, children
+        deadline = time.monotonic() + 20
+        while True:  # the cores may still be binding when the facade is already up
+            response = httpx.get(
+                f"http://127.0.0.1:{http_port}/v1/profiles", headers={"Authorization": f"Bearer {key}"}
+            )
+            if response.status_code == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert response.status_code == 200, response.text
+        # A new organization starts with 0 credits: below the default threshold of 50.
+        assert response.json() == {"profiles": [], "warning": {"code": "low_credits", "remaining": 0}}
+        assert response.headers["x-credits-remaining"] == "0"
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+        for pid in children:
+            assert not _alive(pid), f"child {pid} still running"
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+        log.close()
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    state = open(f"/proc/{pid}/stat").read().split()[2] if os.path.exists(f"/proc/{pid}/stat") else "X"
+    return state not in ("Z", "X")
