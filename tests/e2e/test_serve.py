@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -36,7 +37,11 @@ def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: 
     assert (tmp_path / "data" / "herald.db").exists()
     boot = subprocess.run(
         [*herald, "admin", "bootstrap", "--email", "me@example.com", "--password", "a long password", "--org", "solo"],
-        env=env, cwd=ROOT, capture_output=True, text=True, timeout=60,
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     key = json.loads(boot.stdout)["api_key"]
 
@@ -80,5 +85,8 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    state = open(f"/proc/{pid}/stat").read().split()[2] if os.path.exists(f"/proc/{pid}/stat") else "X"
-    return state not in ("Z", "X")
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
