@@ -96,6 +96,8 @@ async def list_profiles(conn: AsyncConnection, org_id: str, *, tag: str, page: P
 
 
 async def get_profile(conn: AsyncConnection, org_id: str, slug: str) -> Profile:
+    if not SLUG_RE.match(slug):
+        raise NotFound("no such profile in this organization")
     found = await _with_tags(conn, select(profiles).where(profiles.c.org_id == org_id, profiles.c.slug == slug))
     if not found:
         raise NotFound(f"no profile {slug!r} in this organization")

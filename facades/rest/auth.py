@@ -14,12 +14,15 @@ API_KEY_PREFIX = "svc_"
 
 def api_key_authorization(request: Request) -> str:
     """The Authorization value to forward to the core, or UNAUTHORIZED."""
-    header = request.headers.get("authorization", "")
-    if not header:
+    headers = request.headers.getall("authorization", [])
+    if not headers:
         raise ApiError("UNAUTHORIZED", "missing credential: send Authorization: Bearer <API key>")
-    scheme, _, token = header.strip().partition(" ")
+    if len(headers) > 1:
+        raise ApiError("UNAUTHORIZED", "send exactly one Authorization header")
+    scheme, _, token = headers[0].strip().partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not token:
+    # gRPC metadata carries only printable ASCII; no valid credential has anything else.
+    if scheme.lower() != "bearer" or not token or not (token.isascii() and token.isprintable()) or " " in token:
         raise ApiError("UNAUTHORIZED", "malformed Authorization header: expected 'Bearer <API key>'")
     if not token.startswith(API_KEY_PREFIX):
         raise ApiError("UNAUTHORIZED", "the REST API accepts only API keys (svc_…); OAuth tokens belong at /mcp")

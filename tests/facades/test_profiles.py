@@ -85,9 +85,10 @@ async def test_get_one_profile_and_not_found(http, orgs) -> None:
     response = await http.get("/v1/profiles/acme-bsky", headers=org.auth)
     assert response.status_code == 200
     assert response.json() == created
-    missing = await http.get("/v1/profiles/nope", headers=org.auth)
-    assert missing.status_code == 404
-    assert missing.json()["code"] == "NOT_FOUND"
+    for slug in ("nope", "x" * 5000, "%00", "%C3%BC", "UPPER"):
+        missing = await http.get(f"/v1/profiles/{slug}", headers=org.auth)
+        assert missing.status_code == 404, slug
+        assert missing.json()["code"] == "NOT_FOUND"
 
 
 async def test_an_organization_never_sees_another_organizations_profiles(http, orgs) -> None:

@@ -69,6 +69,26 @@ async def test_malformed_unknown_or_foreign_credential_is_401(http, method: str,
 
 
 @pytest.mark.parametrize(("method", "path"), ROUTES)
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"Bearer svc_\x01" + b"a" * 58,  # a control character
+        "Bearer svc_\u00fc".encode("latin-1") + b"a" * 58,  # a non-ASCII byte
+        b"Bearer svc_" + b"a" * 29 + b" " + b"a" * 29,  # two tokens
+    ],
+)
+async def test_credentials_with_bytes_no_key_has_are_401_not_500(http, method: str, path: str, raw: bytes) -> None:
+    assert_unauthorized(await http.request(method, path, headers={"Authorization": raw}), with_error=True)
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+async def test_two_authorization_headers_are_401(http, orgs, method: str, path: str) -> None:
+    org = await orgs()
+    headers = [("Authorization", f"Bearer {org.api_key}"), ("Authorization", f"Bearer {org.api_key}")]
+    assert_unauthorized(await http.request(method, path, headers=headers), with_error=True)
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
 async def test_revoked_key_is_401_on_the_very_next_request(http, orgs, method: str, path: str) -> None:
     from core.db.models import api_keys
     from core.db.types import utcnow
