@@ -29,7 +29,15 @@ class CoreClient:
     def __init__(self, target: str, timeout: float) -> None:
         self.channel = grpc.aio.insecure_channel(
             target,
-            options=[("grpc.keepalive_time_ms", 30_000), ("grpc.enable_retries", 1)],
+            options=[
+                ("grpc.keepalive_time_ms", 30_000),
+                ("grpc.enable_retries", 1),
+                # Bound the reconnect backoff (gRPC's default grows to two minutes) so an idle
+                # facade finds a restarted core within a second; calls meanwhile fail fast (503).
+                ("grpc.initial_reconnect_backoff_ms", 100),
+                ("grpc.min_reconnect_backoff_ms", 100),
+                ("grpc.max_reconnect_backoff_ms", 1000),
+            ],
         )
         self.timeout = timeout
         self.identity = identity_pb2_grpc.IdentityServiceStub(self.channel)
