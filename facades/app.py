@@ -24,7 +24,7 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
 
     @app.before_server_start
     async def _connect(app: Sanic) -> None:
-        app.ctx.core = CoreClient(settings.core_target, settings.core_timeout)
+        app.ctx.core = CoreClient(settings.core_target, settings.core_timeout, settings.core_channels)
 
     @app.after_server_stop
     async def _disconnect(app: Sanic) -> None:

@@ -1,7 +1,8 @@
-"""The facade's one long-lived gRPC channel to the core, and the call helper every route uses."""
+"""The facade's long-lived gRPC channels to the core, and the call helper every route uses."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -25,24 +26,57 @@ class CoreResult(Generic[T]):
     low_credits: bool
 
 
+@dataclass(frozen=True, slots=True)
+class _Stubs:
+    channel: grpc.aio.Channel
+    identity: identity_pb2_grpc.IdentityServiceStub
+    credits: credits_pb2_grpc.CreditsServiceStub
+    profiles: profiles_pb2_grpc.ProfileServiceStub
+
+
+def _open(target: str) -> _Stubs:
+    channel = grpc.aio.insecure_channel(
+        target,
+        options=[
+            # Its own connection: several core processes share one port (SO_REUSEPORT), and the
+            # kernel spreads connections, not calls, across them.
+            ("grpc.use_local_subchannel_pool", 1),
+            ("grpc.keepalive_time_ms", 30_000),
+            # Bound the reconnect backoff (gRPC's default grows to two minutes) so an idle
+            # facade finds a restarted core within a second; calls meanwhile fail fast (503).
+            ("grpc.initial_reconnect_backoff_ms", 100),
+            ("grpc.min_reconnect_backoff_ms", 100),
+            ("grpc.max_reconnect_backoff_ms", 1000),
+        ],
+    )
+    return _Stubs(
+        channel,
+        identity_pb2_grpc.IdentityServiceStub(channel),
+        credits_pb2_grpc.CreditsServiceStub(channel),
+        profiles_pb2_grpc.ProfileServiceStub(channel),
+    )
+
+
 class CoreClient:
-    def __init__(self, target: str, timeout: float) -> None:
-        self.channel = grpc.aio.insecure_channel(
-            target,
-            options=[
-                ("grpc.keepalive_time_ms", 30_000),
-                ("grpc.enable_retries", 1),
-                # Bound the reconnect backoff (gRPC's default grows to two minutes) so an idle
-                # facade finds a restarted core within a second; calls meanwhile fail fast (503).
-                ("grpc.initial_reconnect_backoff_ms", 100),
-                ("grpc.min_reconnect_backoff_ms", 100),
-                ("grpc.max_reconnect_backoff_ms", 1000),
-            ],
-        )
+    """A fixed set of channels to the core, opened once per facade process and used round-robin:
+    `core.profiles.ListProfiles` picks the next channel's stub."""
+
+    def __init__(self, target: str, timeout: float, channels: int = 1) -> None:
+        self._pool = [_open(target) for _ in range(channels)]
+        self._next = itertools.cycle(self._pool).__next__
         self.timeout = timeout
-        self.identity = identity_pb2_grpc.IdentityServiceStub(self.channel)
-        self.credits = credits_pb2_grpc.CreditsServiceStub(self.channel)
-        self.profiles = profiles_pb2_grpc.ProfileServiceStub(self.channel)
+
+    @property
+    def identity(self) -> identity_pb2_grpc.IdentityServiceStub:
+        return self._next().identity
+
+    @property
+    def credits(self) -> credits_pb2_grpc.CreditsServiceStub:
+        return self._next().credits
+
+    @property
+    def profiles(self) -> profiles_pb2_grpc.ProfileServiceStub:
+        return self._next().profiles
 
     async def call(self, method: Any, request: Any, *, authorization: str) -> CoreResult[Any]:
         """Calls one core method with the caller's credential; raises ApiError on failure."""
@@ -62,4 +96,5 @@ class CoreClient:
         return CoreResult(response, remaining, low)
 
     async def close(self) -> None:
-        await self.channel.close()
+        for stubs in self._pool:
+            await stubs.channel.close()

@@ -16,6 +16,9 @@ class FacadeSettings(BaseSettings):
     facade_listen: str = "127.0.0.1:8080"
     # Where the core's gRPC server is reached; several cores may share it (SO_REUSEPORT).
     core_target: str = "127.0.0.1:50051"
+    # Connections to the core, used round-robin. Cores behind one address (SO_REUSEPORT, or a
+    # TCP load balancer) receive connections, not calls: several spread the load across them.
+    core_channels: int = Field(default=16, ge=1, le=64)
     # Deadline of one call to the core, in seconds.
     core_timeout: float = Field(default=15.0, gt=0)
     log_level: str = "INFO"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core.db.models import api_keys, memberships, organizations
@@ -32,6 +32,8 @@ _API_KEY_LOOKUP = select(
         and_(memberships.c.user_id == api_keys.c.user_id, memberships.c.org_id == api_keys.c.org_id),
     )
 )
+# Built once; the key id is a bound parameter, so SQLAlchemy's compiled cache always hits.
+_API_KEY_LOOKUP = _API_KEY_LOOKUP.where(api_keys.c.key_id == bindparam("key_id"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +65,7 @@ async def _authenticate_api_key(conn: AsyncConnection, token: str, now: datetime
     key_id = parse_api_key(token)
     if key_id is None:
         raise Unauthorized("malformed API key")
-    stmt = _API_KEY_LOOKUP.where(api_keys.c.key_id == key_id)
-    row = (await conn.execute(stmt)).first()
+    row = (await conn.execute(_API_KEY_LOOKUP, {"key_id": key_id})).first()
     # One message for unknown, wrong and revoked keys: the answer must not tell them apart.
     if row is None or not secret_matches(token, row.secret_hash) or row.revoked_at is not None:
         raise Unauthorized("invalid or revoked API key")

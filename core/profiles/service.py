@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import insert, select
+from sqlalchemy import Integer, Select, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import profile_tags, profiles
@@ -81,46 +82,70 @@ async def create_profile(
 
 async def list_profiles(conn: AsyncConnection, org_id: str, *, tag: str, page: Page) -> tuple[list[Profile], str]:
     """One round trip: the page of profiles (slug order) joined to all of their tags."""
-    page_stmt = select(profiles).where(profiles.c.org_id == org_id).order_by(profiles.c.slug).limit(page.size + 1)
+    params = {"org_id": org_id, "limit": page.size + 1}
     if tag:
-        page_stmt = page_stmt.where(
-            profiles.c.id.in_(
-                select(profile_tags.c.profile_id).where(
-                    profile_tags.c.org_id == org_id, profile_tags.c.tag == normalize_tag(tag)
-                )
-            )
-        )
+        params["tag"] = normalize_tag(tag)
     if page.after:
-        page_stmt = page_stmt.where(profiles.c.slug > page.after)
-    return _paged(await _with_tags(conn, page_stmt), page.size)
+        params["after"] = page.after
+    found = await _profiles_with_tags(conn, _list_statement(bool(tag), bool(page.after)), params)
+    return found[: page.size], next_token([p.slug for p in found], page.size)
 
 
 async def get_profile(conn: AsyncConnection, org_id: str, slug: str) -> Profile:
     if not SLUG_RE.match(slug):
         raise NotFound("no such profile in this organization")
-    found = await _with_tags(conn, select(profiles).where(profiles.c.org_id == org_id, profiles.c.slug == slug))
+    found = await _profiles_with_tags(conn, _get_statement(), {"org_id": org_id, "slug": slug})
     if not found:
         raise NotFound(f"no profile {slug!r} in this organization")
     return found[0]
 
 
-async def _with_tags(conn: AsyncConnection, page_stmt) -> list[Profile]:  # noqa: ANN001 - a Select
+# The statements are built once per shape with bound parameters: building a Select per request
+# (and its cache key) was a measurable share of the core's CPU (docs/performance.md).
+@functools.cache
+def _list_statement(with_tag: bool, with_after: bool) -> Select:
+    page = (
+        select(profiles)
+        .where(profiles.c.org_id == bindparam("org_id"))
+        .order_by(profiles.c.slug)
+        .limit(bindparam("limit", type_=Integer))
+    )
+    if with_tag:
+        page = page.where(
+            profiles.c.id.in_(
+                select(profile_tags.c.profile_id).where(
+                    profile_tags.c.org_id == bindparam("org_id"), profile_tags.c.tag == bindparam("tag")
+                )
+            )
+        )
+    if with_after:
+        page = page.where(profiles.c.slug > bindparam("after"))
+    return _joined_to_tags(page)
+
+
+@functools.cache
+def _get_statement() -> Select:
+    return _joined_to_tags(
+        select(profiles).where(profiles.c.org_id == bindparam("org_id"), profiles.c.slug == bindparam("slug"))
+    )
+
+
+def _joined_to_tags(page_stmt: Select) -> Select:
     page = page_stmt.subquery()
-    stmt = (
+    return (
         select(page, profile_tags.c.tag)
         .select_from(page.outerjoin(profile_tags, profile_tags.c.profile_id == page.c.id))
         .order_by(page.c.slug, profile_tags.c.tag)
     )
+
+
+async def _profiles_with_tags(conn: AsyncConnection, stmt: Select, params: dict[str, object]) -> list[Profile]:
     result: list[Profile] = []
     tags: dict[str, list[str]] = {}
-    for row in (await conn.execute(stmt)).all():
+    for row in (await conn.execute(stmt, params)).all():
         if row.id not in tags:
             tags[row.id] = []
             result.append(Profile(row.id, row.slug, row.connector, row.display_name, (), row.created_at))
         if row.tag is not None:
             tags[row.id].append(row.tag)
     return [Profile(p.id, p.slug, p.connector, p.display_name, tuple(tags[p.id]), p.created_at) for p in result]
-
-
-def _paged(found: list[Profile], size: int) -> tuple[list[Profile], str]:
-    return found[:size], next_token([p.slug for p in found], size)

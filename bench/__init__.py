@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that start the real processes and print figures (not timed tests)."""
