@@ -1,0 +1,1 @@
+"""Connectors: one interface (base.py), one module per platform."""
