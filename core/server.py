@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 from herald.identity.v1 import identity_pb2, identity_pb2_grpc
+from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -23,6 +24,8 @@ from core.credits.servicer import CreditsServicer
 from core.db.engine import create_engine
 from core.identity.servicer import POLICIES as IDENTITY_POLICIES
 from core.identity.servicer import IdentityServicer
+from core.posts.servicer import POLICIES as POST_POLICIES
+from core.posts.servicer import PostServicer
 from core.profiles.servicer import POLICIES as PROFILE_POLICIES
 from core.profiles.servicer import ProfileServicer
 from core.rpc.interceptors import ErrorInterceptor, UnitOfWorkInterceptor
@@ -59,6 +62,12 @@ def _services() -> list[_Service]:
             ProfileServicer(),
             profiles_pb2_grpc.add_ProfileServiceServicer_to_server,
             PROFILE_POLICIES,
+        ),
+        _Service(
+            posts_pb2.DESCRIPTOR.services_by_name["PostService"],
+            PostServicer(),
+            posts_pb2_grpc.add_PostServiceServicer_to_server,
+            POST_POLICIES,
         ),
     ]
 

@@ -34,6 +34,21 @@ class CoreSettings(BaseSettings):
     low_credit_threshold: int = Field(default=50, ge=0)
     log_level: str = "INFO"
 
+    # Publishing (core/publisher). Credits one delivery costs.
+    post_cost: int = Field(default=1, ge=1)
+    # How long a worker holds a claimed post before another may take it over.
+    publish_lease_seconds: float = Field(default=60.0, gt=0)
+    # How many due posts one worker claims per transaction, and delivers concurrently.
+    publish_batch_size: int = Field(default=20, ge=1, le=500)
+    # How often an idle worker looks for due posts.
+    publish_poll_seconds: float = Field(default=1.0, gt=0)
+    # Transient failures: at most this many attempts, waiting base * 2^(n-1) (capped) between.
+    publish_max_attempts: int = Field(default=5, ge=1, le=50)
+    publish_backoff_seconds: float = Field(default=30.0, ge=0)
+    publish_backoff_cap_seconds: float = Field(default=3600.0, ge=0)
+    # Sandbox only: simulated platform latency per delivery, in milliseconds.
+    sandbox_latency_ms: int = Field(default=0, ge=0, le=60_000)
+
     @field_validator("base_url")
     @classmethod
     def _strip_slash(cls, value: str) -> str:

@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 import grpc
 from herald.credits.v1 import credits_pb2_grpc
 from herald.identity.v1 import identity_pb2_grpc
+from herald.posts.v1 import posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2_grpc
 
 from facades.errors import from_rpc_error
@@ -32,6 +33,7 @@ class _Stubs:
     identity: identity_pb2_grpc.IdentityServiceStub
     credits: credits_pb2_grpc.CreditsServiceStub
     profiles: profiles_pb2_grpc.ProfileServiceStub
+    posts: posts_pb2_grpc.PostServiceStub
 
 
 def _open(target: str) -> _Stubs:
@@ -54,6 +56,7 @@ def _open(target: str) -> _Stubs:
         identity_pb2_grpc.IdentityServiceStub(channel),
         credits_pb2_grpc.CreditsServiceStub(channel),
         profiles_pb2_grpc.ProfileServiceStub(channel),
+        posts_pb2_grpc.PostServiceStub(channel),
     )
 
 
@@ -77,6 +80,10 @@ class CoreClient:
     @property
     def profiles(self) -> profiles_pb2_grpc.ProfileServiceStub:
         return self._next().profiles
+
+    @property
+    def posts(self) -> posts_pb2_grpc.PostServiceStub:
+        return self._next().posts
 
     async def call(self, method: Any, request: Any, *, authorization: str) -> CoreResult[Any]:
         """Calls one core method with the caller's credential; raises ApiError on failure."""

@@ -101,6 +101,46 @@ class OrgFactory:
     async def profile(self, org: Org, slug: str, platform: str = "x", tags: tuple[str, ...] = ()) -> dict:
         return await admin.add_profile(self.engine, org=org.slug, slug=slug, platform=platform, tags=list(tags))
 
+    async def media(
+        self,
+        org: Org,
+        kind: str = "image",
+        *,
+        status: str = "confirmed",
+        mime_type: str | None = None,
+        size_bytes: int = 200_000,
+        width: int | None = 1080,
+        height: int | None = 1080,
+    ) -> str:
+        """A media library row, as the upload flow (issue 4) will leave it."""
+        from core.db.models import media
+        from core.db.types import utcnow
+        from core.ids import new_id
+
+        mime = mime_type or {"image": "image/jpeg", "gif": "image/gif", "video": "video/mp4"}[kind]
+        media_id = new_id("med")
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                media.insert().values(
+                    id=media_id,
+                    org_id=org.org_id,
+                    kind=kind,
+                    mime_type=mime,
+                    size_bytes=size_bytes,
+                    name=f"{media_id}.bin",
+                    description="",
+                    tags="",
+                    status=status,
+                    content_hash=None,
+                    width=width,
+                    height=height,
+                    storage_key=f"test/{media_id}",
+                    created_at=utcnow(),
+                    confirmed_at=utcnow() if status == "confirmed" else None,
+                )
+            )
+        return media_id
+
 
 @pytest.fixture
 def orgs(engine: AsyncEngine) -> OrgFactory:
@@ -118,3 +158,12 @@ def artifacts_dir() -> Path:
 def http_sync(stack: Stack) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=stack.base_url, timeout=30) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def worker(stack: Stack) -> Iterator[None]:
+    """One publisher process on the stack's database, polling fast."""
+    proc = stack.spawn("core", "worker", log_name="worker", env={"HERALD_PUBLISH_POLL_SECONDS": "0.05"})
+    yield
+    proc.terminate()
+    proc.wait(timeout=10)

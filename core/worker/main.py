@@ -1,9 +1,4 @@
-"""`herald worker`: the publisher process.
-
-The publish queue (claiming due posts with FOR UPDATE SKIP LOCKED under a lease) arrives with
-posts (issue 3). Until then the worker checks its database connection, then waits for SIGTERM,
-so `herald serve` already supervises the process set production runs.
-"""
+"""`herald worker`: the publisher process. Any number of them share one database."""
 
 from __future__ import annotations
 
@@ -11,24 +6,22 @@ import asyncio
 import logging
 import signal
 
-from sqlalchemy import text
-
 from core.db.engine import create_engine
+from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
 
 log = logging.getLogger(__name__)
 
 
 async def run_worker(settings: CoreSettings) -> None:
-    engine = create_engine(settings, pool_size=2)
+    engine = create_engine(settings, pool_size=max(2, min(settings.publish_batch_size, 20)))
     try:
-        async with engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
-        log.info("worker ready (mode=%s)", settings.publish_mode)
+        publisher = Publisher(settings, engine)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
+        log.info("worker %s publishing (mode=%s)", publisher.worker_id, settings.publish_mode)
+        await publisher.run(stop)
     finally:
         await engine.dispose()

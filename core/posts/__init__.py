@@ -1,0 +1,1 @@
+"""Posts: creation, validation, the post lifecycle."""

@@ -1,0 +1,97 @@
+"""Reading posts: the record the servicer renders, loaded with their media in one extra query."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.db.models import post_media, posts
+
+STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled")
+EDITABLE = ("scheduled", "queued")
+
+
+@dataclass(frozen=True, slots=True)
+class PostRecord:
+    id: str
+    profile: str
+    connector: str
+    content: str
+    status: str
+    schedule_at: datetime
+    created_at: datetime
+    updated_at: datetime
+    media_ids: tuple[str, ...]
+    post_type: str
+    title: str | None
+    failure_reason: str
+    platform_error: str
+    platform_post_id: str
+    platform_url: str
+    published_at: datetime | None
+    attempts: int
+
+
+POST_COLUMNS = (
+    posts.c.id,
+    posts.c.profile_slug,
+    posts.c.connector,
+    posts.c.content,
+    posts.c.status,
+    posts.c.schedule_at,
+    posts.c.created_at,
+    posts.c.updated_at,
+    posts.c.post_type,
+    posts.c.title,
+    posts.c.failure_reason,
+    posts.c.platform_error,
+    posts.c.platform_post_id,
+    posts.c.platform_url,
+    posts.c.published_at,
+    posts.c.attempts,
+)
+
+
+async def media_of(conn: AsyncConnection, post_ids: list[str]) -> dict[str, tuple[str, ...]]:
+    if not post_ids:
+        return {}
+    rows = await conn.execute(
+        select(post_media.c.post_id, post_media.c.media_id)
+        .where(post_media.c.post_id.in_(post_ids))
+        .order_by(post_media.c.post_id, post_media.c.position)
+    )
+    found: dict[str, list[str]] = defaultdict(list)
+    for row in rows:
+        found[row.post_id].append(row.media_id)
+    return {k: tuple(v) for k, v in found.items()}
+
+
+async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
+    rows = (await conn.execute(stmt)).all()
+    media = await media_of(conn, [r.id for r in rows])
+    return [
+        PostRecord(
+            id=r.id,
+            profile=r.profile_slug,
+            connector=r.connector,
+            content=r.content,
+            status=r.status,
+            schedule_at=r.schedule_at,
+            created_at=r.created_at,
+            updated_at=r.updated_at,
+            media_ids=media.get(r.id, ()),
+            post_type=r.post_type,
+            title=r.title,
+            failure_reason=r.failure_reason,
+            platform_error=r.platform_error,
+            platform_post_id=r.platform_post_id,
+            platform_url=r.platform_url,
+            published_at=r.published_at,
+            attempts=r.attempts,
+        )
+        for r in rows
+    ]

@@ -1,0 +1,148 @@
+"""herald.posts.v1.PostService: translates proto to the posts service and back."""
+
+from __future__ import annotations
+
+import json
+
+from herald.posts.v1 import posts_pb2, posts_pb2_grpc
+
+from core.pagination import page_request
+from core.posts import outbox, service
+from core.posts.idempotency import request_hash
+from core.posts.records import PostRecord
+from core.posts.validation import CreateRequest
+from core.rpc.context import current_call
+from core.rpc.convert import timestamp
+from core.rpc.policy import MethodPolicy
+
+_READ = frozenset({"posts:read"})
+_WRITE = frozenset({"posts:write"})
+
+POLICIES = {
+    "CreatePosts": MethodPolicy(scopes=_WRITE, writes=True),
+    "ListPosts": MethodPolicy(scopes=_READ),
+    "GetPost": MethodPolicy(scopes=_READ),
+    "UpdatePost": MethodPolicy(scopes=_WRITE, writes=True),
+    "CancelPost": MethodPolicy(scopes=_WRITE, writes=True),
+    "RetryPost": MethodPolicy(scopes=_WRITE, writes=True),
+    "ListOutboxEntries": MethodPolicy(scopes=_READ),
+}
+
+STATUS_TO_PROTO = {
+    "scheduled": posts_pb2.POST_STATUS_SCHEDULED,
+    "queued": posts_pb2.POST_STATUS_QUEUED,
+    "publishing": posts_pb2.POST_STATUS_PUBLISHING,
+    "published": posts_pb2.POST_STATUS_PUBLISHED,
+    "failed": posts_pb2.POST_STATUS_FAILED,
+    "canceled": posts_pb2.POST_STATUS_CANCELED,
+}
+
+
+def post_message(record: PostRecord) -> posts_pb2.Post:
+    message = posts_pb2.Post(
+        id=record.id,
+        profile=record.profile,
+        connector=record.connector,
+        content=record.content,
+        status=STATUS_TO_PROTO[record.status],
+        schedule_time=timestamp(record.schedule_at),
+        create_time=timestamp(record.created_at),
+        media_ids=list(record.media_ids),
+        post_type=record.post_type,
+        failure_reason=record.failure_reason,
+        platform_error=record.platform_error,
+        platform_post_id=record.platform_post_id,
+        platform_url=record.platform_url,
+        publish_time=timestamp(record.published_at),
+        attempts=record.attempts,
+        update_time=timestamp(record.updated_at),
+    )
+    if record.title is not None:
+        message.title = record.title
+    return message
+
+
+def _response(records: list[PostRecord]) -> posts_pb2.CreatePostsResponse:
+    return posts_pb2.CreatePostsResponse(posts=[post_message(r) for r in records])
+
+
+class PostServicer(posts_pb2_grpc.PostServiceServicer):
+    async def CreatePosts(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        fingerprint = posts_pb2.CreatePostsRequest()
+        fingerprint.CopyFrom(request)
+        fingerprint.ClearField("request_id")
+        outcome = await service.create_posts(
+            call.conn,
+            call.principal.org_id,
+            CreateRequest(
+                content=request.content,
+                profiles=list(request.profiles),
+                schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
+                media_ids=tuple(request.media_ids),
+                post_types=dict(request.post_types),
+                title=request.title if request.HasField("title") else None,
+            ),
+            call.now,
+            idempotency_key=request.request_id,
+            request_digest=request_hash(fingerprint.SerializeToString(deterministic=True)),
+            encode=lambda records: _response(records).SerializeToString(),
+        )
+        if outcome.replay is not None:
+            return posts_pb2.CreatePostsResponse.FromString(outcome.replay)
+        return _response(outcome.records)
+
+    async def ListPosts(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, default=50, maximum=100)
+        filters = service.ListFilter(
+            status=request.status,
+            profile=request.profile,
+            connector=request.connector,
+            scheduled_after=request.scheduled_after,
+            scheduled_before=request.scheduled_before,
+        )
+        records, token = await service.list_posts(call.conn, call.principal.org_id, filters, page)
+        return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
+
+    async def GetPost(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return post_message(await service.get_post(call.conn, call.principal.org_id, request.post_id))
+
+    async def UpdatePost(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        change = service.PostChange(
+            content=request.content if request.HasField("content") else None,
+            schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
+            media_ids=list(request.media_ids) if request.update_media_ids else None,
+        )
+        record = await service.update_post(call.conn, call.principal.org_id, request.post_id, change, call.now)
+        return post_message(record)
+
+    async def CancelPost(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return post_message(await service.cancel_post(call.conn, call.principal.org_id, request.post_id, call.now))
+
+    async def RetryPost(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return post_message(await service.retry_post(call.conn, call.principal.org_id, request.post_id, call.now))
+
+    async def ListOutboxEntries(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        await service.get_post(call.conn, call.principal.org_id, request.post_id)
+        entries = await outbox.list_for_post(call.conn, call.principal.org_id, request.post_id)
+        return posts_pb2.ListOutboxEntriesResponse(
+            entries=[
+                posts_pb2.OutboxEntry(
+                    id=e.id,
+                    post_id=e.post_id,
+                    connector=e.connector,
+                    mode=e.mode,
+                    requests_json=json.dumps(e.requests, separators=(",", ":")),
+                    platform_post_id=e.platform_post_id,
+                    platform_url=e.platform_url,
+                    create_time=timestamp(e.created_at),
+                )
+                for e in entries
+            ]
+        )

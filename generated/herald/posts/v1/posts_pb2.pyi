@@ -1,0 +1,189 @@
+import datetime
+
+from google.api import annotations_pb2 as _annotations_pb2
+from google.api import field_behavior_pb2 as _field_behavior_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class PostStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    POST_STATUS_UNSPECIFIED: _ClassVar[PostStatus]
+    POST_STATUS_SCHEDULED: _ClassVar[PostStatus]
+    POST_STATUS_QUEUED: _ClassVar[PostStatus]
+    POST_STATUS_PUBLISHING: _ClassVar[PostStatus]
+    POST_STATUS_PUBLISHED: _ClassVar[PostStatus]
+    POST_STATUS_FAILED: _ClassVar[PostStatus]
+    POST_STATUS_CANCELED: _ClassVar[PostStatus]
+POST_STATUS_UNSPECIFIED: PostStatus
+POST_STATUS_SCHEDULED: PostStatus
+POST_STATUS_QUEUED: PostStatus
+POST_STATUS_PUBLISHING: PostStatus
+POST_STATUS_PUBLISHED: PostStatus
+POST_STATUS_FAILED: PostStatus
+POST_STATUS_CANCELED: PostStatus
+
+class Post(_message.Message):
+    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    CONNECTOR_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_TIME_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    POST_TYPE_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_REASON_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_ERROR_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_POST_ID_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_URL_FIELD_NUMBER: _ClassVar[int]
+    PUBLISH_TIME_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    profile: str
+    connector: str
+    content: str
+    status: PostStatus
+    schedule_time: _timestamp_pb2.Timestamp
+    create_time: _timestamp_pb2.Timestamp
+    media_ids: _containers.RepeatedScalarFieldContainer[str]
+    post_type: str
+    title: str
+    failure_reason: str
+    platform_error: str
+    platform_post_id: str
+    platform_url: str
+    publish_time: _timestamp_pb2.Timestamp
+    attempts: int
+    update_time: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CreatePostsRequest(_message.Message):
+    __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id")
+    class PostTypesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    PROFILES_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    POST_TYPES_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    profiles: _containers.RepeatedScalarFieldContainer[str]
+    schedule_at: str
+    media_ids: _containers.RepeatedScalarFieldContainer[str]
+    post_types: _containers.ScalarMap[str, str]
+    title: str
+    request_id: str
+    def __init__(self, content: _Optional[str] = ..., profiles: _Optional[_Iterable[str]] = ..., schedule_at: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_types: _Optional[_Mapping[str, str]] = ..., title: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class CreatePostsResponse(_message.Message):
+    __slots__ = ("posts",)
+    POSTS_FIELD_NUMBER: _ClassVar[int]
+    posts: _containers.RepeatedCompositeFieldContainer[Post]
+    def __init__(self, posts: _Optional[_Iterable[_Union[Post, _Mapping]]] = ...) -> None: ...
+
+class ListPostsRequest(_message.Message):
+    __slots__ = ("status", "profile", "connector", "scheduled_after", "scheduled_before", "page_size", "page_token")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    CONNECTOR_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    profile: str
+    connector: str
+    scheduled_after: str
+    scheduled_before: str
+    page_size: int
+    page_token: str
+    def __init__(self, status: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., scheduled_after: _Optional[str] = ..., scheduled_before: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListPostsResponse(_message.Message):
+    __slots__ = ("posts", "next_page_token")
+    POSTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    posts: _containers.RepeatedCompositeFieldContainer[Post]
+    next_page_token: str
+    def __init__(self, posts: _Optional[_Iterable[_Union[Post, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetPostRequest(_message.Message):
+    __slots__ = ("post_id",)
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    def __init__(self, post_id: _Optional[str] = ...) -> None: ...
+
+class UpdatePostRequest(_message.Message):
+    __slots__ = ("post_id", "content", "schedule_at", "update_media_ids", "media_ids")
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    content: str
+    schedule_at: str
+    update_media_ids: bool
+    media_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, post_id: _Optional[str] = ..., content: _Optional[str] = ..., schedule_at: _Optional[str] = ..., update_media_ids: _Optional[bool] = ..., media_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CancelPostRequest(_message.Message):
+    __slots__ = ("post_id",)
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    def __init__(self, post_id: _Optional[str] = ...) -> None: ...
+
+class RetryPostRequest(_message.Message):
+    __slots__ = ("post_id",)
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    def __init__(self, post_id: _Optional[str] = ...) -> None: ...
+
+class ListOutboxEntriesRequest(_message.Message):
+    __slots__ = ("post_id",)
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    def __init__(self, post_id: _Optional[str] = ...) -> None: ...
+
+class OutboxEntry(_message.Message):
+    __slots__ = ("id", "post_id", "connector", "mode", "requests_json", "platform_post_id", "platform_url", "create_time")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    CONNECTOR_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    REQUESTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_POST_ID_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_URL_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    post_id: str
+    connector: str
+    mode: str
+    requests_json: str
+    platform_post_id: str
+    platform_url: str
+    create_time: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., post_id: _Optional[str] = ..., connector: _Optional[str] = ..., mode: _Optional[str] = ..., requests_json: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListOutboxEntriesResponse(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[OutboxEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[OutboxEntry, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,136 @@
+"""What the publisher does with each kind of platform answer: transient errors retry with
+backoff keeping the charge, final failures refund it, a worker that lost its lease cannot
+overwrite the new holder's outcome."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from core import admin
+from core.connectors.base import DeliveryError, ErrorClass
+from core.connectors.registry import CONNECTORS
+from core.db.engine import create_engine
+from core.db.models import credit_ledger, organizations, posts
+from core.db.types import utcnow
+from core.posts import service
+from core.posts.validation import CreateRequest
+from core.publisher import queue
+from core.publisher.publisher import Publisher
+from core.settings import CoreSettings
+from tests.harness import database
+
+
+class AnsweringConnector:
+    """The X connector, except that the platform answers every request with `error`."""
+
+    def __init__(self, error: DeliveryError) -> None:
+        self._x = CONNECTORS["x"]
+        self._error = error
+
+    def media_requests(self, post):  # noqa: ANN001, ANN201
+        raise self._error
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self._x, name)
+
+
+async def scenario(url: str, error: DeliveryError | None, rounds: int, **settings_overrides) -> dict:  # noqa: ANN003
+    settings = CoreSettings(database_url=url, **{"publish_backoff_seconds": 0, **settings_overrides})
+    engine = create_engine(settings)
+    try:
+        boot = await admin.bootstrap(
+            engine, email="o@example.com", password="a long password", org="outcomes", credits_=10, plan="active"
+        )
+        await admin.add_profile(engine, org="outcomes", slug="px", platform="x", tags=[])
+        async with engine.begin() as conn:
+            created = await service.create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
+        post_id = created.records[0].id
+        connectors = {**CONNECTORS, "x": AnsweringConnector(error)} if error else CONNECTORS
+        publisher = Publisher(settings, engine, "worker-a", connectors=connectors)
+        for _ in range(rounds):
+            await publisher.publish_due()
+        async with engine.connect() as conn:
+            row = (await conn.execute(select(posts).where(posts.c.id == post_id))).one()
+            balance = await conn.scalar(select(organizations.c.credit_balance))
+            ledger = [
+                (r.reason, r.delta) for r in await conn.execute(select(credit_ledger).order_by(credit_ledger.c.id))
+            ]
+        return {"row": row, "balance": balance, "ledger": ledger}
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+def url(backend, tmp_path):  # noqa: ANN001, ANN201
+    with database(backend, tmp_path) as u:
+        yield u
+
+
+def test_transient_error_retries_with_backoff_and_keeps_the_charge(url) -> None:  # noqa: ANN001
+    error = DeliveryError(ErrorClass.RETRYABLE, "429 Too Many Requests", status=429)
+    result = asyncio.run(scenario(url, error, rounds=1, publish_backoff_seconds=30))
+    row = result["row"]
+    assert (row.status, row.attempts, row.charged) == ("queued", 1, 1)
+    assert row.due_at > utcnow() + timedelta(seconds=20)
+    assert "429" in row.platform_error
+    assert result["balance"] == 9
+
+
+def test_retries_exhausted_fail_and_refund(url) -> None:  # noqa: ANN001
+    error = DeliveryError(ErrorClass.RETRYABLE, "503", status=503)
+    result = asyncio.run(scenario(url, error, rounds=4, publish_max_attempts=3))
+    row = result["row"]
+    assert (row.status, row.failure_reason, row.attempts, row.charged) == ("failed", "retries_exhausted", 3, 0)
+    assert result["balance"] == 10
+    assert result["ledger"] == [("grant", 10), ("post_delivery", -1), ("refund", 1)]  # charged once for 3 attempts
+
+
+@pytest.mark.parametrize(
+    ("error_class", "reason"), [(ErrorClass.PERMANENT, "platform_rejected"), (ErrorClass.NEEDS_REAUTH, "needs_reauth")]
+)
+def test_final_failures_refund(url, error_class, reason: str) -> None:  # noqa: ANN001
+    result = asyncio.run(scenario(url, DeliveryError(error_class, "refused", status=403), rounds=1))
+    row = result["row"]
+    assert (row.status, row.failure_reason, row.platform_error) == ("failed", reason, "refused")
+    assert result["balance"] == 10
+
+
+def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN001
+    async def run() -> tuple[bool, str, int]:
+        settings = CoreSettings(database_url=url, publish_lease_seconds=0.2)
+        engine = create_engine(settings)
+        try:
+            boot = await admin.bootstrap(
+                engine, email="l@example.com", password="a long password", org="lease", credits_=10, plan="active"
+            )
+            await admin.add_profile(engine, org="lease", slug="px", platform="x", tags=[])
+            async with engine.begin() as conn:
+                await service.create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
+            stale = (await queue.claim_due(engine, settings, "worker-a", utcnow(), 10))[0]
+            await asyncio.sleep(0.3)  # worker-a's lease runs out
+            b = Publisher(settings, engine, "worker-b")
+            assert await b.publish_due() == 1  # recovered and delivered by worker-b
+            recorded = await queue.record_published(engine, stale, "worker-a", "999", "https://x.com/stale", utcnow())
+            async with engine.connect() as conn:
+                row = (await conn.execute(select(posts))).one()
+                balance = await conn.scalar(select(organizations.c.credit_balance))
+            return recorded, row.platform_url, balance
+        finally:
+            await engine.dispose()
+
+    recorded, platform_url, balance = asyncio.run(run())
+    assert recorded is False
+    assert "stale" not in platform_url and platform_url.startswith("https://")
+    assert balance == 9  # the recovered claim was not charged again
+
+
+def test_live_mode_is_refused_until_live_connectors_exist(tmp_path) -> None:  # noqa: ANN001
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
+    with pytest.raises(ValueError, match="live"):
+        Publisher(CoreSettings(publish_mode="live"), engine)
+    asyncio.run(engine.dispose())
