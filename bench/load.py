@@ -155,14 +155,27 @@ class _HttpConnection(asyncio.Protocol):
         return await self.waiter
 
 
+async def raw_http_connections(host: str, port: int, count: int) -> tuple[list[_HttpConnection], Callable[[], None]]:
+    """`count` keep-alive connections; `await conn.request(raw_bytes)` answers (status, body).
+    For benches whose requests differ from one another (bodies, ids): build the bytes per request."""
+    loop = asyncio.get_running_loop()
+    conns: list[_HttpConnection] = []
+    for _ in range(count):
+        _, proto = await loop.create_connection(_HttpConnection, host, port)
+        conns.append(proto)
+
+    def close() -> None:
+        for c in conns:
+            if c.transport is not None:
+                c.transport.close()
+
+    return conns, close
+
+
 async def raw_http_workers(
     host: str, port: int, raw_request: bytes, concurrency: int, check: Callable[[bytes], str | None]
 ) -> tuple[list[Worker], Callable[[], None]]:
-    loop = asyncio.get_running_loop()
-    conns: list[_HttpConnection] = []
-    for _ in range(concurrency):
-        _, proto = await loop.create_connection(_HttpConnection, host, port)
-        conns.append(proto)
+    conns, close = await raw_http_connections(host, port, concurrency)
 
     def worker_for(conn: _HttpConnection) -> Worker:
         async def one(validate: bool) -> str | None:
@@ -172,11 +185,6 @@ async def raw_http_workers(
             return check(body) if validate else None
 
         return one
-
-    def close() -> None:
-        for c in conns:
-            if c.transport is not None:
-                c.transport.close()
 
     return [worker_for(c) for c in conns], close
 

@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 from herald.identity.v1 import identity_pb2, identity_pb2_grpc
+from herald.media.v1 import media_pb2, media_pb2_grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -24,6 +25,8 @@ from core.credits.servicer import CreditsServicer
 from core.db.engine import create_engine
 from core.identity.servicer import POLICIES as IDENTITY_POLICIES
 from core.identity.servicer import IdentityServicer
+from core.media.servicer import POLICIES as MEDIA_POLICIES
+from core.media.servicer import MediaServicer
 from core.posts.servicer import POLICIES as POST_POLICIES
 from core.posts.servicer import PostServicer
 from core.profiles.servicer import POLICIES as PROFILE_POLICIES
@@ -31,6 +34,8 @@ from core.profiles.servicer import ProfileServicer
 from core.rpc.interceptors import ErrorInterceptor, UnitOfWorkInterceptor
 from core.rpc.policy import MethodPolicy, policies_for
 from core.settings import CoreSettings
+from core.storage.base import ObjectStorage
+from core.storage.factory import object_storage
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +48,7 @@ class _Service:
     policies: dict[str, MethodPolicy]
 
 
-def _services() -> list[_Service]:
+def _services(storage: ObjectStorage) -> list[_Service]:
     return [
         _Service(
             identity_pb2.DESCRIPTOR.services_by_name["IdentityService"],
@@ -69,6 +74,12 @@ def _services() -> list[_Service]:
             posts_pb2_grpc.add_PostServiceServicer_to_server,
             POST_POLICIES,
         ),
+        _Service(
+            media_pb2.DESCRIPTOR.services_by_name["MediaService"],
+            MediaServicer(storage),
+            media_pb2_grpc.add_MediaServiceServicer_to_server,
+            MEDIA_POLICIES,
+        ),
     ]
 
 
@@ -88,8 +99,8 @@ class CoreServer:
         await self.server.stop(grace)
 
 
-def build_server(settings: CoreSettings, engine: AsyncEngine) -> CoreServer:
-    services = _services()
+def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectStorage | None = None) -> CoreServer:
+    services = _services(storage or object_storage(settings))
     policies: dict[str, MethodPolicy] = {}
     for svc in services:
         policies.update(policies_for(svc.descriptor, svc.policies))

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PlanName = Literal["active", "trialing", "none"]
@@ -46,8 +46,26 @@ class CoreSettings(BaseSettings):
     publish_max_attempts: int = Field(default=5, ge=1, le=50)
     publish_backoff_seconds: float = Field(default=30.0, ge=0)
     publish_backoff_cap_seconds: float = Field(default=3600.0, ge=0)
+    # How often a worker removes expired unconfirmed uploads and idempotency keys.
+    housekeeping_seconds: float = Field(default=300.0, gt=0)
     # Sandbox only: simulated platform latency per delivery, in milliseconds.
     sandbox_latency_ms: int = Field(default=0, ge=0, le=60_000)
+
+    # Object storage (core/storage, DESIGN 8): `local` is the embedded `herald storage` server.
+    storage_backend: Literal["local", "gcs"] = "local"
+    # Base of the upload URLs the local backend issues; empty means http://{storage_listen}.
+    storage_public_url: str = Field(default="", validate_default=True)
+    # HMAC key of local upload URLs; empty means a random key kept in {data_dir}/storage-signing.key.
+    storage_signing_key: SecretStr = SecretStr("")
+    # Google Cloud Storage: bucket, service-account JSON for V4 signing, emulator URL (empty = Google).
+    gcs_bucket: str = ""
+    gcs_credentials_file: str = ""
+    gcs_endpoint: str = ""
+
+    @field_validator("storage_public_url")
+    @classmethod
+    def _storage_url(cls, value: str, info: ValidationInfo) -> str:
+        return (value or f"http://{info.data.get('storage_listen', '127.0.0.1:8081')}").rstrip("/")
 
     @field_validator("base_url")
     @classmethod

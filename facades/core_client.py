@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 import grpc
 from herald.credits.v1 import credits_pb2_grpc
 from herald.identity.v1 import identity_pb2_grpc
+from herald.media.v1 import media_pb2_grpc
 from herald.posts.v1 import posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2_grpc
 
@@ -34,6 +35,7 @@ class _Stubs:
     credits: credits_pb2_grpc.CreditsServiceStub
     profiles: profiles_pb2_grpc.ProfileServiceStub
     posts: posts_pb2_grpc.PostServiceStub
+    media: media_pb2_grpc.MediaServiceStub
 
 
 def _open(target: str) -> _Stubs:
@@ -57,6 +59,7 @@ def _open(target: str) -> _Stubs:
         credits_pb2_grpc.CreditsServiceStub(channel),
         profiles_pb2_grpc.ProfileServiceStub(channel),
         posts_pb2_grpc.PostServiceStub(channel),
+        media_pb2_grpc.MediaServiceStub(channel),
     )
 
 
@@ -84,6 +87,10 @@ class CoreClient:
     @property
     def posts(self) -> posts_pb2_grpc.PostServiceStub:
         return self._next().posts
+
+    @property
+    def media(self) -> media_pb2_grpc.MediaServiceStub:
+        return self._next().media
 
     async def call(self, method: Any, request: Any, *, authorization: str) -> CoreResult[Any]:
         """Calls one core method with the caller's credential; raises ApiError on failure."""

@@ -63,6 +63,7 @@ class Stack:
     base_url: str
     env: dict[str, str]
     processes: list[subprocess.Popen] = field(default_factory=list)
+    storage_url: str = ""
 
     def spawn(self, *args: str, env: dict[str, str] | None = None, log_name: str) -> subprocess.Popen:
         log = open(self.workdir / f"{log_name}.log", "ab")  # noqa: SIM115 - owned by the process
@@ -126,7 +127,8 @@ def wait_for_grpc(target: str, proc: subprocess.Popen, timeout: float = 30.0) ->
 
 @contextmanager
 def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, **extra_env: str) -> Iterator[Stack]:
-    core_port, http_port = free_port(), free_port()
+    """The core(s), the facade and the embedded storage server, on free loopback ports."""
+    core_port, http_port, storage_port = free_port(), free_port(), free_port()
     core_target = f"127.0.0.1:{core_port}"
     base_url = f"http://127.0.0.1:{http_port}"
     env = stack_env(
@@ -136,15 +138,20 @@ def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, 
         HERALD_CORE_TARGET=core_target,
         HERALD_FACADE_LISTEN=f"127.0.0.1:{http_port}",
         HERALD_BASE_URL=base_url,
+        HERALD_STORAGE_LISTEN=f"127.0.0.1:{storage_port}",
+        HERALD_STORAGE_PUBLIC_URL=f"http://127.0.0.1:{storage_port}",
         **extra_env,
     )
     stack = Stack(database_url, workdir, core_target, base_url, env)
+    stack.storage_url = f"http://127.0.0.1:{storage_port}"
     try:
         cores = [stack.spawn("core", "core", log_name=f"core{i}") for i in range(core_processes)]
         for core in cores:
             wait_for_grpc(core_target, core)
         facade = stack.spawn("facades", log_name="facade")
+        storage = stack.spawn("core", "storage", log_name="storage")
         wait_for_http(f"{base_url}/healthz", facade)
+        wait_for_http(f"{stack.storage_url}/healthz", storage)
         yield stack
     finally:
         for proc in stack.processes:

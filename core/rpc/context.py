@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.identity.principal import Principal
 from core.settings import CoreSettings
 
@@ -15,7 +18,8 @@ from core.settings import CoreSettings
 @dataclass(slots=True)
 class Call:
     """Everything a servicer needs for one authenticated call. The connection is inside the
-    call's single transaction: committed when the servicer returns, rolled back on any error."""
+    call's single transaction: committed when the servicer returns, rolled back on any error.
+    (For a method whose policy is not transactional, `conn` is None: use `transaction()`.)"""
 
     conn: AsyncConnection
     principal: Principal
@@ -24,6 +28,17 @@ class Call:
     # The organization's balance as the response should report it; a servicer that moves
     # credits sets it from the debit's result.
     credits_remaining: int
+    engine: AsyncEngine | None = None
+
+    @asynccontextmanager
+    async def transaction(self, *, writes: bool = False) -> AsyncIterator[AsyncConnection]:
+        """A short transaction of its own, for non-transactional methods."""
+        assert self.engine is not None
+        async with self.engine.connect() as conn:
+            if writes and is_sqlite(self.engine):
+                conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
+            async with conn.begin():
+                yield conn
 
 
 _current: ContextVar[Call] = ContextVar("herald_call")

@@ -98,17 +98,17 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
     ) -> Any:
         now = utcnow()
         async with self._engine.connect() as conn:
-            if policy.writes and self._sqlite:
+            if policy.writes and policy.transactional and self._sqlite:
                 conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
             async with conn.begin():
                 auth = await authenticate(conn, authorization, now)
                 _apply_policy(auth.principal, policy)
-                call = Call(conn, auth.principal, self._settings, now, auth.principal.credit_balance)
-                token = bind_call(call)
-                try:
-                    response = await inner(request, context)
-                finally:
-                    unbind_call(token)
+                if policy.transactional:
+                    call = Call(conn, auth.principal, self._settings, now, auth.principal.credit_balance, self._engine)
+                    response = await _serve(inner, request, context, call)
+        if not policy.transactional:
+            call = Call(None, auth.principal, self._settings, now, auth.principal.credit_balance, self._engine)  # type: ignore[arg-type]
+            response = await _serve(inner, request, context, call)
         if auth.touch_api_key_id is not None:
             try:
                 await touch_api_key(self._engine, auth.touch_api_key_id, now)
@@ -120,6 +120,14 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
     def _credit_metadata(self, remaining: int) -> tuple[tuple[str, str], ...]:
         low = remaining < self._settings.low_credit_threshold
         return ((CREDITS_REMAINING_KEY, str(remaining)), (CREDITS_LOW_KEY, "1" if low else "0"))
+
+
+async def _serve(inner: Behavior, request: Any, context: grpc.aio.ServicerContext, call: Call) -> Any:
+    token = bind_call(call)
+    try:
+        return await inner(request, context)
+    finally:
+        unbind_call(token)
 
 
 def _apply_policy(principal: Principal, policy: MethodPolicy) -> None:

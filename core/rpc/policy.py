@@ -23,6 +23,9 @@ class MethodPolicy:
     scopes: frozenset[str] = field(default_factory=frozenset)
     # Whether the method writes: on SQLite its transaction takes the write lock up front.
     writes: bool = False
+    # False for methods that wait on I/O for long (hashing an upload): the credential is checked
+    # in a short transaction of its own and the servicer opens its own (Call.transaction()).
+    transactional: bool = True
 
 
 # The policy a method of a Herald service gets when none was declared: the strictest.

@@ -1,26 +1,155 @@
-"""`herald storage`: the embedded object store's HTTP server.
+"""`herald storage`: the embedded object store's HTTP server (DESIGN 8, SPEC 4 `PUT {upload_url}`).
 
-The signed-upload protocol (HMAC-signed expiring PUT URLs streaming to files under the data
-directory) arrives with the media library (issue 4). Until then the process serves its health
-endpoint so `herald serve` supervises the same set of processes production runs.
+`PUT /upload/{key}?size=&type=&expires=&sig=` accepts the bytes of one object, signed by the core
+(core/storage/signing.py), and streams them to a file under `{data_dir}/objects/` (core/storage/
+local.py): memory stays bounded whatever the size, and nothing is visible until the body is
+complete. Decisions (documented here and in the tests):
+
+- 403 `UPLOAD_URL_INVALID`: the signature does not match (any field tampered with, a parameter
+  missing or repeated, another key). 403 `UPLOAD_URL_EXPIRED`: authentic but past `expires`.
+  Both are checked before any of the body is read.
+- 400 `CONTENT_TYPE_MISMATCH`: the `Content-Type` header is not exactly the signed type.
+- 413 `FILE_TOO_LARGE`: the body (declared Content-Length, or counted when chunked) is larger than
+  the signed size, or the signed size is past the 1 GiB ceiling; nothing is kept. A smaller body is
+  accepted: the API's confirm step reports it as `FILE_SIZE_MISMATCH` (SPEC 7).
+- 409 `UPLOAD_ALREADY_COMPLETE`: an object already landed under this key. An upload URL takes one
+  complete PUT, so bytes cannot be swapped after the API checked them; a racing second PUT loses
+  atomically. Ask the API for a new upload URL to upload again.
+- 200 `{"key", "size_bytes"}` when the object landed.
+
+After a refusal the server reads and drops a body of at most 1 MiB, so the client reads the
+answer on a reusable connection; a larger body is not read: the connection is closed instead.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
+
 from sanic import Request, Sanic
+from sanic.exceptions import SanicException
 from sanic.response import HTTPResponse, json
 
 from core.settings import CoreSettings
+from core.storage.base import ObjectTooLarge
+from core.storage.local import InvalidKey, LocalStorage, ObjectExists, check_key
+from core.storage.signing import Verdict
+
+# Hard ceiling of one upload; the API enforces the per-type limits (SPEC 8) when it signs.
+MAX_UPLOAD_BYTES = 1024**3
+REFUSED_BODY_DRAIN = 1024 * 1024
+_SANIC_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 408: "REQUEST_TIMEOUT", 413: "FILE_TOO_LARGE"}
+log = logging.getLogger(__name__)
+
+
+def _error(status: int, code: str, message: str) -> HTTPResponse:
+    return json({"error": message, "code": code}, status=status)
+
+
+def _drop_body(request: Request) -> None:
+    """Limits what Sanic reads of an unread body after the handler answered (it drains the rest to
+    keep the connection): a small body is drained, a larger one closes the connection. This sets
+    the fields of Sanic's HTTP/1 stream that `Http.http1()` consults (sanic 25.12)."""
+    stream = request.stream
+    if stream is None or not getattr(stream, "request_body", None):
+        return
+    if getattr(stream, "expecting_continue", False):
+        stream.expecting_continue = False  # never invite a body we refused (Expect: 100-continue)
+        stream.request_max_size = 0
+    else:
+        stream.request_max_size = REFUSED_BODY_DRAIN
+
+
+async def _body(request: Request) -> AsyncIterator[bytes]:
+    while (chunk := await request.stream.read()) is not None:
+        if chunk:
+            yield chunk
+
+
+def _single(request: Request, name: str) -> str | None:
+    values = request.get_args(keep_blank_values=True).getlist(name) or []
+    return values[0] if len(values) == 1 else None
 
 
 def create_storage_app(settings: CoreSettings) -> Sanic:
     app = Sanic("herald_storage", configure_logging=False)
-    app.config.update({"MOTD": False, "ACCESS_LOG": False, "KEEP_ALIVE_TIMEOUT": 30})
+    app.config.update(
+        {
+            "MOTD": False,
+            "ACCESS_LOG": False,
+            "KEEP_ALIVE_TIMEOUT": 30,
+            # Streamed uploads are bounded by their signed size; this caps everything else.
+            "REQUEST_MAX_SIZE": MAX_UPLOAD_BYTES + 64 * 1024,
+        }
+    )
     app.ctx.settings = settings
+    storage = LocalStorage(settings)
+    app.ctx.storage = storage
+
+    @app.exception(Exception)
+    async def on_error(request: Request, error: Exception) -> HTTPResponse:
+        # Every answer is `{error, code}`, Sanic's own refusals (404, 405, bad request) included.
+        if isinstance(error, SanicException):
+            status = error.status_code
+            return _error(status, _SANIC_CODES.get(status, "BAD_REQUEST" if status < 500 else "INTERNAL"), str(error))
+        log.exception("storage request failed", exc_info=error)
+        return _error(500, "INTERNAL", "internal error")
 
     @app.get("/healthz")
     async def healthz(request: Request) -> HTTPResponse:
         return json({"status": "ok"})
+
+    @app.put("/upload/<key:path>", stream=True)
+    async def upload(request: Request, key: str) -> HTTPResponse:
+        response = await _upload(request, key)
+        if response.status != 200:
+            _drop_body(request)
+        return response
+
+    async def _upload(request: Request, key: str) -> HTTPResponse:
+        try:
+            check_key(key)
+        except InvalidKey:
+            return _error(403, "UPLOAD_URL_INVALID", "this upload URL is not valid")
+        signed_size, signed_type = _single(request, "size"), _single(request, "type")
+        verdict = storage.verify(
+            key,
+            size=signed_size,
+            content_type=signed_type,
+            expires=_single(request, "expires"),
+            sig=_single(request, "sig"),
+        )
+        if verdict is Verdict.INVALID:
+            return _error(403, "UPLOAD_URL_INVALID", "this upload URL is not valid (altered or incomplete)")
+        if verdict is Verdict.EXPIRED:
+            return _error(403, "UPLOAD_URL_EXPIRED", "this upload URL has expired; ask the API for a new one")
+        if signed_size is None or signed_type is None:  # unreachable: a valid signature covers both
+            return _error(403, "UPLOAD_URL_INVALID", "this upload URL is not valid")
+        max_bytes = int(signed_size)
+        if max_bytes > MAX_UPLOAD_BYTES:
+            return _error(413, "FILE_TOO_LARGE", f"uploads are limited to {MAX_UPLOAD_BYTES:,} bytes")
+        sent_type = (request.headers.get("content-type") or "").strip()
+        if sent_type != signed_type:
+            return _error(
+                400, "CONTENT_TYPE_MISMATCH", f"Content-Type must be {signed_type!r} (the type this URL was issued for)"
+            )
+        declared = request.headers.get("content-length")
+        if declared is not None and int(declared) > max_bytes:
+            return _error(413, "FILE_TOO_LARGE", f"this upload URL accepts at most {max_bytes:,} bytes")
+        if await storage.stat(key) is not None:
+            return _error(409, "UPLOAD_ALREADY_COMPLETE", "this object was already uploaded")
+        try:
+            size = await storage.store(
+                key, _body(request), content_type=signed_type, max_bytes=max_bytes, replace=False
+            )
+        except ObjectTooLarge:
+            return _error(413, "FILE_TOO_LARGE", f"this upload URL accepts at most {max_bytes:,} bytes")
+        except ObjectExists:
+            return _error(409, "UPLOAD_ALREADY_COMPLETE", "this object was already uploaded")
+        except OSError:
+            log.exception("storing an upload failed")
+            return _error(500, "INTERNAL", "the upload could not be stored; try again")
+        return json({"key": key, "size_bytes": size})
 
     return app
 

@@ -9,6 +9,8 @@ import signal
 from core.db.engine import create_engine
 from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
+from core.storage.factory import object_storage
+from core.worker.maintenance import run_housekeeping
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +24,9 @@ async def run_worker(settings: CoreSettings) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         log.info("worker %s publishing (mode=%s)", publisher.worker_id, settings.publish_mode)
-        await publisher.run(stop)
+        await asyncio.gather(
+            publisher.run(stop),
+            run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
+        )
     finally:
         await engine.dispose()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sanic import Blueprint
 
-from facades.rest import credits, posts, profiles
+from facades.rest import credits, media, posts, profiles
 
 
 def rest_v1() -> Blueprint:
-    return Blueprint.group(profiles.bp, credits.bp, posts.bp, version=1)
+    return Blueprint.group(profiles.bp, credits.bp, posts.bp, media.bp, version=1)

@@ -8,6 +8,7 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.credits.v1 import credits_pb2
 from herald.identity.v1 import identity_pb2
+from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
 
@@ -101,4 +102,22 @@ def outbox_entry(e: posts_pb2.OutboxEntry) -> dict[str, Any]:
         "platform_post_id": e.platform_post_id,
         "url": e.platform_url,
         "created_at": timestamp(e.create_time),
+    }
+
+
+def media(m: media_pb2.Media) -> dict[str, Any]:
+    """SPEC 2's media record, plus status, content_hash and image dimensions (docs/media.md)."""
+    return {
+        "media_id": m.media_id,
+        "type": m.type,
+        "mime_type": m.mime_type,
+        "size_bytes": m.size_bytes,
+        "name": m.name,
+        "description": m.description,
+        "tags": m.tags,
+        "created_at": timestamp(m.create_time),
+        "status": m.status,
+        "content_hash": m.content_hash or None,
+        "width": m.width or None,
+        "height": m.height or None,
     }

@@ -130,15 +130,19 @@ def test_sigkill_mid_batch_second_worker_finishes(backend, tmp_path) -> None:  #
             HERALD_PUBLISH_POLL_SECONDS="0.05",
             HERALD_PUBLISH_BATCH_SIZE="20",
             HERALD_PUBLISH_LEASE_SECONDS="2",
-            # Each delivery takes 30 ms, like a platform call: the kill lands mid-batch.
-            HERALD_SANDBOX_LATENCY_MS="30",
+            # Each delivery takes 300 ms, like a slow platform call: a batch spends most of its
+            # time claimed but not yet recorded, the window the kill must hit.
+            HERALD_SANDBOX_LATENCY_MS="300",
         )
         first = start_worker(env, tmp_path / "first.log")
         second = None
         try:
-            wait_until(
-                lambda: asyncio.run(snapshot(url, org_id))["by_status"].get("published", 0) >= 100, 120, "100 published"
-            )
+
+            def mid_batch() -> bool:
+                counts = asyncio.run(snapshot(url, org_id))["by_status"]
+                return counts.get("published", 0) >= 100 and counts.get("publishing", 0) > 0
+
+            wait_until(mid_batch, 120, "100 published and a batch in flight")
             first.send_signal(signal.SIGKILL)
             first.wait(timeout=10)
             at_kill = asyncio.run(snapshot(url, org_id))

@@ -1,0 +1,574 @@
+"""Bench: POST /v1/posts to 3 profiles through facade -> gRPC -> database, beside its floor.
+
+    .venv/bin/python -m bench.posts_create [--backend postgresql|sqlite] [--duration 10]
+        [--concurrency 32] [--core-processes 2] [--wait-quiet 30]
+
+1. Creates a fresh migrated database (PostgreSQL by default; dropped at the end), bootstraps one
+   organization (1,000,000 credits) with an API key and 3 profiles: p-x (x), p-bsky (bluesky),
+   p-li (linkedin).
+2. Captures the SQL of one request, as the core sends it to the driver: it runs the core's own
+   `authenticate` and `core.posts.service.create_posts` on a real connection with a SQLAlchemy
+   `before_cursor_execute` hook and rolls back. That gives the five statements of the request
+   (API key lookup, profiles by slug, INSERT of the 3 posts as one executemany, the posts read
+   back by id, their post_media), byte for byte, with their parameters.
+3. Starts the real core process(es) and facade (tests/harness.running_stack; no worker, so the
+   posts stay queued) and, from a separate load process, runs a closed loop of --concurrency
+   in-flight `POST /v1/posts` with `{"content": <unique per request>, "profiles": [3 slugs]}` for
+   --duration seconds after a warm-up, then the same at concurrency 1. Every response must be a
+   201; one body in ten is parsed and checked (3 posts, queued, the 3 profiles, the content sent).
+4. Stops the stack and runs the floor from a separate process: the captured statements straight
+   through psycopg 3 async, one transaction per request, on --concurrency connections each driven
+   by one task; per request the values that vary (3 post ids from core.ids.new_id, 3 delivery keys,
+   the timestamps, the content) are new, generated in Python. Then at concurrency 1. (SQLite: the
+   stdlib sqlite3 module, one connection, BEGIN IMMEDIATE as the core does for writes.)
+5. Prints a table and writes the full result as JSON under bench/results/: requests/s, p50/p99,
+   p50 at concurrency 1, errors, CPU ms per request of each process (core(s), facade, load
+   generator, PostgreSQL backends, anything else), peak RSS of core(s) and facade, API/floor.
+
+Exit status 1 if any request failed. Ctrl-C / SIGTERM stop the processes and drop the database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import re
+import secrets
+import signal
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from bench.load import closed_loop, json_dump, peak_rss_mib, raw_http_connections
+from bench.profiles_get import PgMonitor, measure, postgres_version
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+PROFILES = [("p-x", "x"), ("p-bsky", "bluesky"), ("p-li", "linkedin")]
+SLUGS = [slug for slug, _ in PROFILES]
+# Content of the captured request: replaced per request in the floor (it never occurs elsewhere).
+TEMPLATE_CONTENT = "bench template content 7f3a9c"
+
+
+def content_for(tag: str) -> str:
+    """A unique-ish post text of ~110 characters (under every platform's limit)."""
+    return f"Bench post {tag}: Herald measures POST /v1/posts with three destinations in one transaction."
+
+
+# ----------------------------------------------------------------------------- setup (this process)
+
+
+async def seed(database_url: str) -> dict[str, str]:
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from core import admin
+
+    engine = create_async_engine(database_url)
+    try:
+        boot = await admin.bootstrap(
+            engine,
+            email="bench@example.com",
+            password="bench-password-1",
+            org="bench",
+            credits_=1_000_000,
+            plan="active",
+        )
+        for slug, connector in PROFILES:
+            await admin.add_profile(engine, org="bench", slug=slug, platform=connector, tags=[])
+    finally:
+        await engine.dispose()
+    return {"api_key": boot["api_key"], "org_id": boot["org_id"]}
+
+
+async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> dict[str, Any]:
+    """Runs one request's database work with the core's own code on a real connection, records
+    every statement at the driver boundary (SQL text, parameters, executemany or not) and rolls
+    back. Also returns the values that vary per request, for the floor to replace."""
+    from sqlalchemy import event
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from core.identity.authentication import authenticate
+    from core.posts import service
+    from core.posts.validation import CreateRequest
+
+    engine = create_async_engine(database_url)
+    seen: list[dict[str, Any]] = []
+
+    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    def _record(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        seen.append({"sql": statement, "params": parameters, "executemany": executemany})
+
+    now = datetime.now(UTC)
+    try:
+        async with engine.connect() as conn:
+            transaction = await conn.begin()
+            await authenticate(conn, f"Bearer {api_key}", now)
+            outcome = await service.create_posts(conn, org_id, CreateRequest(TEMPLATE_CONTENT, SLUGS), now)
+            await transaction.rollback()
+    finally:
+        await engine.dispose()
+    names = ("key_lookup", "profiles", "insert_posts", "select_posts", "select_post_media")
+    statements = [s for s in seen if not s["sql"].lstrip().upper().startswith(("BEGIN", "ROLLBACK", "COMMIT"))]
+    if len(statements) != len(names) or not statements[2]["executemany"]:
+        raise RuntimeError(f"unexpected request path: {[s['sql'][:60] for s in statements]}")
+    insert = statements[2]
+    rows = [_as_dict(insert["sql"], row) for row in insert["params"]]
+    return {
+        "statements": dict(zip(names, statements, strict=True)),
+        "varying": {
+            "post_ids": [r.id for r in outcome.records],
+            "delivery_keys": [row["delivery_key"] for row in rows],
+            # The timestamp as the driver got it (aware datetime for psycopg, text for sqlite3).
+            "now": rows[0]["created_at"],
+            "content": TEMPLATE_CONTENT,
+        },
+    }
+
+
+def _as_dict(insert_sql: str, row: Any) -> dict[str, Any]:
+    if isinstance(row, dict):
+        return row
+    columns = re.search(r"\(([^)]*)\)", insert_sql).group(1)  # type: ignore[union-attr]
+    return dict(zip((c.strip() for c in columns.split(",")), row, strict=True))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+# ----------------------------------------------------------------------------- load (child processes)
+
+
+def check_created(body: bytes, content: str) -> str | None:
+    try:
+        created = json.loads(body)["posts"]
+    except (ValueError, KeyError, TypeError) as exc:
+        return f"unparseable body ({exc}): {body[:200]!r}"
+    if sorted(p["profile"] for p in created) != sorted(SLUGS):
+        return f"unexpected profiles {[p.get('profile') for p in created]}"
+    if any(p["status"] != "queued" or p["content"] != content or not p["id"].startswith("pst_") for p in created):
+        return f"unexpected posts {created!r}"[:300]
+    if len({p["id"] for p in created}) != len(SLUGS):
+        return "duplicate post ids"
+    return None
+
+
+async def api_load(
+    window: Any, *, base_url: str, api_key: str, concurrency: int, duration: float, warmup: float
+) -> dict[str, Any]:
+    parts = urlsplit(base_url)
+    conns, close = await raw_http_connections(parts.hostname, parts.port, concurrency)
+    head = (
+        f"POST /v1/posts HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {api_key}\r\n"
+        "Content-Type: application/json\r\nAccept: application/json\r\nContent-Length: "
+    ).encode()
+    tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+
+    def worker_for(k: int, conn: Any) -> Any:
+        counter = iter(range(1 << 62))
+
+        async def one(validate: bool) -> str | None:
+            content = content_for(f"{tag}-{k}-{next(counter)}")
+            body = json.dumps({"content": content, "profiles": SLUGS}).encode()
+            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (head, len(body), body))
+            if status != 201:
+                return f"HTTP {status}: {answer[:300]!r}"
+            return check_created(answer, content) if validate else None
+
+        return one
+
+    workers = [worker_for(k, c) for k, c in enumerate(conns)]
+    try:
+        warm = (await closed_loop(workers, warmup)).summary() if warmup else None
+        await window.open()
+        result = (await closed_loop(workers, duration)).summary()
+        await window.close()
+    finally:
+        close()
+    result["warmup"] = warm and {k: warm[k] for k in ("requests", "errors", "rps", "first_error")}
+    return result
+
+
+class _Fresh:
+    """The per-request values of the captured request, new each time: replaced by value (every
+    occurrence of an old post id, delivery key, timestamp or content in any parameter)."""
+
+    def __init__(self, varying: dict[str, Any], sqlite: bool) -> None:
+        self.old_ids = varying["post_ids"]
+        self.old_keys = varying["delivery_keys"]
+        self.old_now = varying["now"]
+        self.old_content = varying["content"]
+        self.sqlite = sqlite
+        self.tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+        self.n = 0
+
+    def next(self) -> tuple[dict[Any, Any], list[str], str]:
+        from core.ids import new_id
+        from core.posts.service import new_delivery_key
+
+        self.n += 1
+        ids = [new_id("pst") for _ in self.old_ids]
+        now = datetime.now(UTC)
+        content = content_for(f"{self.tag}-{self.n}")
+        mapping: dict[Any, Any] = dict(zip(self.old_ids, ids, strict=True))
+        mapping.update(zip(self.old_keys, (new_delivery_key() for _ in self.old_keys), strict=True))
+        # SQLite gets naive UTC text, as SQLAlchemy's SQLite DateTime renders it.
+        mapping[self.old_now] = now.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else now
+        mapping[self.old_content] = content
+        return mapping, ids, content
+
+
+def _sub(params: Any, mapping: dict[Any, Any]) -> Any:
+    if isinstance(params, dict):
+        return {k: mapping.get(v, v) for k, v in params.items()}
+    return tuple(mapping.get(v, v) for v in params)
+
+
+def _check_read_back(rows: list[Any], ids: list[str], content: str) -> str | None:
+    if sorted(r[0] for r in rows) != sorted(ids) or any(r[3] != content or r[4] != "queued" for r in rows):
+        return f"unexpected rows read back {rows!r}"[:300]
+    return None
+
+
+async def floor_load_postgresql(
+    window: Any,
+    *,
+    dsn: str,
+    api_key: str,
+    captured: dict[str, Any],
+    concurrency: int,
+    duration: float,
+    warmup: float,
+) -> dict[str, Any]:
+    import psycopg
+
+    from core.identity.credentials import parse_api_key, secret_matches
+
+    st = captured["statements"]
+    q_key, p_key = st["key_lookup"]["sql"], st["key_lookup"]["params"]
+    q_prof, p_prof = st["profiles"]["sql"], st["profiles"]["params"]
+    q_ins, rows_ins = st["insert_posts"]["sql"], st["insert_posts"]["params"]
+    q_sel, p_sel = st["select_posts"]["sql"], st["select_posts"]["params"]
+    q_med, p_med = st["select_post_media"]["sql"], st["select_post_media"]["params"]
+    fresh = _Fresh(captured["varying"], sqlite=False)
+    conns = [await psycopg.AsyncConnection.connect(dsn) for _ in range(concurrency)]
+
+    def worker_for(conn: psycopg.AsyncConnection) -> Any:
+        async def one(validate: bool) -> str | None:
+            # What the core does per request, minus gRPC, SQLAlchemy, validation and rendering.
+            parse_api_key(api_key)
+            mapping, ids, content = fresh.next()
+            try:
+                row = await (await conn.execute(q_key, p_key)).fetchone()
+                if row is None or not secret_matches(api_key, row[1]) or row[4] is not None:
+                    await conn.rollback()
+                    return "API key rejected"
+                targets = await (await conn.execute(q_prof, p_prof)).fetchall()
+                async with conn.cursor() as cur:
+                    await cur.executemany(q_ins, [_sub(r, mapping) for r in rows_ins])
+                back = await (await conn.execute(q_sel, _sub(p_sel, mapping))).fetchall()
+                await (await conn.execute(q_med, _sub(p_med, mapping))).fetchall()
+                await conn.commit()
+            except BaseException:
+                await conn.rollback()
+                raise
+            if validate:
+                if len(targets) != len(SLUGS):
+                    return f"unexpected profiles {targets!r}"
+                return _check_read_back(back, ids, content)
+            return None
+
+        return one
+
+    workers = [worker_for(c) for c in conns]
+    try:
+        warm = (await closed_loop(workers, warmup)).summary() if warmup else None
+        await window.open()
+        result = (await closed_loop(workers, duration)).summary()
+        await window.close()
+    finally:
+        for c in conns:
+            await c.close()
+    result["warmup"] = warm and {k: warm[k] for k in ("requests", "errors", "rps", "first_error")}
+    return result
+
+
+async def floor_load_sqlite(
+    window: Any, *, path: str, api_key: str, captured: dict[str, Any], duration: float, warmup: float, **_: Any
+) -> dict[str, Any]:
+    import sqlite3
+
+    from bench.load import RunResult
+    from core.identity.credentials import parse_api_key, secret_matches
+
+    st = captured["statements"]
+    fresh = _Fresh(captured["varying"], sqlite=True)
+    db = sqlite3.connect(path, isolation_level=None)
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=30000"):
+        db.execute(f"PRAGMA {pragma}")
+    key, prof, ins, sel, med = (
+        st[n] for n in ("key_lookup", "profiles", "insert_posts", "select_posts", "select_post_media")
+    )
+
+    def run(seconds: float) -> dict[str, Any]:
+        latencies, errors, first, perf = [], 0, "", time.perf_counter
+        start = perf()
+        deadline = start + seconds
+        while (t0 := perf()) < deadline:
+            parse_api_key(api_key)
+            mapping, ids, content = fresh.next()
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute(key["sql"], key["params"]).fetchone()
+            ok = row is not None and secret_matches(api_key, row[1]) and row[4] is None
+            if ok:
+                db.execute(prof["sql"], prof["params"]).fetchall()
+                db.executemany(ins["sql"], [_sub(r, mapping) for r in ins["params"]])
+                back = db.execute(sel["sql"], _sub(sel["params"], mapping)).fetchall()
+                db.execute(med["sql"], _sub(med["params"], mapping)).fetchall()
+                db.execute("COMMIT")
+                failure = _check_read_back(back, ids, content)
+            else:
+                db.execute("ROLLBACK")
+                failure = "API key rejected"
+            if failure:
+                errors += 1
+                first = first or failure
+            latencies.append(perf() - t0)
+        return RunResult(1, perf() - start, len(latencies), errors, latencies, first_error=first).summary()
+
+    warm = run(warmup) if warmup else None
+    await window.open()
+    result = run(duration)
+    await window.close()
+    db.close()
+    result["warmup"] = warm and {k: warm[k] for k in ("requests", "errors", "rps", "first_error")}
+    return result
+
+
+# ----------------------------------------------------------------------------- orchestration
+
+
+def _psycopg_dsn(database_url: str) -> str:
+    return database_url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def count_posts(database_url: str) -> int:
+    if database_url.startswith("sqlite"):
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(database_url.split("///", 1)[1])) as db:
+            return db.execute("SELECT count(*) FROM posts").fetchone()[0]
+    import psycopg
+
+    with psycopg.connect(_psycopg_dsn(database_url)) as conn:
+        return conn.execute("SELECT count(*) FROM posts").fetchone()[0]
+
+
+def stack_pids(stack: Any) -> dict[str, int]:
+    """core0..N, facade, and any other process of the stack (e.g. storage) by its command."""
+    pids: dict[str, int] = {}
+    cores = 0
+    for proc in stack.processes:
+        command = list(proc.args)[2:]  # after `python -m`
+        if command == ["core", "core"]:
+            pids[f"core{cores}"] = proc.pid
+            cores += 1
+        elif command == ["facades"]:
+            pids["facade"] = proc.pid
+        else:
+            pids[command[-1]] = proc.pid
+    return pids
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from tests.harness import database, running_stack
+
+    out: dict[str, Any] = {
+        "bench": "POST /v1/posts (3 profiles)",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": " ".join([".venv/bin/python -m bench.posts_create", *sys.argv[1:]]),
+        "args": vars(args),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+    }
+    with (
+        tempfile.TemporaryDirectory(prefix="herald-bench-") as tmp,
+        database(args.backend, Path(tmp)) as url,
+        contextlib.ExitStack() as cleanup,
+    ):
+        workdir = Path(tmp)
+        if args.backend == "postgresql":
+            out["machine"]["postgresql"] = postgres_version(url)
+        seeded = asyncio.run(seed(url))
+        captured = asyncio.run(capture_request_sql(url, seeded["api_key"], seeded["org_id"]))
+        out["floor_sql"] = {
+            name: {"sql": s["sql"], "executemany": s["executemany"]} for name, s in captured["statements"].items()
+        }
+        sessions = PgMonitor(url if args.backend == "postgresql" else None)
+        cleanup.callback(sessions.close)
+
+        print(
+            f"POST /v1/posts (3 profiles)  backend={args.backend}  core processes={args.core_processes}  "
+            f"concurrency={args.concurrency}  duration={args.duration}s  cpus={os.cpu_count()}",
+            flush=True,
+        )
+        with running_stack(url, workdir, core_processes=args.core_processes) as stack:
+            pids = stack_pids(stack)
+            api_kwargs = {"base_url": stack.base_url, "api_key": seeded["api_key"]}
+            out["api"] = measure(
+                "API (facade->gRPC->db)",
+                api_load,
+                {**api_kwargs, "concurrency": args.concurrency, "duration": args.duration, "warmup": args.warmup},
+                pids,
+                args.duration,
+                sessions,
+                args.wait_quiet,
+            )
+            out["api_c1"] = measure(
+                "API, concurrency 1",
+                api_load,
+                {**api_kwargs, "concurrency": 1, "duration": args.c1_duration, "warmup": 0.5},
+                pids,
+                args.c1_duration,
+                sessions,
+                args.wait_quiet,
+            )
+            out["peak_rss_mib"] = {name: round(peak_rss_mib(pid), 1) for name, pid in pids.items()}
+        posts_after_api = count_posts(url)
+        # The stack is stopped: the floor has the machine to itself, on the same database.
+        if args.backend == "postgresql":
+            floor_target: Any = floor_load_postgresql
+            floor_kwargs: dict[str, Any] = {"dsn": _psycopg_dsn(url)}
+            floor_name = "floor (psycopg direct)"
+            floor_concurrency = args.concurrency
+        else:
+            floor_target = floor_load_sqlite
+            floor_kwargs = {"path": url.split("///", 1)[1]}
+            floor_name = "floor (sqlite3 direct)"
+            floor_concurrency = 1  # one connection in one thread: SQLite runs in-process
+        floor_kwargs.update(api_key=seeded["api_key"], captured=captured)
+        out["floor"] = measure(
+            floor_name,
+            floor_target,
+            {**floor_kwargs, "concurrency": floor_concurrency, "duration": args.duration, "warmup": 1.0},
+            {},
+            args.duration,
+            sessions,
+            args.wait_quiet,
+        )
+        out["floor_c1"] = measure(
+            "floor, concurrency 1",
+            floor_target,
+            {**floor_kwargs, "concurrency": 1, "duration": args.c1_duration, "warmup": 0.5},
+            {},
+            args.c1_duration,
+            sessions,
+            args.wait_quiet,
+        )
+        posts_total = count_posts(url)
+    # Every successful request created exactly 3 rows (warm-ups included).
+    api_requests = sum(
+        out[k]["requests"]
+        - out[k]["errors"]
+        + (out[k]["warmup"] or {}).get("requests", 0)
+        - (out[k]["warmup"] or {}).get("errors", 0)
+        for k in ("api", "api_c1")
+    )
+    floor_requests = sum(
+        out[k]["requests"]
+        - out[k]["errors"]
+        + (out[k]["warmup"] or {}).get("requests", 0)
+        - (out[k]["warmup"] or {}).get("errors", 0)
+        for k in ("floor", "floor_c1")
+    )
+    out["rows_check"] = {
+        "posts_after_api": posts_after_api,
+        "expected_after_api": 3 * api_requests,
+        "posts_total": posts_total,
+        "expected_total": 3 * (api_requests + floor_requests),
+    }
+    out["captured_varying"] = _jsonable(captured["varying"])
+    return out
+
+
+def print_table(out: dict[str, Any]) -> None:
+    api, floor, api1, floor1 = out["api"], out["floor"], out["api_c1"], out["floor_c1"]
+    print()
+    print(f"{'path':<26}{'conc':>5}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'p50 ms @1':>11}")
+    for name, r, r1 in (("API facade->gRPC->db", api, api1), (floor["name"], floor, floor1)):
+        print(
+            f"{name:<26}{r['concurrency']:>5}{r['rps']:>9.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}"
+            f"{r['errors'] + r1['errors']:>8}{r1['p50_ms']:>11.2f}"
+        )
+    ratio = api["rps"] / floor["rps"] if floor["rps"] else float("nan")
+    print(
+        f"ratio API/floor: {ratio:.2f} of the floor's req/s (aim: 0.30); p50 @1 {api1['p50_ms'] / floor1['p50_ms']:.1f}x"
+    )
+    print("CPU ms per request (API run): " + ", ".join(f"{k} {v:.2f}" for k, v in api["cpu_ms_per_request"].items()))
+    print(
+        "CPU ms per request (floor run): " + ", ".join(f"{k} {v:.2f}" for k, v in floor["cpu_ms_per_request"].items())
+    )
+    print("peak RSS MiB: " + ", ".join(f"{k} {v:.0f}" for k, v in out["peak_rss_mib"].items()))
+    rc = out["rows_check"]
+    ok = rc["posts_after_api"] == rc["expected_after_api"] and rc["posts_total"] == rc["expected_total"]
+    print(
+        f"rows: {rc['posts_after_api']} posts after the API runs (expected {rc['expected_after_api']}), "
+        f"{rc['posts_total']} in all (expected {rc['expected_total']}){'' if ok else '  MISMATCH'}"
+    )
+    out["ratio_api_floor_rps"] = round(ratio, 3)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.posts_create", description=__doc__.split("\n")[0])
+    parser.add_argument("--backend", choices=("postgresql", "sqlite"), default="postgresql")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds of each measured run at --concurrency")
+    parser.add_argument("--concurrency", type=int, default=32, help="in-flight requests (closed loop)")
+    parser.add_argument("--core-processes", type=int, default=2, help="core processes sharing one port")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds of warm-up before the API run")
+    parser.add_argument("--c1-duration", type=float, default=3.0, help="seconds of each concurrency-1 run")
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=30.0,
+        help="before each run, wait up to this many seconds for the machine to be idle (0: do not wait)",
+    )
+    parser.add_argument("--no-json", action="store_true", help="do not write bench/results/*.json")
+    args = parser.parse_args(argv)
+
+    def _terminate(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _terminate)  # clean up (processes, database) on kill too
+    started = time.monotonic()
+    try:
+        out = run(args)
+    except KeyboardInterrupt:
+        print("interrupted: processes stopped, database dropped", file=sys.stderr)
+        return 130
+    print_table(out)
+    out["total_s"] = round(time.monotonic() - started, 1)
+    if not args.no_json:
+        path = RESULTS / f"posts_create-{args.backend}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
+        json_dump(path, out)
+        print(f"wrote {path.relative_to(ROOT)} ({out['total_s']} s in all)")
+    failed = sum(out[k]["errors"] for k in ("api", "api_c1", "floor", "floor_c1"))
+    rc = out["rows_check"]
+    mismatch = rc["posts_after_api"] != rc["expected_after_api"] or rc["posts_total"] != rc["expected_total"]
+    return 1 if failed or mismatch else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

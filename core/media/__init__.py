@@ -1,0 +1,1 @@
+"""The media library: uploads through object storage, confirmation, dedupe."""

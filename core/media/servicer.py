@@ -1,0 +1,125 @@
+"""herald.media.v1.MediaService: translates proto to the media service and back."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+from herald.media.v1 import media_pb2, media_pb2_grpc
+
+from core.media import service
+from core.media.inspect import inspect
+from core.pagination import page_request
+from core.rpc.context import current_call
+from core.rpc.convert import timestamp
+from core.rpc.policy import MethodPolicy
+from core.storage.base import ObjectStorage
+
+log = logging.getLogger(__name__)
+
+_WRITE = frozenset({"media:write"})
+_READ = frozenset({"posts:read"})
+
+POLICIES = {
+    "CreateUpload": MethodPolicy(scopes=_WRITE, writes=True),
+    # Streams and hashes up to 1 GB: no transaction stays open meanwhile.
+    "ConfirmMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
+    "ListMedia": MethodPolicy(scopes=_READ),
+    "GetMedia": MethodPolicy(scopes=_READ),
+    "UpdateMedia": MethodPolicy(scopes=_WRITE, writes=True),
+    # The bytes are deleted only once the record's deletion has committed.
+    "DeleteMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
+}
+
+
+def media_message(record: service.MediaRecord) -> media_pb2.Media:
+    return media_pb2.Media(
+        media_id=record.id,
+        type=record.kind,
+        mime_type=record.mime_type,
+        size_bytes=record.size_bytes,
+        name=record.name,
+        description=record.description,
+        tags=record.tags,
+        create_time=timestamp(record.created_at),
+        status=record.status,
+        content_hash=record.content_hash if record.status == "confirmed" else "",
+        width=record.width or 0,
+        height=record.height or 0,
+    )
+
+
+class MediaServicer(media_pb2_grpc.MediaServiceServicer):
+    def __init__(self, storage: ObjectStorage) -> None:
+        self.storage = storage
+
+    async def CreateUpload(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        ticket = await service.create_upload(
+            call.conn,
+            self.storage,
+            call.principal.org_id,
+            filename=request.filename,
+            mime_type=request.mime_type,
+            size_bytes=request.size_bytes,
+            content_hash=request.content_hash,
+            now=call.now,
+        )
+        return media_pb2.Upload(
+            media_id=ticket.media_id,
+            upload_url=ticket.upload_url,
+            expires_in=ticket.expires_in,
+            duplicate=ticket.duplicate,
+        )
+
+    async def ConfirmMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        org_id = call.principal.org_id
+        async with call.transaction() as conn:
+            record = await service.get_media(conn, org_id, request.media_id, status="pending")
+        stored = await self.storage.stat(record.storage_key)
+        service.check_landed(record, stored.size_bytes if stored else None)
+        found = await inspect(self.storage.read(record.storage_key))
+        try:
+            service.check_inspection(record, found)
+        except Exception:
+            await self.storage.delete(record.storage_key)  # refused bytes are not kept
+            raise
+        async with call.transaction(writes=True) as conn:
+            confirmed, duplicate = await service.mark_confirmed(conn, record, org_id, found, call.now)
+        if duplicate:
+            with contextlib.suppress(Exception):
+                await self.storage.delete(record.storage_key)
+        return media_message(confirmed)
+
+    async def ListMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, default=50, maximum=100)
+        records, token = await service.list_media(call.conn, call.principal.org_id, request.tag, page)
+        return media_pb2.ListMediaResponse(media=[media_message(r) for r in records], next_page_token=token)
+
+    async def GetMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return media_message(await service.get_media(call.conn, call.principal.org_id, request.media_id))
+
+    async def UpdateMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        record = await service.update_media(
+            call.conn,
+            call.principal.org_id,
+            request.media_id,
+            request.description if request.HasField("description") else None,
+            request.tags if request.HasField("tags") else None,
+        )
+        return media_message(record)
+
+    async def DeleteMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        async with call.transaction(writes=True) as conn:
+            record = await service.delete_media(conn, call.principal.org_id, request.media_id)
+        # A failure here leaves orphaned bytes, which the cleanup removes.
+        try:
+            await self.storage.delete(record.storage_key)
+        except Exception:
+            log.warning("could not delete the bytes of %s; the cleanup will", record.id, exc_info=True)
+        return media_message(record)

@@ -1,0 +1,137 @@
+"""The `gcs` backend: Google Cloud Storage through google-cloud-storage (DESIGN 8).
+
+Upload URLs are V4 signed URLs for one `PUT` with the signed Content-Type, valid `expires_in`
+seconds. They are signed with the service-account key in HERALD_GCS_CREDENTIALS_FILE, offline; without
+one, with the IAM signBlob API on behalf of the default credentials' service account (GCE, Cloud Run).
+
+With HERALD_GCS_ENDPOINT (an emulator) the API calls use anonymous credentials: a service-account
+client would try to reach Google's token endpoint. The library is synchronous, so every call runs in
+a worker thread. Reads are ranged downloads of one generation (a replaced object fails the read
+rather than mixing two versions); writes spool to a temp file first, so `max_bytes` is enforced
+before anything reaches the bucket and memory stays bounded.
+
+Not signed: `x-goog-content-length-range`. The library can sign it (`headers=`), but a signed
+extension header must then be sent by the client, and SPEC 4 says a PUT carries only Content-Type;
+so GCS does not cap the size at PUT time and the API's confirm step refuses a size that differs
+from the declared one (FILE_SIZE_MISMATCH). Nor can GCS refuse a second PUT to the same URL (that
+too would need a signed `x-goog-if-generation-match` header): it replaces the object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+from google.api_core.exceptions import NotFound
+from google.auth.credentials import AnonymousCredentials
+from google.cloud.storage import Blob, Client
+from google.oauth2 import service_account
+
+from core.settings import CoreSettings
+from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ObjectTooLarge, StoredObject
+from core.storage.local import in_thread
+
+DEFAULT_CONTENT_TYPE = "application/octet-stream"
+# One ranged GET fetches at least this much (one round trip per MiB would cap throughput).
+RANGE_BYTES = 8 * 1024 * 1024
+SPOOL_BUFFER = 1024 * 1024
+
+
+class GcsStorage:
+    def __init__(self, settings: CoreSettings) -> None:
+        if not settings.gcs_bucket:
+            raise ValueError("HERALD_GCS_BUCKET is required with HERALD_STORAGE_BACKEND=gcs")
+        self.endpoint = settings.gcs_endpoint.rstrip("/")
+        self._signer: service_account.Credentials | None = None
+        if settings.gcs_credentials_file:
+            self._signer = service_account.Credentials.from_service_account_file(settings.gcs_credentials_file)
+        if self.endpoint:
+            project = (self._signer.project_id if self._signer else None) or "herald"
+            self.client = Client(
+                project=project, credentials=AnonymousCredentials(), client_options={"api_endpoint": self.endpoint}
+            )
+        elif self._signer is not None:
+            self.client = Client(project=self._signer.project_id, credentials=self._signer)
+        else:
+            self.client = Client()
+        self.bucket = self.client.bucket(settings.gcs_bucket)
+        self._spool_dir = settings.data_dir if settings.data_dir.is_dir() else None
+
+    def _signing(self) -> dict[str, Any]:
+        if self._signer is not None:
+            return {"credentials": self._signer}
+        # Default credentials of a service account: sign through IAM with a fresh access token.
+        import google.auth.transport.requests
+
+        credentials = self.client._credentials
+        if not credentials.valid:
+            credentials.refresh(google.auth.transport.requests.Request())
+        return {"service_account_email": credentials.service_account_email, "access_token": credentials.token}
+
+    def upload_url(self, key: str, *, content_type: str, size_bytes: int, expires_in: int = UPLOAD_URL_LIFETIME) -> str:
+        if size_bytes < 0:
+            raise ValueError("size_bytes must not be negative")
+        return self.bucket.blob(key).generate_signed_url(
+            version="v4",
+            method="PUT",
+            expiration=timedelta(seconds=expires_in),
+            content_type=content_type,
+            api_access_endpoint=self.endpoint or None,
+            **self._signing(),
+        )
+
+    async def stat(self, key: str) -> StoredObject | None:
+        blob = await asyncio.to_thread(self.bucket.get_blob, key)
+        if blob is None:
+            return None
+        return StoredObject(key, int(blob.size or 0), blob.content_type or DEFAULT_CONTENT_TYPE)
+
+    async def read(self, key: str, *, chunk_size: int = CHUNK_SIZE) -> AsyncIterator[bytes]:
+        """Streams the object; raises FileNotFoundError when it is absent."""
+        found = await asyncio.to_thread(self.bucket.get_blob, key)
+        if found is None:
+            raise FileNotFoundError(key)
+        size = int(found.size or 0)
+        blob = Blob(key, self.bucket, generation=found.generation)  # pinned to what stat saw
+        fetch = max(chunk_size, RANGE_BYTES)
+        position = 0
+        while position < size:
+            end = min(position + fetch, size) - 1
+            try:
+                data = await asyncio.to_thread(blob.download_as_bytes, start=position, end=end, checksum=None)
+            except NotFound:
+                raise FileNotFoundError(f"{key} was replaced or deleted while being read") from None
+            if not data:
+                raise OSError(f"{key}: empty range {position}-{end}")
+            position += len(data)
+            for offset in range(0, len(data), chunk_size):
+                yield data[offset : offset + chunk_size]
+
+    async def write(self, key: str, chunks: AsyncIterator[bytes], *, content_type: str, max_bytes: int) -> int:
+        spool = await asyncio.to_thread(tempfile.TemporaryFile, dir=self._spool_dir)
+        try:
+            size = 0
+            buffer = bytearray()
+            async for chunk in chunks:
+                size += len(chunk)
+                if size > max_bytes:
+                    raise ObjectTooLarge(f"more than {max_bytes:,} bytes")
+                buffer += chunk
+                if len(buffer) >= SPOOL_BUFFER:
+                    data, buffer = buffer, bytearray()
+                    await in_thread(spool.write, data)
+            await in_thread(spool.write, buffer)
+            await in_thread(
+                self.bucket.blob(key).upload_from_file, spool, size=size, content_type=content_type, rewind=True
+            )
+            return size
+        finally:
+            spool.close()
+
+    async def delete(self, key: str) -> None:
+        with contextlib.suppress(NotFound):
+            await asyncio.to_thread(self.bucket.blob(key).delete)

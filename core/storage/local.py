@@ -1,0 +1,200 @@
+"""The `local` backend: objects as files under `{data_dir}/objects/`, uploaded through the embedded
+`herald storage` server with HMAC-signed, expiring PUT URLs (DESIGN 8).
+
+Keys map to paths one to one (`org_x/med_y` → `objects/org_x/med_y`); a key is 1-512 characters of
+[A-Za-z0-9_./-], made of non-empty segments that do not start with a dot, so it can never leave
+the objects directory nor collide with the hidden files kept beside objects: `.{name}.*.part` (an
+upload in progress) and `.{name}.type` (the stored Content-Type). Bytes are streamed to a temp file
+in the object's directory, fsynced and renamed into place only when complete, so a partial upload
+is never visible; memory stays bounded by one write buffer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from stat import S_ISREG
+from typing import TypeVar
+from urllib.parse import urlencode
+
+from core.settings import CoreSettings
+from core.storage import signing
+from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ObjectTooLarge, StoredObject
+
+KEY_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$")
+MAX_KEY_LENGTH = 512
+CONTENT_TYPE_RE = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$")
+DEFAULT_CONTENT_TYPE = "application/octet-stream"
+WRITE_BUFFER = 1024 * 1024
+
+T = TypeVar("T")
+
+
+class InvalidKey(ValueError):
+    pass
+
+
+class ObjectExists(Exception):
+    """An upload URL accepts one complete PUT: the object is already there."""
+
+
+def check_key(key: str) -> str:
+    if not (0 < len(key) <= MAX_KEY_LENGTH) or not KEY_RE.match(key):
+        raise InvalidKey(f"invalid object key {key[:80]!r}: use segments of [A-Za-z0-9_.-] joined by '/'")
+    return key
+
+
+def check_content_type(content_type: str) -> str:
+    if not CONTENT_TYPE_RE.match(content_type):
+        raise ValueError("content type must be 1-255 printable ASCII characters")
+    return content_type
+
+
+async def in_thread(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """Runs `fn` in a worker thread. When the caller is cancelled meanwhile (the client went away),
+    waits for `fn` to return before letting the cancellation through, so cleanup never races it."""
+    task = asyncio.ensure_future(asyncio.to_thread(fn, *args, **kwargs))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait([task])
+        raise
+
+
+class LocalStorage:
+    def __init__(self, settings: CoreSettings) -> None:
+        self.root = (settings.data_dir / "objects").resolve()
+        self.public_url = settings.storage_public_url
+        self._secret = signing.signing_key(settings)
+
+    # -- paths
+
+    def path(self, key: str) -> Path:
+        return self.root.joinpath(*check_key(key).split("/"))
+
+    @staticmethod
+    def _type_path(path: Path) -> Path:
+        return path.with_name(f".{path.name}.type")
+
+    # -- ObjectStorage
+
+    def upload_url(self, key: str, *, content_type: str, size_bytes: int, expires_in: int = UPLOAD_URL_LIFETIME) -> str:
+        check_key(key)
+        check_content_type(content_type)
+        if size_bytes < 0:
+            raise ValueError("size_bytes must not be negative")
+        query = signing.signed_query(self._secret, key, content_type, size_bytes, expires_in)
+        return f"{self.public_url}/upload/{key}?{urlencode(query)}"
+
+    def verify(
+        self, key: str, *, size: str | None, content_type: str | None, expires: str | None, sig: str | None
+    ) -> signing.Verdict:
+        return signing.verify(self._secret, key, size=size, content_type=content_type, expires=expires, sig=sig)
+
+    async def stat(self, key: str) -> StoredObject | None:
+        return await asyncio.to_thread(self._stat, self.path(key), key)
+
+    def _stat(self, path: Path, key: str) -> StoredObject | None:
+        try:
+            st = path.stat()  # noqa: ASYNC240 - runs in a thread
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if not S_ISREG(st.st_mode):
+            return None
+        try:
+            content_type = self._type_path(path).read_text().strip() or DEFAULT_CONTENT_TYPE
+        except FileNotFoundError:
+            content_type = DEFAULT_CONTENT_TYPE
+        return StoredObject(key, st.st_size, content_type)
+
+    async def read(self, key: str, *, chunk_size: int = CHUNK_SIZE) -> AsyncIterator[bytes]:
+        """Streams the object; raises FileNotFoundError when it is absent. The open file is the
+        object as it was when reading started, even if it is replaced meanwhile."""
+        path = self.path(key)
+        f = await asyncio.to_thread(open, path, "rb", buffering=0)
+        try:
+            while chunk := await in_thread(f.read, chunk_size):
+                yield chunk
+        finally:
+            f.close()
+
+    async def write(self, key: str, chunks: AsyncIterator[bytes], *, content_type: str, max_bytes: int) -> int:
+        return await self.store(key, chunks, content_type=content_type, max_bytes=max_bytes, replace=True)
+
+    async def store(
+        self, key: str, chunks: AsyncIterator[bytes], *, content_type: str, max_bytes: int, replace: bool
+    ) -> int:
+        """Streams `chunks` into a temp file beside the object and renames it into place once
+        complete. Past `max_bytes`: ObjectTooLarge. With replace=False an existing object is kept
+        and ObjectExists raised. Whatever goes wrong (including cancellation), nothing is left."""
+        path = self.path(key)
+        check_content_type(content_type)
+        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+        fd, tmp = await asyncio.to_thread(tempfile.mkstemp, dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        type_tmp = f"{tmp}.type"
+        f = os.fdopen(fd, "wb")
+        try:
+            size = 0
+            buffer = bytearray()
+            async for chunk in chunks:
+                size += len(chunk)
+                if size > max_bytes:
+                    raise ObjectTooLarge(f"more than {max_bytes:,} bytes")
+                buffer += chunk
+                if len(buffer) >= WRITE_BUFFER:
+                    data, buffer = buffer, bytearray()
+                    await in_thread(f.write, data)
+            await in_thread(self._finish, f, bytes(buffer), type_tmp, content_type)
+            await in_thread(self._commit, tmp, type_tmp, path, replace)
+            return size
+        finally:
+            f.close()
+            for leftover in (tmp, type_tmp):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(leftover)
+
+    @staticmethod
+    def _finish(f, data: bytes, type_tmp: str, content_type: str) -> None:  # noqa: ANN001 - a file
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+        Path(type_tmp).write_text(content_type)
+
+    def _commit(self, tmp: str, type_tmp: str, path: Path, replace: bool) -> None:
+        if replace:
+            os.replace(type_tmp, self._type_path(path))
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)  # atomic: exactly one of two racing uploads wins
+            except FileExistsError:
+                raise ObjectExists(f"{path.name} is already stored") from None
+            os.replace(type_tmp, self._type_path(path))
+        _fsync_dir(path.parent)
+
+    async def exists(self, key: str) -> bool:
+        return await self.stat(key) is not None
+
+    async def delete(self, key: str) -> None:
+        path = self.path(key)
+
+        def remove() -> None:
+            for p in (path, self._type_path(path)):
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                    p.unlink()
+
+        await asyncio.to_thread(remove)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,125 @@
+"""HMAC-SHA256 signatures of the local backend's upload URLs (DESIGN 8).
+
+A signature covers the method (PUT), the object key, the content type, the declared size and the
+expiry (unix seconds), so changing any of them invalidates the URL. Verification is constant-time.
+
+The key comes from HERALD_STORAGE_SIGNING_KEY, or else from `{data_dir}/storage-signing.key`: 32
+random bytes (hex) created once, atomically, so the core and storage processes started together
+agree on it. The key is never logged.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+import time
+from enum import Enum
+from pathlib import Path
+
+from core.settings import CoreSettings
+
+KEY_FILE = "storage-signing.key"
+KEY_BYTES = 32
+MIN_CONFIGURED_KEY = 16
+_CONTEXT = "herald-upload-v1"
+
+
+class Verdict(Enum):
+    VALID = "valid"
+    INVALID = "invalid"  # tampered, malformed or signed with another key
+    EXPIRED = "expired"  # authentic, but past its expiry
+
+
+def signing_key(settings: CoreSettings) -> bytes:
+    configured = settings.storage_signing_key.get_secret_value()
+    if configured:
+        if len(configured) < MIN_CONFIGURED_KEY:
+            raise ValueError(f"HERALD_STORAGE_SIGNING_KEY must be at least {MIN_CONFIGURED_KEY} characters")
+        return configured.encode()
+    return load_or_create_key_file(settings.data_dir / KEY_FILE)
+
+
+def load_or_create_key_file(path: Path) -> bytes:
+    """Reads the key file, creating it first when absent. Two processes racing here agree: each
+    writes a complete temp file and hard-links it into place, which succeeds for exactly one of
+    them; the other reads the winner's key."""
+    with contextlib.suppress(FileNotFoundError):
+        return _read_key(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_bytes(KEY_BYTES).hex() + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)  # atomic create-if-absent, with the content already complete
+    finally:
+        os.unlink(tmp)
+    return _read_key(path)
+
+
+def _read_key(path: Path) -> bytes:
+    text = path.read_text().strip()
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        raise RuntimeError(f"{path} does not hold a {KEY_BYTES}-byte hex key; remove it to generate a new one")
+    return key
+
+
+def _message(key: str, content_type: str, size: int, expires: int) -> bytes:
+    # JSON keeps the fields unambiguous whatever characters they contain.
+    return json.dumps([_CONTEXT, "PUT", key, content_type, size, expires], separators=(",", ":")).encode()
+
+
+def sign(secret: bytes, key: str, content_type: str, size: int, expires: int) -> str:
+    digest = hmac.new(secret, _message(key, content_type, size, expires), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def signed_query(secret: bytes, key: str, content_type: str, size: int, expires_in: int) -> dict[str, str]:
+    expires = int(time.time()) + expires_in
+    return {
+        "size": str(size),
+        "type": content_type,
+        "expires": str(expires),
+        "sig": sign(secret, key, content_type, size, expires),
+    }
+
+
+def _int(value: str | None) -> int | None:
+    """A canonical non-negative integer (no sign, no leading zero), else None."""
+    if value is None or not value.isascii() or not value.isdigit() or len(value) > 19 or str(int(value)) != value:
+        return None
+    return int(value)
+
+
+def verify(
+    secret: bytes,
+    key: str,
+    *,
+    size: str | None,
+    content_type: str | None,
+    expires: str | None,
+    sig: str | None,
+    now: float | None = None,
+) -> Verdict:
+    """Checks the signature first (constant time), then the expiry: a tampered URL is INVALID even
+    when it is also expired."""
+    size_n, expires_n = _int(size), _int(expires)
+    if size_n is None or expires_n is None or content_type is None or not sig or not sig.isascii():
+        return Verdict.INVALID
+    if not hmac.compare_digest(sig.encode(), sign(secret, key, content_type, size_n, expires_n).encode()):
+        return Verdict.INVALID
+    if (time.time() if now is None else now) >= expires_n:
+        return Verdict.EXPIRED
+    return Verdict.VALID
