@@ -37,6 +37,8 @@ ALLOWED_TYPES = {
 }
 # SPEC 8, decimal units: 50 MB images and GIFs, 1 GB video through presign.
 PRESIGN_LIMITS = {"image": 50_000_000, "gif": 50_000_000, "video": 1_000_000_000}
+# The legacy multipart upload: same image and GIF limits, video 100 MB (SPEC 8).
+LEGACY_LIMITS = {"image": 50_000_000, "gif": 50_000_000, "video": 100_000_000}
 HASH_RE = re.compile(r"^[0-9a-f]{64}$")
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_:-]{0,63}$")
 MAX_FILENAME = 255
@@ -256,3 +258,46 @@ async def delete_media(conn: AsyncConnection, org_id: str, media_id: str) -> Med
     await conn.execute(delete(post_media).where(post_media.c.media_id == media_id))
     await conn.execute(delete(media).where(media.c.id == media_id, media.c.org_id == org_id))
     return record
+
+
+def validate_legacy_header(filename: str, mime_type: str) -> str:
+    """The kind of a legacy upload's declared file (its size is known only once streamed)."""
+    return validate_upload(filename, mime_type, 1, "", LEGACY_LIMITS)
+
+
+async def insert_confirmed(
+    conn: AsyncConnection,
+    org_id: str,
+    media_id: str,
+    key: str,
+    kind: str,
+    mime_type: str,
+    name: str,
+    found: Inspection,
+    now: datetime,
+) -> tuple[MediaRecord, bool]:
+    """Records a file that arrived whole (legacy upload), or returns the library's existing copy
+    of the same bytes (True: the caller deletes the new bytes)."""
+    existing = await find_duplicate(conn, org_id, found.sha256)
+    if existing is not None:
+        return existing, True
+    await conn.execute(
+        insert(media).values(
+            id=media_id,
+            org_id=org_id,
+            kind=kind,
+            mime_type=mime_type.lower(),
+            size_bytes=found.size_bytes,
+            name=name,
+            description="",
+            tags="",
+            status="confirmed",
+            content_hash=found.sha256,
+            width=found.width,
+            height=found.height,
+            storage_key=key,
+            created_at=now,
+            confirmed_at=now,
+        )
+    )
+    return await get_media(conn, org_id, media_id), False

@@ -7,13 +7,16 @@ import logging
 
 from herald.media.v1 import media_pb2, media_pb2_grpc
 
+from core.errors import ValidationError
+from core.ids import new_id
 from core.media import service
-from core.media.inspect import inspect
+from core.media.errors import FileTooLarge, UnsupportedMediaType
+from core.media.inspect import inspect, matches
 from core.pagination import page_request
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy
-from core.storage.base import ObjectStorage
+from core.storage.base import ObjectStorage, ObjectTooLarge
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +27,8 @@ POLICIES = {
     "CreateUpload": MethodPolicy(scopes=_WRITE, writes=True),
     # Streams and hashes up to 1 GB: no transaction stays open meanwhile.
     "ConfirmMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
+    # Streams up to 100 MB from the facade into storage: no transaction meanwhile.
+    "UploadMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
     "ListMedia": MethodPolicy(scopes=_READ),
     "GetMedia": MethodPolicy(scopes=_READ),
     "UpdateMedia": MethodPolicy(scopes=_WRITE, writes=True),
@@ -91,6 +96,47 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
             with contextlib.suppress(Exception):
                 await self.storage.delete(record.storage_key)
         return media_message(confirmed)
+
+    async def UploadMedia(self, request_iterator, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        org_id = call.principal.org_id
+        first = await anext(aiter(request_iterator), None)
+        if first is None or not first.HasField("header"):
+            raise ValidationError("the multipart body needs a `file` part")
+        header = first.header
+        kind = service.validate_legacy_header(header.filename, header.mime_type)
+        media_id = new_id("med")
+        key = f"{org_id}/{media_id}"
+
+        async def chunks():  # noqa: ANN202
+            async for message in request_iterator:
+                if message.HasField("chunk"):
+                    yield message.chunk
+
+        limit = service.LEGACY_LIMITS[kind]
+        try:
+            size = await self.storage.write(key, chunks(), content_type=header.mime_type.lower(), max_bytes=limit)
+        except ObjectTooLarge:
+            raise FileTooLarge(f"{kind} files sent to this endpoint are limited to {limit:,} bytes") from None
+        try:
+            if size == 0:
+                raise ValidationError("the file is empty")
+            found = await inspect(self.storage.read(key))
+            if not matches(header.mime_type.lower(), found.sniffed_type):
+                raise UnsupportedMediaType(
+                    f"the bytes are not {header.mime_type[:100]} (they look like {found.sniffed_type or 'an unknown type'})"
+                )
+            async with call.transaction(writes=True) as conn:
+                record, duplicate = await service.insert_confirmed(
+                    conn, org_id, media_id, key, kind, header.mime_type, header.filename, found, call.now
+                )
+        except Exception:
+            await self.storage.delete(key)
+            raise
+        if duplicate:
+            with contextlib.suppress(Exception):
+                await self.storage.delete(key)
+        return media_message(record)
 
     async def ListMedia(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()

@@ -28,6 +28,10 @@ CREDITS_LOW_KEY = "herald-credits-low"
 
 
 def _wrap(handler: grpc.RpcMethodHandler, behavior: Behavior) -> grpc.RpcMethodHandler:
+    """The same handler with its behavior replaced (unary or client-streaming; a Herald method
+    of another shape fails when the server is built, see core/server.py)."""
+    if handler.stream_unary is not None:
+        return handler._replace(stream_unary=behavior)  # type: ignore[attr-defined]
     return handler._replace(unary_unary=behavior)  # type: ignore[attr-defined]
 
 
@@ -36,9 +40,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(self, continuation, handler_call_details):  # noqa: ANN001, ANN201
         handler = await continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None:
+        if handler is None:
             return handler
-        inner: Behavior = handler.unary_unary
+        inner: Behavior | None = handler.unary_unary or handler.stream_unary
+        if inner is None:
+            return handler
         method = handler_call_details.method
 
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -78,10 +84,12 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
             if not method.startswith("/herald."):
                 return handler
             policy = STRICT
-        if handler is None or handler.unary_unary is None:
+        if handler is None:
             return handler
+        inner: Behavior | None = handler.unary_unary or handler.stream_unary
+        if inner is None:
+            return None  # a Herald method of an unsupported shape is never served unauthenticated
         authorization = _metadata_value(handler_call_details.invocation_metadata, "authorization")
-        inner: Behavior = handler.unary_unary
 
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
             return await self._run(inner, request, context, policy, authorization)

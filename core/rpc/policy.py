@@ -39,6 +39,11 @@ def method_names(service: ServiceDescriptor) -> list[str]:
 def policies_for(service: ServiceDescriptor, declared: dict[str, MethodPolicy]) -> dict[str, MethodPolicy]:
     """Keys the policies of one service by full gRPC method name, and refuses a service whose
     methods and declared policies disagree: a method without a policy is a bug, not a default."""
+    for method in service.methods:
+        if method.server_streaming:
+            raise RuntimeError(f"{service.full_name}.{method.name}: server streaming is not supported")
+        if method.client_streaming and declared.get(method.name, STRICT).transactional:
+            raise RuntimeError(f"{service.full_name}.{method.name}: a streaming method cannot hold a transaction")
     names = {method.name for method in service.methods}
     if names != set(declared):
         raise RuntimeError(

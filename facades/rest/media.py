@@ -10,6 +10,7 @@ from facades.errors import ApiError
 from facades.rest import render
 from facades.rest.auth import api_key_authorization
 from facades.rest.body import json_object, string
+from facades.rest.media_upload import upload
 from facades.rest.respond import int_arg, ok, reject_after_auth
 
 bp = Blueprint("media", url_prefix="/media")
@@ -33,6 +34,9 @@ def _presign_request(request: Request) -> media_pb2.CreateUploadRequest:
         size_bytes=size,
         content_hash=string(body, "content_hash") or "",
     )
+
+
+bp.add_route(upload, "", methods=["POST"], stream=True, name="upload")
 
 
 @bp.post("/presign")

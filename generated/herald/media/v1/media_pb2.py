@@ -26,7 +26,7 @@ from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/media/v1/media.proto\x12\x0fherald.media.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf5\x01\n\x05Media\x12\x10\n\x08media_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x11\n\tmime_type\x18\x03 \x01(\t\x12\x12\n\nsize_bytes\x18\x04 \x01(\x03\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x0c\n\x04tags\x18\x07 \x01(\t\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06status\x18\t \x01(\t\x12\x14\n\x0c\x63ontent_hash\x18\n \x01(\t\x12\r\n\x05width\x18\x0b \x01(\x05\x12\x0e\n\x06height\x18\x0c \x01(\x05\"d\n\x13\x43reateUploadRequest\x12\x10\n\x08\x66ilename\x18\x01 \x01(\t\x12\x11\n\tmime_type\x18\x02 \x01(\t\x12\x12\n\nsize_bytes\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ontent_hash\x18\x04 \x01(\t\"U\n\x06Upload\x12\x10\n\x08media_id\x18\x01 \x01(\t\x12\x12\n\nupload_url\x18\x02 \x01(\t\x12\x12\n\nexpires_in\x18\x03 \x01(\x05\x12\x11\n\tduplicate\x18\x04 \x01(\x08\"\'\n\x13\x43onfirmMediaRequest\x12\x10\n\x08media_id\x18\x01 \x01(\t\"F\n\x10ListMediaRequest\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"S\n\x11ListMediaResponse\x12%\n\x05media\x18\x01 \x03(\x0b\x32\x16.herald.media.v1.Media\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x0fGetMediaRequest\x12\x10\n\x08media_id\x18\x01 \x01(\t\"l\n\x12UpdateMediaRequest\x12\x10\n\x08media_id\x18\x01 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04tags\x18\x03 \x01(\tH\x01\x88\x01\x01\x42\x0e\n\x0c_descriptionB\x07\n\x05_tags\"&\n\x12\x44\x65leteMediaRequest\x12\x10\n\x08media_id\x18\x01 \x01(\t2\x94\x05\n\x0cMediaService\x12k\n\x0c\x43reateUpload\x12$.herald.media.v1.CreateUploadRequest\x1a\x17.herald.media.v1.Upload\"\x1c\x82\xd3\xe4\x93\x02\x16\"\x11/v1/media/presign:\x01*\x12u\n\x0c\x43onfirmMedia\x12$.herald.media.v1.ConfirmMediaRequest\x1a\x16.herald.media.v1.Media\"\'\x82\xd3\xe4\x93\x02!\"\x1c/v1/media/{media_id}/confirm:\x01*\x12\x65\n\tListMedia\x12!.herald.media.v1.ListMediaRequest\x1a\".herald.media.v1.ListMediaResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/media\x12\x62\n\x08GetMedia\x12 .herald.media.v1.GetMediaRequest\x1a\x16.herald.media.v1.Media\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/media/{media_id}\x12k\n\x0bUpdateMedia\x12#.herald.media.v1.UpdateMediaRequest\x1a\x16.herald.media.v1.Media\"\x1f\x82\xd3\xe4\x93\x02\x19\x32\x14/v1/media/{media_id}:\x01*\x12h\n\x0b\x44\x65leteMedia\x12#.herald.media.v1.DeleteMediaRequest\x1a\x16.herald.media.v1.Media\"\x1c\x82\xd3\xe4\x93\x02\x16*\x14/v1/media/{media_id}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/media/v1/media.proto\x12\x0fherald.media.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf5\x01\n\x05Media\x12\x10\n\x08media_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x11\n\tmime_type\x18\x03 \x01(\t\x12\x12\n\nsize_bytes\x18\x04 \x01(\x03\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x0c\n\x04tags\x18\x07 \x01(\t\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06status\x18\t \x01(\t\x12\x14\n\x0c\x63ontent_hash\x18\n \x01(\t\x12\r\n\x05width\x18\x0b \x01(\x05\x12\x0e\n\x06height\x18\x0c \x01(\x05\"d\n\x13\x43reateUploadRequest\x12\x10\n\x08\x66ilename\x18\x01 \x01(\t\x12\x11\n\tmime_type\x18\x02 \x01(\t\x12\x12\n\nsize_bytes\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ontent_hash\x18\x04 \x01(\t\"U\n\x06Upload\x12\x10\n\x08media_id\x18\x01 \x01(\t\x12\x12\n\nupload_url\x18\x02 \x01(\t\x12\x12\n\nexpires_in\x18\x03 \x01(\x05\x12\x11\n\tduplicate\x18\x04 \x01(\x08\"^\n\x12UploadMediaRequest\x12/\n\x06header\x18\x01 \x01(\x0b\x32\x1d.herald.media.v1.UploadHeaderH\x00\x12\x0f\n\x05\x63hunk\x18\x02 \x01(\x0cH\x00\x42\x06\n\x04part\"3\n\x0cUploadHeader\x12\x10\n\x08\x66ilename\x18\x01 \x01(\t\x12\x11\n\tmime_type\x18\x02 \x01(\t\"\'\n\x13\x43onfirmMediaRequest\x12\x10\n\x08media_id\x18\x01 \x01(\t\"F\n\x10ListMediaRequest\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"S\n\x11ListMediaResponse\x12%\n\x05media\x18\x01 \x03(\x0b\x32\x16.herald.media.v1.Media\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x0fGetMediaRequest\x12\x10\n\x08media_id\x18\x01 \x01(\t\"l\n\x12UpdateMediaRequest\x12\x10\n\x08media_id\x18\x01 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04tags\x18\x03 \x01(\tH\x01\x88\x01\x01\x42\x0e\n\x0c_descriptionB\x07\n\x05_tags\"&\n\x12\x44\x65leteMediaRequest\x12\x10\n\x08media_id\x18\x01 \x01(\t2\xe2\x05\n\x0cMediaService\x12k\n\x0c\x43reateUpload\x12$.herald.media.v1.CreateUploadRequest\x1a\x17.herald.media.v1.Upload\"\x1c\x82\xd3\xe4\x93\x02\x16\"\x11/v1/media/presign:\x01*\x12u\n\x0c\x43onfirmMedia\x12$.herald.media.v1.ConfirmMediaRequest\x1a\x16.herald.media.v1.Media\"\'\x82\xd3\xe4\x93\x02!\"\x1c/v1/media/{media_id}/confirm:\x01*\x12L\n\x0bUploadMedia\x12#.herald.media.v1.UploadMediaRequest\x1a\x16.herald.media.v1.Media(\x01\x12\x65\n\tListMedia\x12!.herald.media.v1.ListMediaRequest\x1a\".herald.media.v1.ListMediaResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/media\x12\x62\n\x08GetMedia\x12 .herald.media.v1.GetMediaRequest\x1a\x16.herald.media.v1.Media\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/media/{media_id}\x12k\n\x0bUpdateMedia\x12#.herald.media.v1.UpdateMediaRequest\x1a\x16.herald.media.v1.Media\"\x1f\x82\xd3\xe4\x93\x02\x19\x32\x14/v1/media/{media_id}:\x01*\x12h\n\x0b\x44\x65leteMedia\x12#.herald.media.v1.DeleteMediaRequest\x1a\x16.herald.media.v1.Media\"\x1c\x82\xd3\xe4\x93\x02\x16*\x14/v1/media/{media_id}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -51,18 +51,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATEUPLOADREQUEST']._serialized_end=459
   _globals['_UPLOAD']._serialized_start=461
   _globals['_UPLOAD']._serialized_end=546
-  _globals['_CONFIRMMEDIAREQUEST']._serialized_start=548
-  _globals['_CONFIRMMEDIAREQUEST']._serialized_end=587
-  _globals['_LISTMEDIAREQUEST']._serialized_start=589
-  _globals['_LISTMEDIAREQUEST']._serialized_end=659
-  _globals['_LISTMEDIARESPONSE']._serialized_start=661
-  _globals['_LISTMEDIARESPONSE']._serialized_end=744
-  _globals['_GETMEDIAREQUEST']._serialized_start=746
-  _globals['_GETMEDIAREQUEST']._serialized_end=781
-  _globals['_UPDATEMEDIAREQUEST']._serialized_start=783
-  _globals['_UPDATEMEDIAREQUEST']._serialized_end=891
-  _globals['_DELETEMEDIAREQUEST']._serialized_start=893
-  _globals['_DELETEMEDIAREQUEST']._serialized_end=931
-  _globals['_MEDIASERVICE']._serialized_start=934
-  _globals['_MEDIASERVICE']._serialized_end=1594
+  _globals['_UPLOADMEDIAREQUEST']._serialized_start=548
+  _globals['_UPLOADMEDIAREQUEST']._serialized_end=642
+  _globals['_UPLOADHEADER']._serialized_start=644
+  _globals['_UPLOADHEADER']._serialized_end=695
+  _globals['_CONFIRMMEDIAREQUEST']._serialized_start=697
+  _globals['_CONFIRMMEDIAREQUEST']._serialized_end=736
+  _globals['_LISTMEDIAREQUEST']._serialized_start=738
+  _globals['_LISTMEDIAREQUEST']._serialized_end=808
+  _globals['_LISTMEDIARESPONSE']._serialized_start=810
+  _globals['_LISTMEDIARESPONSE']._serialized_end=893
+  _globals['_GETMEDIAREQUEST']._serialized_start=895
+  _globals['_GETMEDIAREQUEST']._serialized_end=930
+  _globals['_UPDATEMEDIAREQUEST']._serialized_start=932
+  _globals['_UPDATEMEDIAREQUEST']._serialized_end=1040
+  _globals['_DELETEMEDIAREQUEST']._serialized_start=1042
+  _globals['_DELETEMEDIAREQUEST']._serialized_end=1080
+  _globals['_MEDIASERVICE']._serialized_start=1083
+  _globals['_MEDIASERVICE']._serialized_end=1821
 # @@protoc_insertion_point(module_scope)

@@ -62,6 +62,22 @@ class Upload(_message.Message):
     duplicate: bool
     def __init__(self, media_id: _Optional[str] = ..., upload_url: _Optional[str] = ..., expires_in: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
 
+class UploadMediaRequest(_message.Message):
+    __slots__ = ("header", "chunk")
+    HEADER_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    header: UploadHeader
+    chunk: bytes
+    def __init__(self, header: _Optional[_Union[UploadHeader, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class UploadHeader(_message.Message):
+    __slots__ = ("filename", "mime_type")
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    filename: str
+    mime_type: str
+    def __init__(self, filename: _Optional[str] = ..., mime_type: _Optional[str] = ...) -> None: ...
+
 class ConfirmMediaRequest(_message.Message):
     __slots__ = ("media_id",)
     MEDIA_ID_FIELD_NUMBER: _ClassVar[int]

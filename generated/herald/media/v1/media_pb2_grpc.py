@@ -48,6 +48,11 @@ class MediaServiceStub:
                 request_serializer=herald_dot_media_dot_v1_dot_media__pb2.ConfirmMediaRequest.SerializeToString,
                 response_deserializer=herald_dot_media_dot_v1_dot_media__pb2.Media.FromString,
                 _registered_method=True)
+        self.UploadMedia = channel.stream_unary(
+                '/herald.media.v1.MediaService/UploadMedia',
+                request_serializer=herald_dot_media_dot_v1_dot_media__pb2.UploadMediaRequest.SerializeToString,
+                response_deserializer=herald_dot_media_dot_v1_dot_media__pb2.Media.FromString,
+                _registered_method=True)
         self.ListMedia = channel.unary_unary(
                 '/herald.media.v1.MediaService/ListMedia',
                 request_serializer=herald_dot_media_dot_v1_dot_media__pb2.ListMediaRequest.SerializeToString,
@@ -99,6 +104,19 @@ class MediaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UploadMedia(self, request_iterator, context):
+        """Uploads a file through the API (the legacy multipart endpoint, SPEC 4 and
+        9): the first message names the file, the following carry its bytes in
+        order. The file is streamed to storage, checked as confirm checks it and
+        returned confirmed. Limits: 50 MB images and GIFs, 100 MB video.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, VALIDATION_ERROR (no file,
+        empty file, filename), UNSUPPORTED_MEDIA_TYPE (declared type not allowed,
+        or the bytes are not of it), FILE_TOO_LARGE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListMedia(self, request, context):
         """Lists confirmed media, newest first, optionally by tag.
         Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, VALIDATION_ERROR.
@@ -143,6 +161,11 @@ def add_MediaServiceServicer_to_server(servicer, server):
             'ConfirmMedia': grpc.unary_unary_rpc_method_handler(
                     servicer.ConfirmMedia,
                     request_deserializer=herald_dot_media_dot_v1_dot_media__pb2.ConfirmMediaRequest.FromString,
+                    response_serializer=herald_dot_media_dot_v1_dot_media__pb2.Media.SerializeToString,
+            ),
+            'UploadMedia': grpc.stream_unary_rpc_method_handler(
+                    servicer.UploadMedia,
+                    request_deserializer=herald_dot_media_dot_v1_dot_media__pb2.UploadMediaRequest.FromString,
                     response_serializer=herald_dot_media_dot_v1_dot_media__pb2.Media.SerializeToString,
             ),
             'ListMedia': grpc.unary_unary_rpc_method_handler(
@@ -223,6 +246,33 @@ class MediaService:
             target,
             '/herald.media.v1.MediaService/ConfirmMedia',
             herald_dot_media_dot_v1_dot_media__pb2.ConfirmMediaRequest.SerializeToString,
+            herald_dot_media_dot_v1_dot_media__pb2.Media.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UploadMedia(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/herald.media.v1.MediaService/UploadMedia',
+            herald_dot_media_dot_v1_dot_media__pb2.UploadMediaRequest.SerializeToString,
             herald_dot_media_dot_v1_dot_media__pb2.Media.FromString,
             options,
             channel_credentials,
