@@ -9,7 +9,7 @@ from sanic.response import HTTPResponse
 from facades.errors import ApiError
 from facades.rest import render
 from facades.rest.auth import api_key_authorization
-from facades.rest.respond import int_arg, ok, reject_after_auth
+from facades.rest.respond import int_arg, ok, page, reject_after_auth
 
 bp = Blueprint("credits", url_prefix="/credits")
 
@@ -41,7 +41,4 @@ async def list_ledger(request: Request) -> HTTPResponse:
         credits_pb2.ListLedgerEntriesRequest(page_size=page_size, page_token=request.args.get("page_token", "")),
         authorization=authorization,
     )
-    body = {"entries": [render.ledger_entry(e) for e in result.response.entries]}
-    if result.response.next_page_token:
-        body["next_page_token"] = result.response.next_page_token
-    return ok(result, body)
+    return page(result, "entries", [render.ledger_entry(e) for e in result.response.entries])

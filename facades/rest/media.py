@@ -11,7 +11,7 @@ from facades.rest import render
 from facades.rest.auth import api_key_authorization
 from facades.rest.body import json_object, string
 from facades.rest.media_upload import upload
-from facades.rest.respond import int_arg, ok, reject_after_auth
+from facades.rest.respond import int_arg, ok, page, reject_after_auth
 
 bp = Blueprint("media", url_prefix="/media")
 
@@ -80,10 +80,7 @@ async def list_media(request: Request) -> HTTPResponse:
         ),
         authorization=authorization,
     )
-    body = {"media": [render.media(m) for m in result.response.media]}
-    if result.response.next_page_token:
-        body["next_page_token"] = result.response.next_page_token
-    return ok(result, body)
+    return page(result, "media", [render.media(m) for m in result.response.media])
 
 
 @bp.get("/<media_id:str>")

@@ -10,7 +10,7 @@ from facades.errors import ApiError
 from facades.rest import render
 from facades.rest.auth import api_key_authorization
 from facades.rest.body import json_object, string, string_list, string_map
-from facades.rest.respond import int_arg, ok, reject_after_auth
+from facades.rest.respond import int_arg, ok, page, reject_after_auth
 
 bp = Blueprint("posts", url_prefix="/posts")
 
@@ -71,10 +71,7 @@ async def list_posts(request: Request) -> HTTPResponse:
         ),
         authorization=authorization,
     )
-    body = {"posts": [render.post(p) for p in result.response.posts]}
-    if result.response.next_page_token:
-        body["next_page_token"] = result.response.next_page_token
-    return ok(result, body)
+    return page(result, "posts", [render.post(p) for p in result.response.posts])
 
 
 @bp.get("/<post_id:str>")

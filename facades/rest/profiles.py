@@ -9,7 +9,7 @@ from sanic.response import HTTPResponse
 from facades.errors import ApiError
 from facades.rest import render
 from facades.rest.auth import api_key_authorization
-from facades.rest.respond import int_arg, ok, reject_after_auth
+from facades.rest.respond import int_arg, ok, page, reject_after_auth
 
 bp = Blueprint("profiles", url_prefix="/profiles")
 
@@ -28,10 +28,7 @@ async def list_profiles(request: Request) -> HTTPResponse:
         ),
         authorization=authorization,
     )
-    body = {"profiles": [render.profile(p) for p in result.response.profiles]}
-    if result.response.next_page_token:
-        body["next_page_token"] = result.response.next_page_token
-    return ok(result, body)
+    return page(result, "profiles", [render.profile(p) for p in result.response.profiles])
 
 
 @bp.get("/<slug:str>")

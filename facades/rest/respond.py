@@ -22,6 +22,14 @@ def ok(result: CoreResult[Any], body: dict[str, Any], status: int = 200) -> HTTP
     return json(body, status=status, headers=headers)
 
 
+def page(result: CoreResult[Any], key: str, items: list[dict[str, Any]]) -> HTTPResponse:
+    """A list response: `{key: items}`, plus `next_page_token` only when there is a next page."""
+    body: dict[str, Any] = {key: items}
+    if result.response.next_page_token:
+        body["next_page_token"] = result.response.next_page_token
+    return ok(result, body)
+
+
 async def reject_after_auth(request: Request, authorization: str, error: ApiError) -> HTTPResponse:
     """Answers a malformed request only after the credential and the plan were checked, so the
     order of checks is always credential, plan, request (SPEC 7). Costs a call only on this

@@ -1,0 +1,151 @@
+"""Bench: a 1 GB video through the real API path — presign, PUT to the signed URL, confirm —
+beside a plain copy of the same bytes on the same disk, in the same run.
+
+    .venv/bin/python -m bench.media_upload [--size-bytes 1000000000] [--backend sqlite|postgresql]
+
+1. Writes a source file: an MP4 `ftyp` header then random bytes, --size-bytes in all (the presign
+   video limit is 1 GB = 1,000,000,000 bytes), in a temp directory on the data disk.
+2. Plain copy: shutil.copyfile to a temp destination on the same disk, then fsync, timed.
+3. Starts the real core, facade and storage processes (tests/harness.running_stack), bootstraps an
+   organization, `POST /v1/media/presign`, then a separate uploader process streams the file to
+   the upload URL (1 MiB reads), timed; then `POST /v1/media/{id}/confirm` through the facade,
+   timed (the core streams the object back, SHA-256 and sniffs it).
+4. Prints MB/s of copy, upload and confirm, the upload/copy ratio, and the peak RSS (VmHWM) of the
+   core, storage and facade processes; writes the figures as JSON under bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bench.load import json_dump, peak_rss_mib, wait_until_quiet
+from core import admin
+from tests.harness import database, running_stack
+
+ROOT = Path(__file__).resolve().parent.parent
+MB = 1_000_000
+MIB = 1024 * 1024
+HEADER = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+
+UPLOADER = """
+import sys, httpx
+url, path, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def body():
+    with open(path, "rb") as f:
+        while chunk := f.read(1024 * 1024):
+            yield chunk
+r = httpx.put(url, content=body(), headers={"Content-Type": "video/mp4", "Content-Length": str(size)}, timeout=600)
+print(r.status_code, r.text[:200])
+sys.exit(0 if r.status_code < 300 else 1)
+"""
+
+
+def write_source(path: Path, size: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "wb") as f:
+        f.write(HEADER)
+        digest.update(HEADER)
+        left = size - len(HEADER)
+        while left:
+            chunk = os.urandom(min(8 * MIB, left))
+            f.write(chunk)
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest()
+
+
+def plain_copy(src: Path, dst: Path) -> float:
+    started = time.perf_counter()
+    shutil.copyfile(src, dst)
+    with open(dst, "rb+") as f:
+        os.fsync(f.fileno())
+    return time.perf_counter() - started
+
+
+async def bootstrap(url: str) -> str:
+    engine = create_async_engine(url)
+    try:
+        out = await admin.bootstrap(engine, email="m@example.com", password="a long password", org="bench-media",
+                                    credits_=10, plan="active")
+    finally:
+        await engine.dispose()
+    return out["api_key"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-bytes", type=int, default=1_000_000_000)
+    parser.add_argument("--backend", default="sqlite", choices=["sqlite", "postgresql"])
+    parser.add_argument("--wait-quiet", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="herald-media-bench-", dir=ROOT / "var" if (ROOT / "var").exists() else None))
+    try:
+        source = work / "source.mp4"
+        expected = write_source(source, args.size_bytes)
+        wait_until_quiet(args.wait_quiet)
+        copy_s = plain_copy(source, work / "copy.mp4")
+        (work / "copy.mp4").unlink()
+        with database(args.backend, work) as url, running_stack(url, work) as stack:
+            key = asyncio.run(bootstrap(url))
+            headers = {"Authorization": f"Bearer {key}"}
+            with httpx.Client(base_url=stack.base_url, timeout=600) as http:
+                ticket = http.post("/v1/media/presign", headers=headers, json={
+                    "filename": "big.mp4", "mime_type": "video/mp4", "size_bytes": args.size_bytes,
+                }).json()
+                wait_until_quiet(args.wait_quiet)
+                started = time.perf_counter()
+                up = subprocess.run([sys.executable, "-c", UPLOADER, ticket["upload_url"], str(source),
+                                     str(args.size_bytes)], capture_output=True, text=True)
+                upload_s = time.perf_counter() - started
+                if up.returncode != 0:
+                    raise SystemExit(f"upload failed: {up.stdout} {up.stderr[-500:]}")
+                started = time.perf_counter()
+                confirmed = http.post(f"/v1/media/{ticket['media_id']}/confirm", headers=headers)
+                confirm_s = time.perf_counter() - started
+            record = confirmed.json()
+            if confirmed.status_code != 200 or record.get("content_hash") != expected:
+                raise SystemExit(f"confirm failed: {confirmed.status_code} {confirmed.text[:300]}")
+            core, facade, storage = stack.processes[0], stack.processes[1], stack.processes[2]
+            rss = {name: peak_rss_mib(p.pid) for name, p in (("core", core), ("storage", storage), ("facade", facade))}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    size_mb = args.size_bytes / MB
+    result = {
+        "bench": "media upload (presign, PUT, confirm)",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "size_bytes": args.size_bytes,
+        "backend": args.backend,
+        "copy_s": round(copy_s, 2),
+        "upload_s": round(upload_s, 2),
+        "confirm_s": round(confirm_s, 2),
+        "copy_mb_s": round(size_mb / copy_s, 1),
+        "upload_mb_s": round(size_mb / upload_s, 1),
+        "confirm_mb_s": round(size_mb / confirm_s, 1),
+        "upload_vs_copy": round(copy_s / upload_s, 2),
+        "peak_rss_mib": {k: round(v, 1) for k, v in rss.items()},
+    }
+    print(f"{size_mb:,.0f} MB  backend={args.backend}")
+    print(f"  plain copy + fsync   {result['copy_s']:6.2f} s  {result['copy_mb_s']:7.1f} MB/s")
+    print(f"  upload (signed PUT)  {result['upload_s']:6.2f} s  {result['upload_mb_s']:7.1f} MB/s"
+          f"  = {result['upload_vs_copy']:.2f} of the copy")
+    print(f"  confirm (SHA-256)    {result['confirm_s']:6.2f} s  {result['confirm_mb_s']:7.1f} MB/s")
+    print("  peak RSS MiB: " + ", ".join(f"{k} {v}" for k, v in result["peak_rss_mib"].items()))
+    json_dump(ROOT / "bench" / "results" / f"media_upload-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json", result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
