@@ -295,6 +295,23 @@ def _recv(conn: Any, proc: Any, timeout: float) -> tuple[str, Any]:
         raise RuntimeError(f"load process died (exit code {proc.exitcode})") from None
 
 
+def stack_pids(stack: Any) -> dict[str, int]:
+    """The pids of a tests.harness Stack by role: core0..N (`python -m core core`), facade
+    (`python -m facades`), and any other process under its subcommand's name (e.g. `storage`)."""
+    pids: dict[str, int] = {}
+    cores = 0
+    for proc in stack.processes:
+        command = list(proc.args)[2:]  # after `python -m`
+        if command == ["core", "core"]:
+            pids[f"core{cores}"] = proc.pid
+            cores += 1
+        elif command == ["facades"]:
+            pids["facade"] = proc.pid
+        else:
+            pids[command[-1]] = proc.pid
+    return pids
+
+
 # ----------------------------------------------------------------------------- /proc readings
 
 _TICK = os.sysconf("SC_CLK_TCK")

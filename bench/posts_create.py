@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from bench.load import closed_loop, json_dump, peak_rss_mib, raw_http_connections
+from bench.load import closed_loop, json_dump, peak_rss_mib, raw_http_connections, stack_pids
 from bench.profiles_get import PgMonitor, measure, postgres_version
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -376,22 +376,6 @@ def count_posts(database_url: str) -> int:
 
     with psycopg.connect(_psycopg_dsn(database_url)) as conn:
         return conn.execute("SELECT count(*) FROM posts").fetchone()[0]
-
-
-def stack_pids(stack: Any) -> dict[str, int]:
-    """core0..N, facade, and any other process of the stack (e.g. storage) by its command."""
-    pids: dict[str, int] = {}
-    cores = 0
-    for proc in stack.processes:
-        command = list(proc.args)[2:]  # after `python -m`
-        if command == ["core", "core"]:
-            pids[f"core{cores}"] = proc.pid
-            cores += 1
-        elif command == ["facades"]:
-            pids["facade"] = proc.pid
-        else:
-            pids[command[-1]] = proc.pid
-    return pids
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -328,7 +328,7 @@ def one_run(
         "posts_per_s": round(n / elapsed, 1) if elapsed > 0 else float("nan"),
         # SQLite: a worker takes the claim's time before it waits for the write lock the seeding
         # transaction holds, so this says nothing there.
-        "first_claim_after_s": round((first_claim - committed).total_seconds(), 3)
+        "first_claim_after_s": round(max(0.0, (first_claim - committed).total_seconds()), 3)
         if first_claim and not db.sqlite
         else None,
         "worker_startup_s": round(startup_s, 2),
@@ -351,11 +351,13 @@ def one_run(
 
 def report(r: dict[str, Any]) -> None:
     cpu = r["cpu_ms_per_post"]
+    pg = f"postgres {cpu['postgres']:.2f}, " if "postgres" in cpu else ""
+    first = "n/a" if r["first_claim_after_s"] is None else f"{r['first_claim_after_s']} s"
     print(
         f"  {r['workers']} worker(s), latency {r['latency_ms']:>3} ms: {r['posts_per_s']:>7.0f} posts/s "
-        f"({r['posts']} in {r['elapsed_s']:.2f} s, first claim after {r['first_claim_after_s']} s)  "
-        f"CPU ms/post: workers {cpu['workers']:.2f}, postgres {cpu.get('postgres', 0):.2f}, "
-        f"bench {cpu['bench']:.2f}, other {cpu['other']:.2f}  (machine busy {r['cpu_s']['machine_busy_fraction']:.0%})"
+        f"({r['posts']} in {r['elapsed_s']:.2f} s, first claim after {first})  "
+        f"CPU ms/post: workers {cpu['workers']:.2f}, {pg}bench {cpu['bench']:.2f}, other {cpu['other']:.2f}  "
+        f"(machine busy {r['cpu_s']['machine_busy_fraction']:.0%})"
         f"  {'verified' if r['verified'] else 'NOT VERIFIED: ' + str(r['by_status'])}",
         flush=True,
     )
