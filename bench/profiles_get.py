@@ -46,6 +46,7 @@ from bench.load import (
     peak_rss_mib,
     raw_http_workers,
     run_in_child,
+    stack_pids,
     wait_until_quiet,
 )
 
@@ -381,10 +382,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             flush=True,
         )
         with running_stack(url, workdir, core_processes=args.core_processes) as stack:
-            pids: dict[str, int] = {}
-            for i, proc in enumerate(p for p in stack.processes if "core" in p.args):
-                pids[f"core{i}"] = proc.pid
-            pids["facade"] = next(p.pid for p in stack.processes if "facades" in p.args)
+            pids = stack_pids(stack)
             api_kwargs = {"base_url": stack.base_url, "api_key": seeded["api_key"], "client": args.client}
             out["api"] = measure(
                 "API (facade->gRPC->db)",

@@ -90,9 +90,30 @@ async def create_posts(
     await conn.execute(insert(posts), rows)
     if media_rows:
         await conn.execute(insert(post_media), media_rows)
-    records = await load(
-        conn, select(*POST_COLUMNS).where(posts.c.id.in_([r["id"] for r in rows])).order_by(posts.c.id)
-    )
+    # Built from what was inserted: reading the rows back cost two round trips per request.
+    media_ids = tuple(m.media_id for m in plan.media)
+    records = [
+        PostRecord(
+            id=r["id"],
+            profile=r["profile_slug"],
+            connector=r["connector"],
+            content=r["content"],
+            status=r["status"],
+            schedule_at=r["schedule_at"],
+            created_at=now,
+            updated_at=now,
+            media_ids=media_ids,
+            post_type=r["post_type"],
+            title=r["title"],
+            failure_reason="",
+            platform_error="",
+            platform_post_id="",
+            platform_url="",
+            published_at=None,
+            attempts=0,
+        )
+        for r in rows
+    ]
     if idempotency_key and encode is not None:
         await idempotency.store_response(conn, org_id, idempotency_key, encode(records))
     return CreateOutcome(records)
