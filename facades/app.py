@@ -49,7 +49,8 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     @app.exception(Exception)
     async def _unexpected(request: Request, error: Exception) -> HTTPResponse:
         if isinstance(error, SanicException) and error.status_code < 500:
-            return json({"error": str(error), "code": "VALIDATION_ERROR"}, status=400)
+            # Sanic's own 4xx (a malformed request line, a bad header): the request is invalid.
+            return error_response(settings, request, ApiError("VALIDATION_ERROR", str(error) or "invalid request"))
         log.exception("unexpected failure on %s %s", request.method, request.path)
         return error_response(settings, request, ApiError("INTERNAL", "internal error"))
 
