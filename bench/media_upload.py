@@ -17,7 +17,6 @@ beside a plain copy of the same bytes on the same disk, in the same run.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hashlib
 import os
 import shutil
@@ -29,11 +28,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench.load import json_dump, peak_rss_mib, wait_until_quiet
-from core import admin
-from tests.harness import database, running_stack
+from tests.harness import bootstrap_org, database, running_stack
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1_000_000
@@ -75,17 +72,6 @@ def plain_copy(src: Path, dst: Path) -> float:
     return time.perf_counter() - started
 
 
-async def bootstrap(url: str) -> str:
-    engine = create_async_engine(url)
-    try:
-        out = await admin.bootstrap(
-            engine, email="m@example.com", password="a long password", org="bench-media", credits_=10, plan="active"
-        )
-    finally:
-        await engine.dispose()
-    return out["api_key"]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-bytes", type=int, default=1_000_000_000)
@@ -103,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         copy_s = plain_copy(source, work / "copy.mp4")
         (work / "copy.mp4").unlink()
         with database(args.backend, work) as url, running_stack(url, work) as stack:
-            key = asyncio.run(bootstrap(url))
+            key = bootstrap_org(url, "bench-media", credits=10)
             headers = {"Authorization": f"Bearer {key}"}
             with httpx.Client(base_url=stack.base_url, timeout=600) as http:
                 ticket = http.post(

@@ -161,3 +161,30 @@ def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, 
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def bootstrap_org(database_url: str, org: str, *, email: str | None = None, credits: int = 100) -> str:
+    """Creates a user and an active organization with the admin code itself; returns an API key.
+    For synchronous tests and benches (it runs its own event loop)."""
+    import asyncio
+
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from core import admin
+
+    async def run() -> str:
+        engine = create_async_engine(database_url)
+        try:
+            out = await admin.bootstrap(
+                engine,
+                email=email or f"{org}@example.com",
+                password="a long password",
+                org=org,
+                credits_=credits,
+                plan="active",
+            )
+        finally:
+            await engine.dispose()
+        return out["api_key"]
+
+    return asyncio.run(run())

@@ -24,6 +24,7 @@ from core.media.inspect import Inspection
 from core.media.inspect import matches as type_matches
 from core.pagination import Page, next_token
 from core.storage.base import UPLOAD_URL_LIFETIME, ObjectStorage
+from core.tags import normalize_tag
 
 # The allowed MIME types and what kind of media each is (published in docs/media.md).
 ALLOWED_TYPES = {
@@ -40,7 +41,6 @@ PRESIGN_LIMITS = {"image": 50_000_000, "gif": 50_000_000, "video": 1_000_000_000
 # The legacy multipart upload: same image and GIF limits, video 100 MB (SPEC 8).
 LEGACY_LIMITS = {"image": 50_000_000, "gif": 50_000_000, "video": 100_000_000}
 HASH_RE = re.compile(r"^[0-9a-f]{64}$")
-TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_:-]{0,63}$")
 MAX_FILENAME = 255
 MAX_DESCRIPTION = 5000
 ACTIVE_POST_STATES = ("scheduled", "queued", "publishing")
@@ -206,10 +206,7 @@ async def mark_confirmed(
 
 
 def normalize_tags(tags: str) -> str:
-    parts = [t.strip().lower() for t in tags.split(",") if t.strip()]
-    for tag in parts:
-        if not TAG_RE.match(tag):
-            raise ValidationError(f"tag {tag[:64]!r} must be 1-64 characters of a-z, 0-9, '_', ':' and '-'")
+    parts = [normalize_tag(t) for t in tags.split(",") if t.strip()]
     return ",".join(dict.fromkeys(parts))
 
 

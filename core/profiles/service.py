@@ -14,11 +14,11 @@ from core.db.models import profile_tags, profiles
 from core.errors import Conflict, NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
+from core.tags import normalize_tag
 
 # DESIGN 9: the platform keys, used as `connector`.
 CONNECTORS = ("x", "bluesky", "mastodon", "threads", "instagram", "tiktok", "youtube", "linkedin")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_:-]{0,63}$")
 MAX_TAGS = 20
 
 
@@ -36,13 +36,6 @@ def validate_slug(slug: str) -> str:
     if not SLUG_RE.match(slug):
         raise ValidationError(f"profile slug {slug!r} must be 1-64 characters of a-z, 0-9, '_' and '-'")
     return slug
-
-
-def normalize_tag(tag: str) -> str:
-    tag = tag.strip().lower()
-    if not TAG_RE.match(tag):
-        raise ValidationError(f"tag {tag!r} must be 1-64 characters of a-z, 0-9, '_', ':' and '-'")
-    return tag
 
 
 async def create_profile(

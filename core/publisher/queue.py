@@ -45,7 +45,9 @@ class Claim:
 
 
 def _media_url(settings: CoreSettings, media_id: str) -> str:
-    # Where a platform fetches the bytes from; served by the media library (issue 4).
+    # Where a platform would fetch the bytes from. No route serves this yet: sandbox deliveries
+    # only record it. Live connectors need fetchable URLs (signed read URLs from object storage)
+    # and must replace this before HERALD_PUBLISH_MODE=live is allowed (docs/posts.md).
     return f"{settings.base_url}/media/{media_id}"
 
 

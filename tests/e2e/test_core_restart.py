@@ -3,30 +3,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import httpx
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from core import admin
-from tests.harness import database, running_stack, wait_for_grpc
-
-
-async def _bootstrap(url: str) -> str:
-    engine = create_async_engine(url)
-    try:
-        out = await admin.bootstrap(
-            engine, email="r@example.com", password="a long password", org="restart", credits_=100, plan="active"
-        )
-    finally:
-        await engine.dispose()
-    return out["api_key"]
+from tests.harness import bootstrap_org, database, running_stack, wait_for_grpc
 
 
 def test_core_restart(tmp_path) -> None:  # noqa: ANN001
     with database("sqlite", tmp_path) as url, running_stack(url, tmp_path) as stack:
-        headers = {"Authorization": f"Bearer {asyncio.run(_bootstrap(url))}"}
+        headers = {"Authorization": f"Bearer {bootstrap_org(url, 'restart')}"}
         with httpx.Client(base_url=stack.base_url, timeout=30) as http:
             assert http.get("/v1/profiles", headers=headers).status_code == 200
 

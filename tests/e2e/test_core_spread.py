@@ -3,25 +3,11 @@ over several connections, and the kernel spreads connections over the processes.
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 import httpx
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from core import admin
-from tests.harness import database, running_stack
-
-
-async def _bootstrap(url: str) -> str:
-    engine = create_async_engine(url)
-    try:
-        out = await admin.bootstrap(
-            engine, email="s@example.com", password="a long password", org="spread", credits_=100, plan="active"
-        )
-    finally:
-        await engine.dispose()
-    return out["api_key"]
+from tests.harness import bootstrap_org, database, running_stack
 
 
 def _cpu_ticks(pid: int) -> int:
@@ -35,7 +21,7 @@ def test_two_core_processes_share_the_calls(tmp_path) -> None:  # noqa: ANN001
         database("sqlite", tmp_path) as url,
         running_stack(url, tmp_path, core_processes=2, HERALD_CORE_CHANNELS="16") as stack,
     ):
-        headers = {"Authorization": f"Bearer {asyncio.run(_bootstrap(url))}"}
+        headers = {"Authorization": f"Bearer {bootstrap_org(url, 'spread')}"}
         cores = stack.processes[:2]
         before = [_cpu_ticks(p.pid) for p in cores]
         with httpx.Client(base_url=stack.base_url, timeout=30) as http:

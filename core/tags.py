@@ -1,0 +1,16 @@
+"""The one rule for tags, shared by profiles and media: lowercase, 1-64 of a-z 0-9 _ : -."""
+
+from __future__ import annotations
+
+import re
+
+from core.errors import ValidationError
+
+TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_:-]{0,63}$")
+
+
+def normalize_tag(tag: str) -> str:
+    tag = tag.strip().lower()
+    if not TAG_RE.match(tag):
+        raise ValidationError(f"tag {tag[:64]!r} must be 1-64 characters of a-z, 0-9, '_', ':' and '-'")
+    return tag
