@@ -13,6 +13,7 @@ run: install
 
 test: install lint
 	./scripts/ensure_postgres.sh
+	./scripts/ensure_chromium.sh
 	$(PY) -m pytest
 
 # Re-installs when the project metadata changes; uv makes a full install take seconds.
@@ -42,6 +43,8 @@ envoy-validate: install
 	$(VENV)/bin/envoy --mode validate -c envoy/envoy.yaml --log-level warn >/dev/null
 
 test-only: install
+	./scripts/ensure_postgres.sh
+	./scripts/ensure_chromium.sh
 	$(PY) -m pytest
 
 bench: install

@@ -110,7 +110,7 @@ async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> d
     try:
         async with engine.connect() as conn:
             transaction = await conn.begin()
-            await authenticate(conn, f"Bearer {api_key}", now)
+            await authenticate(conn, f"Bearer {api_key}", now, audience="")
             outcome = await service.create_posts(conn, org_id, CreateRequest(TEMPLATE_CONTENT, SLUGS), now)
             await transaction.rollback()
     finally:

@@ -107,7 +107,7 @@ async def request_path_statements(database_url: str, api_key: str, org_id: str) 
 
     capture = _CapturingConnection()
     with contextlib.suppress(Unauthorized):  # expected: the capturing connection finds no row
-        await authenticate(capture, f"Bearer {api_key}", datetime.now(UTC))  # type: ignore[arg-type]
+        await authenticate(capture, f"Bearer {api_key}", datetime.now(UTC), audience="")  # type: ignore[arg-type]
     page = page_request(0, "", default=100, maximum=500)  # as ProfileServicer.ListProfiles
     await list_profiles(capture, org_id, tag="", page=page)  # type: ignore[arg-type]
     engine = create_async_engine(database_url)

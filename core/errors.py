@@ -14,6 +14,8 @@ class DomainError(Exception):
 
     reason: ClassVar[str] = "INTERNAL"
     grpc_code: ClassVar[grpc.StatusCode] = grpc.StatusCode.INTERNAL
+    # The ErrorInfo domain: Herald's own codes, or `herald.oauth` for RFC 6749 error codes.
+    domain: ClassVar[str] = "herald.api"
 
     def __init__(self, message: str, **metadata: str) -> None:
         super().__init__(message)

@@ -14,7 +14,14 @@ from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
-from herald.identity.v1 import identity_pb2, identity_pb2_grpc
+from herald.identity.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
+    identity_pb2,
+    identity_pb2_grpc,
+    oauth_pb2,
+    oauth_pb2_grpc,
+)
 from herald.media.v1 import media_pb2, media_pb2_grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
@@ -23,10 +30,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core.credits.servicer import POLICIES as CREDITS_POLICIES
 from core.credits.servicer import CreditsServicer
 from core.db.engine import create_engine
+from core.identity.accounts_servicer import POLICIES as ACCOUNT_POLICIES
+from core.identity.accounts_servicer import AccountServicer
 from core.identity.servicer import POLICIES as IDENTITY_POLICIES
 from core.identity.servicer import IdentityServicer
 from core.media.servicer import POLICIES as MEDIA_POLICIES
 from core.media.servicer import MediaServicer
+from core.oauth.servicer import POLICIES as OAUTH_POLICIES
+from core.oauth.servicer import OAuthServicer
 from core.posts.servicer import POLICIES as POST_POLICIES
 from core.posts.servicer import PostServicer
 from core.profiles.servicer import POLICIES as PROFILE_POLICIES
@@ -55,6 +66,18 @@ def _services(storage: ObjectStorage) -> list[_Service]:
             IdentityServicer(),
             identity_pb2_grpc.add_IdentityServiceServicer_to_server,
             IDENTITY_POLICIES,
+        ),
+        _Service(
+            accounts_pb2.DESCRIPTOR.services_by_name["AccountService"],
+            AccountServicer(),
+            accounts_pb2_grpc.add_AccountServiceServicer_to_server,
+            ACCOUNT_POLICIES,
+        ),
+        _Service(
+            oauth_pb2.DESCRIPTOR.services_by_name["OAuthService"],
+            OAuthServicer(),
+            oauth_pb2_grpc.add_OAuthServiceServicer_to_server,
+            OAUTH_POLICIES,
         ),
         _Service(
             credits_pb2.DESCRIPTOR.services_by_name["CreditsService"],

@@ -51,6 +51,14 @@ class CoreSettings(BaseSettings):
     # Sandbox only: simulated platform latency per delivery, in milliseconds.
     sandbox_latency_ms: int = Field(default=0, ge=0, le=60_000)
 
+    # Accounts and OAuth (core/identity, core/oauth; SPEC 5, 8).
+    # The plan an organization created at sign-up starts on (billing is outside Herald).
+    signup_plan: PlanName = "trialing"
+    session_lifetime_seconds: int = Field(default=7 * 86400, ge=60)
+    oauth_code_lifetime_seconds: int = Field(default=60, ge=1, le=600)
+    oauth_access_token_lifetime_seconds: int = Field(default=604800, ge=60)
+    oauth_refresh_token_lifetime_seconds: int = Field(default=2592000, ge=60)
+
     # Object storage (core/storage, DESIGN 8): `local` is the embedded `herald storage` server.
     storage_backend: Literal["local", "gcs"] = "local"
     # Base of the upload URLs the local backend issues; empty means http://{storage_listen}.
@@ -71,6 +79,11 @@ class CoreSettings(BaseSettings):
     @classmethod
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
+
+    @property
+    def mcp_resource(self) -> str:
+        """The audience of every access token this authorization server issues (SPEC 5 step 4)."""
+        return f"{self.base_url}/mcp"
 
     @property
     def effective_database_url(self) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 from herald.credits.v1 import credits_pb2_grpc
-from herald.identity.v1 import identity_pb2_grpc
+from herald.identity.v1 import accounts_pb2_grpc, identity_pb2_grpc, oauth_pb2_grpc
 from herald.media.v1 import media_pb2_grpc
 from herald.posts.v1 import posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2_grpc
@@ -32,6 +32,8 @@ class CoreResult(Generic[T]):
 class _Stubs:
     channel: grpc.aio.Channel
     identity: identity_pb2_grpc.IdentityServiceStub
+    accounts: accounts_pb2_grpc.AccountServiceStub
+    oauth: oauth_pb2_grpc.OAuthServiceStub
     credits: credits_pb2_grpc.CreditsServiceStub
     profiles: profiles_pb2_grpc.ProfileServiceStub
     posts: posts_pb2_grpc.PostServiceStub
@@ -56,6 +58,8 @@ def _open(target: str) -> _Stubs:
     return _Stubs(
         channel,
         identity_pb2_grpc.IdentityServiceStub(channel),
+        accounts_pb2_grpc.AccountServiceStub(channel),
+        oauth_pb2_grpc.OAuthServiceStub(channel),
         credits_pb2_grpc.CreditsServiceStub(channel),
         profiles_pb2_grpc.ProfileServiceStub(channel),
         posts_pb2_grpc.PostServiceStub(channel),
@@ -77,6 +81,14 @@ class CoreClient:
         return self._next().identity
 
     @property
+    def accounts(self) -> accounts_pb2_grpc.AccountServiceStub:
+        return self._next().accounts
+
+    @property
+    def oauth(self) -> oauth_pb2_grpc.OAuthServiceStub:
+        return self._next().oauth
+
+    @property
     def credits(self) -> credits_pb2_grpc.CreditsServiceStub:
         return self._next().credits
 
@@ -92,9 +104,18 @@ class CoreClient:
     def media(self) -> media_pb2_grpc.MediaServiceStub:
         return self._next().media
 
-    async def call(self, method: Any, request: Any, *, authorization: str) -> CoreResult[Any]:
-        """Calls one core method with the caller's credential; raises ApiError on failure."""
-        call = method(request, metadata=(("authorization", authorization),), timeout=self.timeout)
+    async def call(
+        self, method: Any, request: Any, *, authorization: str | None, audience: str | None = None
+    ) -> CoreResult[Any]:
+        """Calls one core method with the caller's credential (None for the protocol methods
+        that take none); raises ApiError on failure. `audience`: the resource the calling
+        surface serves, against which the core checks OAuth access tokens."""
+        metadata: list[tuple[str, str]] = []
+        if authorization is not None:
+            metadata.append(("authorization", authorization))
+        if audience is not None:
+            metadata.append(("herald-audience", audience))
+        call = method(request, metadata=tuple(metadata), timeout=self.timeout)
         try:
             response = await call
             trailing = await call.trailing_metadata()

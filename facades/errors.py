@@ -70,6 +70,47 @@ class ApiError(Exception):
         return body
 
 
+# OAuth endpoints answer with RFC 6749 5.2 bodies `{error, error_description}`; the core sends
+# these codes in the `herald.oauth` ErrorInfo domain. invalid_client is 401 (RFC 6749 5.2).
+OAUTH_DOMAIN = "herald.oauth"
+OAUTH_STATUS: Mapping[str, int] = {
+    "invalid_request": 400,
+    "invalid_client": 401,
+    "invalid_grant": 400,
+    "unauthorized_client": 400,
+    "unsupported_grant_type": 400,
+    "unsupported_response_type": 400,
+    "unsupported_token_type": 400,
+    "invalid_scope": 400,
+    "invalid_target": 400,
+    "access_denied": 403,
+    "invalid_client_metadata": 400,
+    "invalid_redirect_uri": 400,
+}
+
+
+class OAuthError(ApiError):
+    """An OAuth protocol error (RFC 6749 5.2, RFC 7591 3.2.2): `{error, error_description}`."""
+
+    def __init__(self, code: str, message: str, metadata: Mapping[str, str] | None = None) -> None:
+        Exception.__init__(self, message)
+        self.code = code if code in OAUTH_STATUS else "invalid_request"
+        self.message = message
+        self.metadata = dict(metadata or {})
+
+    @property
+    def http_status(self) -> int:
+        return OAUTH_STATUS[self.code]
+
+    @property
+    def redirectable(self) -> bool:
+        """Whether the core verified the redirect URI, so the error may go back by redirect."""
+        return self.metadata.get("redirect") == "true"
+
+    def body(self) -> dict[str, object]:
+        return {"error": self.code, "error_description": self.message}
+
+
 def from_rpc_error(error: grpc.aio.AioRpcError) -> ApiError:
     for key, value in error.trailing_metadata() or ():
         if key != "grpc-status-details-bin" or not isinstance(value, bytes):
@@ -79,6 +120,8 @@ def from_rpc_error(error: grpc.aio.AioRpcError) -> ApiError:
             if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)
+                if info.domain == OAUTH_DOMAIN:
+                    return OAuthError(info.reason, status.message, info.metadata)
                 return ApiError(info.reason, status.message, info.metadata)
     code, message = _FALLBACK.get(error.code(), ("INTERNAL", "internal error"))
     return ApiError(code, message)

@@ -167,3 +167,36 @@ def worker(stack: Stack) -> Iterator[None]:
     yield
     proc.terminate()
     proc.wait(timeout=10)
+
+
+CHROMIUM = os.environ.get("HERALD_TEST_CHROMIUM", "/usr/bin/chromium")
+# Flags for a closed network (no background calls home) and a root user in a container.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+async def browser() -> AsyncIterator[object]:
+    """Debian's chromium, headless, driven by Playwright (never a downloaded browser)."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        instance = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield instance
+        await instance.close()
+
+
+@pytest.fixture
+async def page(browser, stack: Stack) -> AsyncIterator[object]:  # noqa: ANN001 - playwright Browser
+    """A fresh browser context (no cookies) on the stack's base URL."""
+    context = await browser.new_context(base_url=stack.base_url)
+    tab = await context.new_page()
+    yield tab
+    await context.close()

@@ -8,10 +8,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core.db.models import api_keys, memberships, organizations
+from core.db.models import api_keys, memberships, oauth_grants, oauth_tokens, organizations, sessions
 from core.errors import Unauthorized
 from core.identity.credentials import API_KEY_PREFIX, parse_api_key, secret_matches
 from core.identity.principal import ALL_SCOPES, CredentialKind, Principal
+from core.identity.tokens import ACCESS_TOKEN_PREFIX, SESSION_PREFIX, hash_token
 
 # last_used_at is kept to the minute: a write per request would double the cost of reads.
 LAST_USE_RESOLUTION = timedelta(minutes=1)
@@ -36,6 +37,49 @@ _API_KEY_LOOKUP = select(
 _API_KEY_LOOKUP = _API_KEY_LOOKUP.where(api_keys.c.key_id == bindparam("key_id"))
 
 
+# Sessions and access tokens: found by the SHA-256 of the whole token (unique index), joined to
+# the membership so a user removed from the organization loses access on the next request.
+_ORG_COLUMNS = (organizations.c.slug, organizations.c.plan, organizations.c.credit_balance)
+_SESSION_LOOKUP = (
+    select(
+        sessions.c.id,
+        sessions.c.user_id,
+        sessions.c.org_id,
+        sessions.c.expires_at,
+        sessions.c.revoked_at,
+        *_ORG_COLUMNS,
+    )
+    .select_from(
+        sessions.join(organizations, organizations.c.id == sessions.c.org_id).join(
+            memberships, and_(memberships.c.user_id == sessions.c.user_id, memberships.c.org_id == sessions.c.org_id)
+        )
+    )
+    .where(sessions.c.token_hash == bindparam("token_hash"))
+)
+_ACCESS_TOKEN_LOOKUP = (
+    select(
+        oauth_tokens.c.id,
+        oauth_tokens.c.user_id,
+        oauth_tokens.c.org_id,
+        oauth_tokens.c.scope,
+        oauth_tokens.c.audience,
+        oauth_tokens.c.expires_at,
+        oauth_tokens.c.revoked_at,
+        oauth_grants.c.revoked_at.label("grant_revoked_at"),
+        *_ORG_COLUMNS,
+    )
+    .select_from(
+        oauth_tokens.join(oauth_grants, oauth_grants.c.id == oauth_tokens.c.grant_id)
+        .join(organizations, organizations.c.id == oauth_tokens.c.org_id)
+        .join(
+            memberships,
+            and_(memberships.c.user_id == oauth_tokens.c.user_id, memberships.c.org_id == oauth_tokens.c.org_id),
+        )
+    )
+    .where(oauth_tokens.c.token_hash == bindparam("token_hash"), oauth_tokens.c.kind == "access")
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Authentication:
     principal: Principal
@@ -54,11 +98,56 @@ def bearer_token(authorization: str | None) -> str:
     return token
 
 
-async def authenticate(conn: AsyncConnection, authorization: str | None, now: datetime) -> Authentication:
+async def authenticate(
+    conn: AsyncConnection, authorization: str | None, now: datetime, *, audience: str
+) -> Authentication:
+    """Resolves a credential to its principal. `audience` is the resource the calling surface
+    serves: an OAuth access token issued for another one is refused."""
     token = bearer_token(authorization)
     if token.startswith(API_KEY_PREFIX):
         return await _authenticate_api_key(conn, token, now)
+    if token.startswith(ACCESS_TOKEN_PREFIX):
+        return await _authenticate_access_token(conn, token, now, audience)
+    if token.startswith(SESSION_PREFIX):
+        return await _authenticate_session(conn, token, now)
     raise Unauthorized("unknown credential")
+
+
+async def _authenticate_session(conn: AsyncConnection, token: str, now: datetime) -> Authentication:
+    row = (await conn.execute(_SESSION_LOOKUP, {"token_hash": hash_token(token)})).first()
+    if row is None or row.revoked_at is not None or row.expires_at <= now:
+        raise Unauthorized("invalid, expired or ended session")
+    return Authentication(
+        Principal(
+            row.user_id, row.org_id, row.slug, CredentialKind.SESSION, row.id, ALL_SCOPES, row.plan, row.credit_balance
+        )
+    )
+
+
+async def _authenticate_access_token(conn: AsyncConnection, token: str, now: datetime, audience: str) -> Authentication:
+    # client_credentials tokens have no grant, user or organization: the inner joins leave them
+    # out, so they are refused like unknown tokens (SPEC 5: no machine-only identity).
+    row = (await conn.execute(_ACCESS_TOKEN_LOOKUP, {"token_hash": hash_token(token)})).first()
+    if (
+        row is None
+        or row.revoked_at is not None
+        or row.grant_revoked_at is not None
+        or row.expires_at <= now
+        or row.audience != audience
+    ):
+        raise Unauthorized("invalid, expired or revoked access token, or one issued for another audience")
+    return Authentication(
+        Principal(
+            row.user_id,
+            row.org_id,
+            row.slug,
+            CredentialKind.OAUTH_ACCESS_TOKEN,
+            row.id,
+            frozenset(row.scope.split()),
+            row.plan,
+            row.credit_balance,
+        )
+    )
 
 
 async def _authenticate_api_key(conn: AsyncConnection, token: str, now: datetime) -> Authentication:

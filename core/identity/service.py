@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import api_keys, memberships, organizations, users
@@ -55,15 +56,24 @@ async def find_user_by_email(conn: AsyncConnection, email: str):  # noqa: ANN201
 
 
 async def create_user(conn: AsyncConnection, email: str, password: str, now: datetime) -> str:
-    email = normalize_email(email)
+    """For the admin CLI (hashes inline); the API hashes in a thread first (core/identity/accounts)."""
     if len(password) < MIN_PASSWORD_LENGTH:
         raise ValidationError(f"password must be at least {MIN_PASSWORD_LENGTH} characters")
+    return await create_user_with_hash(conn, email, hash_password(password), now)
+
+
+async def create_user_with_hash(conn: AsyncConnection, email: str, password_hash: str, now: datetime) -> str:
+    email = normalize_email(email)
     if await find_user_by_email(conn, email) is not None:
         raise Conflict("a user with this email exists")
     user_id = new_id("usr")
-    await conn.execute(
-        insert(users).values(id=user_id, email=email, password_hash=hash_password(password), created_at=now)
-    )
+    try:  # a concurrent sign-up with the same email loses here, not with a 500
+        async with conn.begin_nested():
+            await conn.execute(
+                insert(users).values(id=user_id, email=email, password_hash=password_hash, created_at=now)
+            )
+    except IntegrityError:
+        raise Conflict("a user with this email exists") from None
     return user_id
 
 
@@ -77,9 +87,15 @@ async def create_organization(conn: AsyncConnection, slug: str, plan: str, now: 
     if await find_org_by_slug(conn, slug) is not None:
         raise Conflict(f"organization {slug!r} exists")
     org_id = new_id("org")
-    await conn.execute(
-        insert(organizations).values(id=org_id, slug=slug, name=slug, plan=plan, credit_balance=0, created_at=now)
-    )
+    try:
+        async with conn.begin_nested():
+            await conn.execute(
+                insert(organizations).values(
+                    id=org_id, slug=slug, name=slug, plan=plan, credit_balance=0, created_at=now
+                )
+            )
+    except IntegrityError:
+        raise Conflict(f"organization {slug!r} exists") from None
     return org_id
 
 

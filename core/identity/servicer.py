@@ -13,10 +13,13 @@ from core.rpc.convert import PLAN_TO_PROTO, timestamp
 from core.rpc.policy import MethodPolicy
 
 _KEY_HOLDERS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
+# Only a signed-in human mints keys (SPEC 5: an unauthenticated caller, or a key, cannot).
+_HUMANS = frozenset({CredentialKind.SESSION})
 
 POLICIES = {
     "GetPrincipal": MethodPolicy(plan_exempt_for_sessions=True),
     "ListApiKeys": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True),
+    "CreateApiKey": MethodPolicy(credential_kinds=_HUMANS, plan_exempt_for_sessions=True, writes=True),
     "RevokeApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
     "RotateApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
 }
@@ -56,6 +59,12 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
         page = page_request(request.page_size, request.page_token, default=50, maximum=100)
         records, token = await service.list_api_keys(call.conn, call.principal, page)
         return identity_pb2.ListApiKeysResponse(api_keys=[_api_key(r) for r in records], next_page_token=token)
+
+    async def CreateApiKey(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        key_pk, minted = await service.create_api_key(call.conn, call.principal.user_id, call.principal.org_id, call.now)
+        record = service.ApiKeyRecord(key_pk, minted.display_prefix, call.now, None, None)
+        return identity_pb2.CreatedApiKey(api_key=_api_key(record), secret=minted.secret)
 
     async def RevokeApiKey(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()

@@ -22,6 +22,7 @@ class Call:
     (For a method whose policy is not transactional, `conn` is None: use `transaction()`.)"""
 
     conn: AsyncConnection
+    # None only in methods whose policy is anonymous.
     principal: Principal
     settings: CoreSettings
     now: datetime

@@ -25,6 +25,9 @@ Behavior = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
 
 CREDITS_REMAINING_KEY = "herald-credits-remaining"
 CREDITS_LOW_KEY = "herald-credits-low"
+# The audience the calling surface serves (the /mcp facade sends {base_url}/mcp); an OAuth
+# access token issued for another audience is refused (SPEC 5 step 4).
+AUDIENCE_KEY = "herald-audience"
 
 
 def _wrap(handler: grpc.RpcMethodHandler, behavior: Behavior) -> grpc.RpcMethodHandler:
@@ -89,10 +92,14 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         inner: Behavior | None = handler.unary_unary or handler.stream_unary
         if inner is None:
             return None  # a Herald method of an unsupported shape is never served unauthenticated
-        authorization = _metadata_value(handler_call_details.invocation_metadata, "authorization")
+        metadata = handler_call_details.invocation_metadata
+        authorization = _metadata_value(metadata, "authorization")
+        audience = _metadata_value(metadata, AUDIENCE_KEY) or self._settings.mcp_resource
 
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            return await self._run(inner, request, context, policy, authorization)
+            if policy.anonymous:
+                return await self._run_anonymous(inner, request, context, policy)
+            return await self._run(inner, request, context, policy, authorization, audience)
 
         return _wrap(handler, behavior)
 
@@ -103,13 +110,14 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         context: grpc.aio.ServicerContext,
         policy: MethodPolicy,
         authorization: str | None,
+        audience: str,
     ) -> Any:
         now = utcnow()
         async with self._engine.connect() as conn:
             if policy.writes and policy.transactional and self._sqlite:
                 conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
             async with conn.begin():
-                auth = await authenticate(conn, authorization, now)
+                auth = await authenticate(conn, authorization, now, audience=audience)
                 _apply_policy(auth.principal, policy)
                 if policy.transactional:
                     call = Call(conn, auth.principal, self._settings, now, auth.principal.credit_balance, self._engine)
@@ -124,6 +132,19 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
                 log.warning("could not record last use of API key %s", auth.touch_api_key_id, exc_info=True)
         context.set_trailing_metadata(self._credit_metadata(call.credits_remaining))
         return response
+
+    async def _run_anonymous(
+        self, inner: Behavior, request: Any, context: grpc.aio.ServicerContext, policy: MethodPolicy
+    ) -> Any:
+        """A protocol method that reads no credential: its request carries its own proof."""
+        now = utcnow()
+        if not policy.transactional:
+            return await _serve(inner, request, context, Call(None, None, self._settings, now, 0, self._engine))  # type: ignore[arg-type]
+        async with self._engine.connect() as conn:
+            if policy.writes and self._sqlite:
+                conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
+            async with conn.begin():
+                return await _serve(inner, request, context, Call(conn, None, self._settings, now, 0, self._engine))
 
     def _credit_metadata(self, remaining: int) -> tuple[tuple[str, str], ...]:
         low = remaining < self._settings.low_credit_threshold

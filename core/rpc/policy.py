@@ -26,6 +26,9 @@ class MethodPolicy:
     # False for methods that wait on I/O for long (hashing an upload): the credential is checked
     # in a short transaction of its own and the servicer opens its own (Call.transaction()).
     transactional: bool = True
+    # True for protocol methods whose request carries its own proof (a password, a client
+    # secret, an authorization code): no credential is read and the call has no principal.
+    anonymous: bool = False
 
 
 # The policy a method of a Herald service gets when none was declared: the strictest.

@@ -13,7 +13,7 @@ ERROR_DOMAIN = "herald.api"
 
 
 def domain_status(error: DomainError) -> grpc.Status:
-    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=ERROR_DOMAIN, metadata=error.metadata)
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=error.domain, metadata=error.metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(code=error.grpc_code.value[0], message=error.message, details=[detail])

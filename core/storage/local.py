@@ -25,12 +25,13 @@ from urllib.parse import urlencode
 from core.settings import CoreSettings
 from core.storage import signing
 from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ObjectTooLarge, StoredObject
+from core.storage.fileio import Writeback, write_all
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$")
 MAX_KEY_LENGTH = 512
 CONTENT_TYPE_RE = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$")
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
-WRITE_BUFFER = 1024 * 1024
+WRITE_BUFFER = 4 * 1024 * 1024
 
 T = TypeVar("T")
 
@@ -131,38 +132,60 @@ class LocalStorage:
     ) -> int:
         """Streams `chunks` into a temp file beside the object and renames it into place once
         complete. Past `max_bytes`: ObjectTooLarge. With replace=False an existing object is kept
-        and ObjectExists raised. Whatever goes wrong (including cancellation), nothing is left."""
+        and ObjectExists raised. Whatever goes wrong (including cancellation), nothing is left.
+        Chunks are gathered into WRITE_BUFFER batches, each written (one writev) in a worker thread
+        while the next one is gathered: at most two batches are held."""
+        async with self.staging(key, content_type=content_type, replace=replace) as fd:
+            writeback = Writeback(fd)
+            size, batch, batched = 0, [], 0
+            writing: asyncio.Future[int] | None = None
+            try:
+                async for chunk in chunks:
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise ObjectTooLarge(f"more than {max_bytes:,} bytes")
+                    batch.append(chunk)
+                    batched += len(chunk)
+                    if batched >= WRITE_BUFFER:
+                        if writing is not None:
+                            await asyncio.shield(writing)
+                        writing = asyncio.ensure_future(asyncio.to_thread(_write, fd, batch, writeback))
+                        batch, batched = [], 0
+                if writing is not None:
+                    await asyncio.shield(writing)
+                writing = None
+                await in_thread(_write, fd, batch, writeback)
+            finally:
+                if writing is not None:  # never close the file under a running write
+                    await asyncio.wait([writing])
+                    if not writing.cancelled():
+                        writing.exception()  # retrieved: the error in flight already propagates
+        return size
+
+    @contextlib.asynccontextmanager
+    async def staging(self, key: str, *, content_type: str, replace: bool) -> AsyncIterator[int]:
+        """A hidden temp file beside the object's path, open for writing (yields its descriptor).
+        When the block ends normally the file is fsynced and renamed into place (atomically: with
+        replace=False an object that is already there wins and ObjectExists is raised); whatever
+        goes wrong, the temp file is removed."""
         path = self.path(key)
         check_content_type(content_type)
         await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
         fd, tmp = await asyncio.to_thread(tempfile.mkstemp, dir=path.parent, prefix=f".{path.name}.", suffix=".part")
         type_tmp = f"{tmp}.type"
-        f = os.fdopen(fd, "wb")
         try:
-            size = 0
-            buffer = bytearray()
-            async for chunk in chunks:
-                size += len(chunk)
-                if size > max_bytes:
-                    raise ObjectTooLarge(f"more than {max_bytes:,} bytes")
-                buffer += chunk
-                if len(buffer) >= WRITE_BUFFER:
-                    data, buffer = buffer, bytearray()
-                    await in_thread(f.write, data)
-            await in_thread(self._finish, f, bytes(buffer), type_tmp, content_type)
+            yield fd
+            await in_thread(self._finish, fd, type_tmp, content_type)
             await in_thread(self._commit, tmp, type_tmp, path, replace)
-            return size
         finally:
-            f.close()
+            os.close(fd)
             for leftover in (tmp, type_tmp):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(leftover)
 
     @staticmethod
-    def _finish(f, data: bytes, type_tmp: str, content_type: str) -> None:  # noqa: ANN001 - a file
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    def _finish(fd: int, type_tmp: str, content_type: str) -> None:
+        os.fsync(fd)
         Path(type_tmp).write_text(content_type)
 
     def _commit(self, tmp: str, type_tmp: str, path: Path, replace: bool) -> None:
@@ -189,6 +212,10 @@ class LocalStorage:
                     p.unlink()
 
         await asyncio.to_thread(remove)
+
+
+def _write(fd: int, chunks: list[bytes], writeback: Writeback) -> None:
+    writeback.wrote(write_all(fd, chunks))
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -19,25 +19,39 @@ complete. Decisions (documented here and in the tests):
 
 After a refusal the server reads and drops a body of at most 1 MiB, so the client reads the
 answer on a reusable connection; a larger body is not read: the connection is closed instead.
+
+A body with a Content-Length (the usual upload) is moved from the socket to the temp file with
+`os.splice` (core/storage/fileio.py) on Linux, so the bytes never become Python objects; a chunked
+body goes through Sanic's reader. Either way the disk starts writing behind the upload and the
+file is fsynced before it is renamed into place. Should the client stop sending midway: 408
+`REQUEST_TIMEOUT` after 60 s without a byte, and the connection is closed; nothing is kept.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+import time
 from collections.abc import AsyncIterator
 
 from sanic import Request, Sanic
 from sanic.exceptions import SanicException
+from sanic.http.http1 import HTTP_CONTINUE
 from sanic.response import HTTPResponse, json
 
 from core.settings import CoreSettings
 from core.storage.base import ObjectTooLarge
-from core.storage.local import InvalidKey, LocalStorage, ObjectExists, check_key
+from core.storage.fileio import HAVE_SPLICE, SocketPipe, Writeback, splice_to_file, write_all
+from core.storage.local import InvalidKey, LocalStorage, ObjectExists, check_key, in_thread
 from core.storage.signing import Verdict
 
 # Hard ceiling of one upload; the API enforces the per-type limits (SPEC 8) when it signs.
 MAX_UPLOAD_BYTES = 1024**3
 REFUSED_BODY_DRAIN = 1024 * 1024
+# A spliced body is moved in segments of this size: between two, Sanic hears that the request is
+# alive (its response timeout counts from the last bytes received).
+SPLICE_SEGMENT = 16 * 1024 * 1024
 _SANIC_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 408: "REQUEST_TIMEOUT", 413: "FILE_TOO_LARGE"}
 log = logging.getLogger(__name__)
 
@@ -64,6 +78,67 @@ async def _body(request: Request) -> AsyncIterator[bytes]:
     while (chunk := await request.stream.read()) is not None:
         if chunk:
             yield chunk
+
+
+def _direct_length(request: Request) -> int | None:
+    """The body's length when it can be spliced from the socket: a Content-Length body over plain
+    TCP on Linux, still unread. None otherwise (chunked, TLS, no socket, empty body)."""
+    stream = request.stream
+    if not HAVE_SPLICE or stream is None or stream.request_body is not True:
+        return None
+    transport = request.transport
+    if transport.get_extra_info("sslcontext") is not None or transport.get_extra_info("socket") is None:
+        return None
+    return stream.request_bytes_left or None
+
+
+async def _stoppable(fn, *args: object) -> int:  # noqa: ANN001 - splice_to_file
+    """Runs `fn(*args, stop)` in a thread; when the caller is cancelled, sets `stop` and waits for
+    `fn` to return before letting the cancellation through."""
+    stop = threading.Event()
+    task = asyncio.ensure_future(asyncio.to_thread(fn, *args, stop))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        stop.set()
+        await asyncio.wait([task])
+        raise
+
+
+async def _splice_body(request: Request, storage: LocalStorage, key: str, content_type: str, length: int) -> int:
+    """Stores a Content-Length body straight from the socket: what Sanic already buffered first,
+    then the rest spliced to the temp file. Sanic's transport stops reading meanwhile (it resumes
+    when Sanic reads the next request)."""
+    stream, transport = request.stream, request.transport
+    transport.pause_reading()
+    if stream.expecting_continue:
+        stream.expecting_continue = False
+        await stream.protocol.send(HTTP_CONTINUE)
+    sock_fd = transport.get_extra_info("socket").fileno()
+    try:
+        async with storage.staging(key, content_type=content_type, replace=False) as fd:
+            writeback = Writeback(fd)
+            buffered = stream.recv_buffer
+            head = bytes(buffered[:length])
+            del buffered[: len(head)]
+            stream.request_bytes_left -= len(head)
+            await in_thread(lambda: writeback.wrote(write_all(fd, [head])))
+            pipe = SocketPipe()
+            try:
+                while stream.request_bytes_left:
+                    segment = min(stream.request_bytes_left, SPLICE_SEGMENT)
+                    moved = await _stoppable(splice_to_file, sock_fd, pipe, fd, segment, writeback)
+                    stream.request_bytes_left -= moved
+                    stream.protocol._time = time.monotonic()
+            finally:
+                pipe.close()
+    except BaseException:
+        if stream.request_bytes_left:  # part of the body is gone: this connection cannot go on
+            stream.keep_alive = False
+            stream.request_body = None
+        raise
+    stream.request_body = None
+    return length
 
 
 def _single(request: Request, name: str) -> str | None:
@@ -139,9 +214,16 @@ def create_storage_app(settings: CoreSettings) -> Sanic:
         if await storage.stat(key) is not None:
             return _error(409, "UPLOAD_ALREADY_COMPLETE", "this object was already uploaded")
         try:
-            size = await storage.store(
-                key, _body(request), content_type=signed_type, max_bytes=max_bytes, replace=False
-            )
+            if (length := _direct_length(request)) is not None:
+                size = await _splice_body(request, storage, key, signed_type, length)
+            else:
+                size = await storage.store(
+                    key, _body(request), content_type=signed_type, max_bytes=max_bytes, replace=False
+                )
+        except TimeoutError:
+            return _error(408, "REQUEST_TIMEOUT", "the body stopped arriving; nothing was kept")
+        except ConnectionError:
+            return _error(400, "BAD_REQUEST", "the connection closed before the body was complete")
         except ObjectTooLarge:
             return _error(413, "FILE_TOO_LARGE", f"this upload URL accepts at most {max_bytes:,} bytes")
         except ObjectExists:

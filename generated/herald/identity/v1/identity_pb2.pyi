@@ -105,3 +105,7 @@ class RotateApiKeyRequest(_message.Message):
     API_KEY_ID_FIELD_NUMBER: _ClassVar[int]
     api_key_id: str
     def __init__(self, api_key_id: _Optional[str] = ...) -> None: ...
+
+class CreateApiKeyRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -48,6 +48,11 @@ class IdentityServiceStub:
                 request_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.ListApiKeysRequest.SerializeToString,
                 response_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.ListApiKeysResponse.FromString,
                 _registered_method=True)
+        self.CreateApiKey = channel.unary_unary(
+                '/herald.identity.v1.IdentityService/CreateApiKey',
+                request_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.CreateApiKeyRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.CreatedApiKey.FromString,
+                _registered_method=True)
         self.RevokeApiKey = channel.unary_unary(
                 '/herald.identity.v1.IdentityService/RevokeApiKey',
                 request_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.RevokeApiKeyRequest.SerializeToString,
@@ -87,6 +92,17 @@ class IdentityServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateApiKey(self, request, context):
+        """Mints a new API key for the caller's user in the caller's organization.
+        Only a signed-in human (a dashboard session) may mint keys (SPEC 5): an
+        API key or an OAuth token gets FORBIDDEN (PERMISSION_DENIED). The secret
+        is shown once, in this response.
+        Errors: UNAUTHORIZED, FORBIDDEN.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RevokeApiKey(self, request, context):
         """Revokes one API key of the caller's user in the caller's organization.
         The next request made with it is refused with UNAUTHORIZED.
@@ -119,6 +135,11 @@ def add_IdentityServiceServicer_to_server(servicer, server):
                     servicer.ListApiKeys,
                     request_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.ListApiKeysRequest.FromString,
                     response_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.ListApiKeysResponse.SerializeToString,
+            ),
+            'CreateApiKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateApiKey,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.CreateApiKeyRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.CreatedApiKey.SerializeToString,
             ),
             'RevokeApiKey': grpc.unary_unary_rpc_method_handler(
                     servicer.RevokeApiKey,
@@ -189,6 +210,33 @@ class IdentityService:
             '/herald.identity.v1.IdentityService/ListApiKeys',
             herald_dot_identity_dot_v1_dot_identity__pb2.ListApiKeysRequest.SerializeToString,
             herald_dot_identity_dot_v1_dot_identity__pb2.ListApiKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateApiKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.IdentityService/CreateApiKey',
+            herald_dot_identity_dot_v1_dot_identity__pb2.CreateApiKeyRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_identity__pb2.CreatedApiKey.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,149 @@
+"""Accounts: human sign-up and sign-in, dashboard sessions, and a user's organizations.
+
+Password hashing and checking (argon2id, tens of milliseconds of CPU) run in a worker thread,
+outside any database transaction, so neither the event loop nor a write lock waits on them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.db.models import memberships, organizations, sessions, users
+from core.errors import NotFound, Unauthorized, ValidationError
+from core.identity import service
+from core.identity.passwords import MIN_PASSWORD_LENGTH, hash_password, verify_password
+from core.identity.principal import Principal
+from core.identity.tokens import SESSION_PREFIX, mint_token
+from core.ids import new_id
+
+# Checked against when the email is unknown, so both failures cost the same time.
+_DUMMY_HASH = hash_password("not a real password, only for timing")
+MAX_PASSWORD_LENGTH = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class OrganizationView:
+    id: str
+    slug: str
+    role: str
+    plan: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    token: str
+    session_id: str
+    user_id: str
+    email: str
+    organization: OrganizationView
+    expires_at: datetime
+
+
+def check_password_shape(password: str) -> None:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise ValidationError(f"password must be at least {MIN_PASSWORD_LENGTH} characters")
+    if len(password) > MAX_PASSWORD_LENGTH:
+        raise ValidationError(f"password must be at most {MAX_PASSWORD_LENGTH} characters")
+
+
+async def hash_new_password(password: str) -> str:
+    check_password_shape(password)
+    return await asyncio.to_thread(hash_password, password)
+
+
+async def sign_up(
+    conn: AsyncConnection, *, email: str, password_hash: str, org_slug: str, plan: str, lifetime: int, now: datetime
+) -> SessionView:
+    """Creates the user, the organization (owned by the user) and a session, all or nothing."""
+    user_id = await service.create_user_with_hash(conn, email, password_hash, now)
+    org_id = await service.create_organization(conn, org_slug, plan, now)
+    await service.ensure_membership(conn, user_id, org_id, "owner", now)
+    org = OrganizationView(org_id, org_slug, "owner", plan)
+    return await _open_session(conn, user_id, service.normalize_email(email), org, lifetime, now)
+
+
+async def verify_credentials(conn_factory, email: str, password: str) -> str:  # noqa: ANN001 - Call.transaction
+    """The user id for a correct email and password; UNAUTHORIZED otherwise, in the same time."""
+    try:
+        normalized = service.normalize_email(email)
+    except ValidationError:
+        normalized = None
+    row = None
+    if normalized is not None and len(password) <= MAX_PASSWORD_LENGTH:
+        async with conn_factory() as conn:
+            row = (
+                await conn.execute(select(users.c.id, users.c.password_hash).where(users.c.email == normalized))
+            ).first()
+    ok = await asyncio.to_thread(
+        verify_password, row.password_hash if row else _DUMMY_HASH, password[:MAX_PASSWORD_LENGTH]
+    )
+    if row is None or not ok:
+        raise Unauthorized("wrong email or password")
+    return row.id
+
+
+async def sign_in(conn: AsyncConnection, *, user_id: str, org_slug: str, lifetime: int, now: datetime) -> SessionView:
+    orgs = await list_organizations(conn, user_id)
+    if not orgs:
+        raise Unauthorized("this account belongs to no organization")
+    org = orgs[0] if not org_slug else next((o for o in orgs if o.slug == org_slug), None)
+    if org is None:
+        raise NotFound(f"you are not a member of {org_slug!r}")
+    email = await conn.scalar(select(users.c.email).where(users.c.id == user_id))
+    return await _open_session(conn, user_id, email, org, lifetime, now)
+
+
+async def _open_session(
+    conn: AsyncConnection, user_id: str, email: str, org: OrganizationView, lifetime: int, now: datetime
+) -> SessionView:
+    minted = mint_token(SESSION_PREFIX)
+    session_id = new_id("ses")
+    expires_at = now + timedelta(seconds=lifetime)
+    await conn.execute(
+        insert(sessions).values(
+            id=session_id,
+            token_hash=minted.token_hash,
+            user_id=user_id,
+            org_id=org.id,
+            created_at=now,
+            expires_at=expires_at,
+        )
+    )
+    return SessionView(minted.token, session_id, user_id, email, org, expires_at)
+
+
+async def sign_out(conn: AsyncConnection, principal: Principal, now: datetime) -> None:
+    await conn.execute(
+        update(sessions)
+        .where(sessions.c.id == principal.credential_id, sessions.c.revoked_at.is_(None))
+        .values(revoked_at=now)
+    )
+
+
+async def list_organizations(conn: AsyncConnection, user_id: str) -> list[OrganizationView]:
+    rows = await conn.execute(
+        select(organizations.c.id, organizations.c.slug, memberships.c.role, organizations.c.plan)
+        .select_from(memberships.join(organizations, organizations.c.id == memberships.c.org_id))
+        .where(memberships.c.user_id == user_id)
+        .order_by(organizations.c.slug)
+    )
+    return [OrganizationView(r.id, r.slug, r.role, r.plan) for r in rows]
+
+
+async def member_organization(conn: AsyncConnection, user_id: str, org_slug: str) -> OrganizationView:
+    """The user's organization of that slug; NOT_FOUND when the user is not a member."""
+    for org in await list_organizations(conn, user_id):
+        if org.slug == org_slug:
+            return org
+    raise NotFound(f"you are not a member of {org_slug!r}")
+
+
+async def switch_organization(conn: AsyncConnection, principal: Principal, org_slug: str) -> OrganizationView:
+    org = await member_organization(conn, principal.user_id, org_slug)
+    await conn.execute(update(sessions).where(sessions.c.id == principal.credential_id).values(org_id=org.id))
+    return org

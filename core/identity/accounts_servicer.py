@@ -1,0 +1,81 @@
+"""herald.identity.v1.AccountService: sign-up, sign-in, sessions and organizations."""
+
+from __future__ import annotations
+
+from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc
+
+from core.identity import accounts
+from core.identity.principal import CredentialKind
+from core.rpc.context import current_call
+from core.rpc.convert import PLAN_TO_PROTO, timestamp
+from core.rpc.policy import MethodPolicy
+
+_SESSIONS = frozenset({CredentialKind.SESSION})
+
+POLICIES = {
+    # The request carries its own proof (a password); hashing runs outside any transaction.
+    "SignUp": MethodPolicy(anonymous=True, transactional=False, writes=True),
+    "SignIn": MethodPolicy(anonymous=True, transactional=False, writes=True),
+    "SignOut": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+    "ListOrganizations": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
+    "SwitchOrganization": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+}
+
+
+def _organization(org: accounts.OrganizationView) -> accounts_pb2.Organization:
+    return accounts_pb2.Organization(id=org.id, slug=org.slug, role=org.role, plan=PLAN_TO_PROTO[org.plan])
+
+
+def _session(view: accounts.SessionView) -> accounts_pb2.Session:
+    return accounts_pb2.Session(
+        token=view.token,
+        session_id=view.session_id,
+        user_id=view.user_id,
+        email=view.email,
+        organization=_organization(view.organization),
+        expire_time=timestamp(view.expires_at),
+    )
+
+
+class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
+    async def SignUp(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        password_hash = await accounts.hash_new_password(request.password)
+        async with call.transaction(writes=True) as conn:
+            view = await accounts.sign_up(
+                conn,
+                email=request.email,
+                password_hash=password_hash,
+                org_slug=request.organization,
+                plan=call.settings.signup_plan,
+                lifetime=call.settings.session_lifetime_seconds,
+                now=call.now,
+            )
+        return _session(view)
+
+    async def SignIn(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        user_id = await accounts.verify_credentials(call.transaction, request.email, request.password)
+        async with call.transaction(writes=True) as conn:
+            view = await accounts.sign_in(
+                conn,
+                user_id=user_id,
+                org_slug=request.organization,
+                lifetime=call.settings.session_lifetime_seconds,
+                now=call.now,
+            )
+        return _session(view)
+
+    async def SignOut(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        await accounts.sign_out(call.conn, call.principal, call.now)
+        return accounts_pb2.SignOutResponse()
+
+    async def ListOrganizations(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        orgs = await accounts.list_organizations(call.conn, call.principal.user_id)
+        return accounts_pb2.ListOrganizationsResponse(organizations=[_organization(o) for o in orgs])
+
+    async def SwitchOrganization(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return _organization(await accounts.switch_organization(call.conn, call.principal, request.organization))

@@ -1,0 +1,139 @@
+"""The authorization endpoint's rules (RFC 6749 4.1.1, RFC 7636, RFC 8707): checking a request,
+and issuing a single-use code once a signed-in human approved it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.db.models import oauth_codes
+from core.identity.accounts import member_organization
+from core.identity.principal import Principal
+from core.identity.tokens import AUTHORIZATION_CODE_PREFIX, mint_token
+from core.ids import new_id
+from core.oauth.clients import Client, find_client, redirect_uri_matches
+from core.oauth.errors import (
+    InvalidClient,
+    InvalidRequest,
+    InvalidScope,
+    InvalidTarget,
+    UnauthorizedClient,
+    UnsupportedResponseType,
+)
+from core.oauth.scopes import RESOURCE_SCOPES, SUPPORTED_SCOPES
+
+# BASE64URL(SHA-256(verifier)) without padding is exactly 43 characters (RFC 7636 4.2).
+CODE_CHALLENGE_RE = re.compile(r"[A-Za-z0-9_-]{43}")
+MAX_STATE_LENGTH = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorizationParameters:
+    response_type: str
+    client_id: str
+    redirect_uri: str
+    scope: str
+    state: str
+    code_challenge: str
+    code_challenge_method: str
+    resource: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedAuthorization:
+    client: Client
+    redirect_uri: str
+    scopes: tuple[str, ...]
+    resource: str
+
+
+def requested_scopes(requested: str, client: Client, *, redirect: bool) -> tuple[str, ...]:
+    """The scopes asked for, or by default the client's registered ones (at most the resource's).
+    Unknown scopes, or scopes beyond the client's registration, are `invalid_scope`."""
+    if not requested.strip():
+        default = client.scopes if client.scopes else RESOURCE_SCOPES
+        return tuple(sorted(default))
+    scopes = set(requested.split())
+    unknown = scopes - SUPPORTED_SCOPES
+    if unknown:
+        raise InvalidScope(f"unknown scope {sorted(unknown)[0]!r}", redirect=redirect)
+    if client.scopes and not scopes <= client.scopes:
+        raise InvalidScope("the client did not register for a requested scope", redirect=redirect)
+    return tuple(sorted(scopes))
+
+
+def check_resource(resource: str, expected: str, *, redirect: bool = False) -> str:
+    if resource and resource.rstrip("/") != expected:
+        raise InvalidTarget(f"this server issues tokens only for {expected}", redirect=redirect)
+    return expected
+
+
+async def check_authorization(
+    conn: AsyncConnection, params: AuthorizationParameters, *, resource: str
+) -> CheckedAuthorization:
+    """Checks in the order RFC 6749 4.1.2.1 requires: while the client or the redirect URI is
+    in doubt, nothing may be sent to the redirect URI; after that, errors go back by redirect."""
+    client = await find_client(conn, params.client_id)
+    if client is None:
+        raise InvalidClient("unknown client_id")
+    if not params.redirect_uri:
+        if len(client.redirect_uris) != 1:
+            raise InvalidRequest("redirect_uri is required")
+        redirect_uri = client.redirect_uris[0]
+    else:
+        if not any(redirect_uri_matches(r, params.redirect_uri) for r in client.redirect_uris):
+            raise InvalidRequest("redirect_uri does not match a registered redirect URI")
+        redirect_uri = params.redirect_uri
+    # From here on the redirect URI is trusted: errors may be sent to it.
+    if params.response_type != "code":
+        raise UnsupportedResponseType("only response_type=code is supported", redirect=True)
+    if "authorization_code" not in client.grant_types:
+        raise UnauthorizedClient("the client is not registered for the authorization_code grant", redirect=True)
+    if not params.code_challenge:
+        raise InvalidRequest("code_challenge is required (PKCE, S256)", redirect=True)
+    if params.code_challenge_method != "S256":
+        raise InvalidRequest("code_challenge_method must be S256 (plain is not supported)", redirect=True)
+    if not CODE_CHALLENGE_RE.fullmatch(params.code_challenge):
+        raise InvalidRequest("code_challenge must be BASE64URL(SHA-256(code_verifier)), 43 characters", redirect=True)
+    if len(params.state) > MAX_STATE_LENGTH:
+        raise InvalidRequest("state is too long", redirect=True)
+    scopes = requested_scopes(params.scope, client, redirect=True)
+    return CheckedAuthorization(client, redirect_uri, scopes, check_resource(params.resource, resource, redirect=True))
+
+
+async def approve_authorization(
+    conn: AsyncConnection,
+    principal: Principal,
+    params: AuthorizationParameters,
+    org_slug: str,
+    *,
+    resource: str,
+    lifetime: int,
+    now: datetime,
+) -> tuple[CheckedAuthorization, str]:
+    """Issues a code bound to the approving user, the chosen organization and the PKCE
+    challenge. Returns the checked request and the code (shown once, stored as a hash)."""
+    checked = await check_authorization(conn, params, resource=resource)
+    org = await member_organization(conn, principal.user_id, org_slug)
+    minted = mint_token(AUTHORIZATION_CODE_PREFIX)
+    await conn.execute(
+        insert(oauth_codes).values(
+            id=new_id("cod"),
+            code_hash=minted.token_hash,
+            client_id=checked.client.id,
+            user_id=principal.user_id,
+            org_id=org.id,
+            # The redirect_uri as sent: the token request must repeat it exactly (RFC 6749 4.1.3).
+            redirect_uri=params.redirect_uri,
+            code_challenge=params.code_challenge,
+            scope=" ".join(checked.scopes),
+            audience=checked.resource,
+            created_at=now,
+            expires_at=now + timedelta(seconds=lifetime),
+        )
+    )
+    return checked, minted.token

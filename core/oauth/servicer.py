@@ -1,0 +1,196 @@
+"""herald.identity.v1.OAuthService: translates proto to the authorization server's rules."""
+
+from __future__ import annotations
+
+from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
+
+from core.identity.principal import CredentialKind
+from core.oauth import authorization, clients, grants, jwks, tokens
+from core.rpc.context import current_call
+from core.rpc.convert import timestamp
+from core.rpc.policy import MethodPolicy
+
+_SESSIONS = frozenset({CredentialKind.SESSION})
+
+POLICIES = {
+    "RegisterClient": MethodPolicy(anonymous=True, writes=True),
+    "CheckAuthorization": MethodPolicy(anonymous=True),
+    "ApproveAuthorization": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+    # Not transactional: a replayed code or refresh token revokes, and that must commit even
+    # though the request fails (core/oauth/tokens.py).
+    "ExchangeToken": MethodPolicy(anonymous=True, writes=True, transactional=False),
+    "RevokeToken": MethodPolicy(anonymous=True, writes=True),
+    "IntrospectToken": MethodPolicy(anonymous=True),
+    "GetJwks": MethodPolicy(anonymous=True, writes=True),
+    "ListGrants": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
+    "RevokeGrant": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+}
+
+
+def _metadata_from_proto(m: oauth_pb2.ClientMetadata) -> clients.ClientMetadata:
+    return clients.ClientMetadata(
+        client_name=m.client_name,
+        redirect_uris=tuple(m.redirect_uris),
+        grant_types=tuple(m.grant_types),
+        response_types=tuple(m.response_types),
+        token_endpoint_auth_method=m.token_endpoint_auth_method if m.HasField("token_endpoint_auth_method") else None,
+        scope=m.scope,
+        client_uri=m.client_uri,
+    )
+
+
+def _parameters(p: oauth_pb2.AuthorizationParameters) -> authorization.AuthorizationParameters:
+    return authorization.AuthorizationParameters(
+        response_type=p.response_type,
+        client_id=p.client_id,
+        redirect_uri=p.redirect_uri,
+        scope=p.scope,
+        state=p.state,
+        code_challenge=p.code_challenge,
+        code_challenge_method=p.code_challenge_method,
+        resource=p.resource,
+    )
+
+
+def _grant(view: grants.GrantView) -> oauth_pb2.Grant:
+    return oauth_pb2.Grant(
+        id=view.id,
+        client_id=view.client_id,
+        client_name=view.client_name,
+        scopes=list(view.scopes),
+        create_time=timestamp(view.created_at),
+        last_token_time=timestamp(view.last_token_at),
+        revoke_time=timestamp(view.revoked_at),
+    )
+
+
+def _epoch(value) -> int:  # noqa: ANN001 - datetime | None
+    return int(value.timestamp()) if value else 0
+
+
+class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
+    async def RegisterClient(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        client, secret = await clients.register_client(call.conn, _metadata_from_proto(request.metadata), call.now)
+        return oauth_pb2.OAuthClient(
+            client_id=client.id,
+            client_secret=secret,
+            client_id_issued_at=_epoch(client.created_at),
+            metadata=oauth_pb2.ClientMetadata(
+                client_name=client.client_name,
+                redirect_uris=list(client.redirect_uris),
+                grant_types=list(client.grant_types),
+                response_types=list(client.response_types),
+                token_endpoint_auth_method=client.token_endpoint_auth_method,
+                scope=client.scope,
+                client_uri=client.client_uri,
+            ),
+        )
+
+    async def CheckAuthorization(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        checked = await authorization.check_authorization(
+            call.conn, _parameters(request.parameters), resource=call.settings.mcp_resource
+        )
+        return oauth_pb2.AuthorizationContext(
+            client_id=checked.client.id,
+            client_name=checked.client.client_name,
+            client_uri=checked.client.client_uri,
+            scopes=list(checked.scopes),
+            redirect_uri=checked.redirect_uri,
+            resource=checked.resource,
+        )
+
+    async def ApproveAuthorization(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        checked, code = await authorization.approve_authorization(
+            call.conn,
+            call.principal,
+            _parameters(request.parameters),
+            request.organization,
+            resource=call.settings.mcp_resource,
+            lifetime=call.settings.oauth_code_lifetime_seconds,
+            now=call.now,
+        )
+        return oauth_pb2.AuthorizationCode(code=code, redirect_uri=checked.redirect_uri, state=request.parameters.state)
+
+    async def ExchangeToken(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        settings = call.settings
+        lifetimes = tokens.Lifetimes(
+            settings.oauth_access_token_lifetime_seconds, settings.oauth_refresh_token_lifetime_seconds
+        )
+        token_request = tokens.TokenRequest(
+            grant_type=request.grant_type,
+            client_id=request.client_id,
+            client_secret=request.client_secret,
+            code=request.code,
+            redirect_uri=request.redirect_uri,
+            code_verifier=request.code_verifier,
+            refresh_token=request.refresh_token,
+            scope=request.scope,
+            resource=request.resource,
+        )
+        async with call.transaction(writes=True) as conn:
+            outcome = await tokens.exchange(
+                conn, token_request, resource=settings.mcp_resource, lifetimes=lifetimes, now=call.now
+            )
+        if isinstance(outcome, Exception):
+            raise outcome  # after the commit: a replay's revocation stands
+        return oauth_pb2.TokenResponse(
+            access_token=outcome.access_token,
+            token_type="Bearer",
+            expires_in=outcome.expires_in,
+            refresh_token=outcome.refresh_token,
+            scope=outcome.scope,
+        )
+
+    async def RevokeToken(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        await tokens.revoke(
+            call.conn,
+            token=request.token,
+            client_id=request.client_id,
+            client_secret=request.client_secret,
+            now=call.now,
+        )
+        return oauth_pb2.RevokeTokenResponse()
+
+    async def IntrospectToken(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        found = await tokens.introspect(
+            call.conn,
+            token=request.token,
+            client_id=request.client_id,
+            client_secret=request.client_secret,
+            now=call.now,
+        )
+        if not found.active:
+            return oauth_pb2.TokenIntrospection(active=False)
+        return oauth_pb2.TokenIntrospection(
+            active=True,
+            scope=found.scope,
+            client_id=found.client_id,
+            token_type=found.token_type,
+            exp=_epoch(found.exp),
+            iat=_epoch(found.iat),
+            sub=found.sub,
+            aud=found.aud,
+            organization=found.organization,
+        )
+
+    async def GetJwks(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        keys = await jwks.public_keys(call.conn, call.now)
+        fields = ("kty", "kid", "use", "alg", "crv", "x", "y")
+        return oauth_pb2.Jwks(keys=[oauth_pb2.JsonWebKey(**{f: k[f] for f in fields}) for k in keys])
+
+    async def ListGrants(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return oauth_pb2.ListGrantsResponse(
+            grants=[_grant(g) for g in await grants.list_grants(call.conn, call.principal)]
+        )
+
+    async def RevokeGrant(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return _grant(await grants.revoke_grant(call.conn, call.principal, request.grant_id, call.now))

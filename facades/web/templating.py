@@ -1,0 +1,51 @@
+"""Jinja templates (autoescaped) and the headers every page carries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from sanic import Request
+from sanic.response import HTTPResponse, html
+
+from facades.web.csrf import ensure_nonce_cookie, form_token
+
+_ENV = Environment(loader=PackageLoader("facades.web", "templates"), autoescape=select_autoescape(default=True))
+
+# No third-party anything; scripts only from our own origin; never framed (clickjacking on the
+# consent page). form-action is left open: the consent form redirects to the client.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+def discovery_links(base_url: str) -> str:
+    """RFC 8288 Link header advertising the public documents (SPEC 4)."""
+    targets = [
+        ("/.well-known/api-catalog", "api-catalog"),
+        ("/.well-known/oauth-protected-resource", "oauth-protected-resource"),
+        ("/.well-known/oauth-authorization-server", "oauth-authorization-server"),
+        ("/llms.txt", "describedby"),
+        ("/auth.md", "help"),
+    ]
+    return ", ".join(f'<{base_url}{path}>; rel="{rel}"' for path, rel in targets)
+
+
+def page_headers(base_url: str) -> dict[str, str]:
+    return {
+        "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+        "Link": discovery_links(base_url),
+    }
+
+
+def render(request: Request, template: str, *, status: int = 200, **context: Any) -> HTTPResponse:
+    settings = request.app.ctx.settings
+    body = _ENV.get_template(template).render(csrf_token=form_token(request), base_url=settings.base_url, **context)
+    response = html(body, status=status, headers=page_headers(settings.base_url))
+    ensure_nonce_cookie(request, response)
+    return response

@@ -1,0 +1,85 @@
+import datetime
+
+from google.api import annotations_pb2 as _annotations_pb2
+from google.api import field_behavior_pb2 as _field_behavior_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from herald.identity.v1 import identity_pb2 as _identity_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SignUpRequest(_message.Message):
+    __slots__ = ("email", "password", "organization")
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    password: str
+    organization: str
+    def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ..., organization: _Optional[str] = ...) -> None: ...
+
+class SignInRequest(_message.Message):
+    __slots__ = ("email", "password", "organization")
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    password: str
+    organization: str
+    def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ..., organization: _Optional[str] = ...) -> None: ...
+
+class Session(_message.Message):
+    __slots__ = ("token", "session_id", "user_id", "email", "organization", "expire_time")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    session_id: str
+    user_id: str
+    email: str
+    organization: Organization
+    expire_time: _timestamp_pb2.Timestamp
+    def __init__(self, token: _Optional[str] = ..., session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., email: _Optional[str] = ..., organization: _Optional[_Union[Organization, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SignOutRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SignOutResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListOrganizationsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListOrganizationsResponse(_message.Message):
+    __slots__ = ("organizations",)
+    ORGANIZATIONS_FIELD_NUMBER: _ClassVar[int]
+    organizations: _containers.RepeatedCompositeFieldContainer[Organization]
+    def __init__(self, organizations: _Optional[_Iterable[_Union[Organization, _Mapping]]] = ...) -> None: ...
+
+class Organization(_message.Message):
+    __slots__ = ("id", "slug", "role", "plan")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    slug: str
+    role: str
+    plan: _identity_pb2.Plan
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., role: _Optional[str] = ..., plan: _Optional[_Union[_identity_pb2.Plan, str]] = ...) -> None: ...
+
+class SwitchOrganizationRequest(_message.Message):
+    __slots__ = ("organization",)
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    organization: str
+    def __init__(self, organization: _Optional[str] = ...) -> None: ...
