@@ -1,0 +1,179 @@
+"""What every dashboard page shares: the signed-in guard, failure pages, redirects and formatting."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from herald.identity.v1 import accounts_pb2, identity_pb2
+from sanic import Request
+from sanic.response import HTTPResponse, redirect
+
+from facades.errors import ApiError
+from facades.web import csrf
+from facades.web.session import Viewer, clear_session_cookie, current_viewer, session_token
+from facades.web.templating import render
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[..., Awaitable[HTTPResponse]]
+
+# Outcomes of a Post/Redirect/Get, named in the redirect's query (`?notice=`): a fixed table, so
+# nothing a link carries is ever echoed into the page.
+NOTICES = {
+    "signed-out": "You are signed out.",
+    "switched": "Organization switched.",
+    "key-revoked": "The API key is revoked. Requests made with it are refused from now on.",
+    "agent-revoked": "The agent is disconnected. Its tokens are refused from now on.",
+    "profile-added": "The sandbox profile is added.",
+}
+
+
+def notice(request: Request) -> str | None:
+    return NOTICES.get(request.args.get("notice", ""))
+
+
+def safe_next(target: str | None) -> str | None:
+    """A local path to return to after sign-in, or None. Only "/…" paths of this site: not
+    "//host" or "/\\host" (browsers read both as another host), no control characters or
+    whitespace (browsers drop tabs and newlines, turning "/\\t/host" into "//host")."""
+    if not target or len(target) > 2048 or not target.startswith("/"):
+        return None
+    if target.startswith(("//", "/\\")) or any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in target):
+        return None
+    return target
+
+
+def see_other(location: str, *, clear_session: bool = False, request: Request | None = None) -> HTTPResponse:
+    response = redirect(location, status=303)
+    response.headers["Cache-Control"] = "no-store"
+    if clear_session and request is not None:
+        clear_session_cookie(response, request)
+    return response
+
+
+def login_redirect(request: Request, *, back_to: str | None = None) -> HTTPResponse:
+    """303 to the sign-in page, coming back here (GETs) or to `back_to` afterwards."""
+    target = back_to or (request.path + (f"?{request.query_string}" if request.query_string else ""))
+    location = "/login?" + urlencode({"next": target}) if safe_next(target) else "/login"
+    # A cookie the core no longer accepts (expired, signed out elsewhere) is dropped.
+    return see_other(location, clear_session=session_token(request) is not None, request=request)
+
+
+def failure_page(request: Request, error: ApiError, viewer: Viewer | None = None, **context: Any) -> HTTPResponse:
+    status = error.http_status
+    heading = "Service unavailable" if status >= 500 else "That did not work"
+    message = error.message if status < 500 else "Herald cannot answer right now. Try again in a moment."
+    return render(
+        request,
+        "message.html",
+        status=status,
+        viewer=viewer,
+        heading=heading,
+        message=message,
+        role_alert=True,
+        **context,
+    )
+
+
+def csrf_refused(request: Request) -> HTTPResponse:
+    return render(
+        request,
+        "message.html",
+        status=403,
+        heading="Form expired",
+        message="This form could not be accepted: its security token is missing or wrong. "
+        "Reload the page and try again.",
+        role_alert=True,
+        link=request.path if request.path in ("/login", "/signup") else "/dashboard",
+        link_text="Back",
+    )
+
+
+def page_errors(handler: Handler) -> Handler:
+    """Every failure of a page handler ends as a page: a refused form as 403, a session the
+    core no longer accepts as a trip to the sign-in page, any other core error as its status."""
+
+    @functools.wraps(handler)
+    async def wrapped(request: Request, *args: Any, **kwargs: Any) -> HTTPResponse:
+        try:
+            return await handler(request, *args, **kwargs)
+        except csrf.CsrfRejected:
+            return csrf_refused(request)
+        except ApiError as error:
+            if error.code == "UNAUTHORIZED" and request.method == "GET":
+                return login_redirect(request)
+            if error.code == "UNAUTHORIZED":
+                return login_redirect(request, back_to="/dashboard")
+            if error.http_status >= 500:
+                log.warning("dashboard %s %s: %s", request.method, request.path, error.code)
+            return failure_page(request, error)
+
+    return wrapped
+
+
+def signed_in(handler: Handler) -> Handler:
+    """Runs the handler with the signed-in viewer as its second argument. A POST must carry
+    the form's CSRF token (checked before anything else is done); without a session, GETs go
+    to the sign-in page and come back, POSTs go to the sign-in page."""
+
+    @functools.wraps(handler)
+    async def wrapped(request: Request, *args: Any, **kwargs: Any) -> HTTPResponse:
+        if session_token(request) is None:
+            return login_redirect(request, back_to=None if request.method == "GET" else "/dashboard")
+        if request.method == "POST":
+            csrf.check(request, signed_in=True)
+        viewer = await current_viewer(request)
+        if viewer is None:
+            return login_redirect(request, back_to=None if request.method == "GET" else "/dashboard")
+        return await handler(request, viewer, *args, **kwargs)
+
+    return page_errors(wrapped)
+
+
+async def organizations(request: Request, viewer: Viewer) -> list[accounts_pb2.Organization]:
+    core = request.app.ctx.core
+    result = await core.call(
+        core.accounts.ListOrganizations, accounts_pb2.ListOrganizationsRequest(), authorization=viewer.authorization
+    )
+    return list(result.response.organizations)
+
+
+async def dashboard_page(
+    request: Request, viewer: Viewer, template: str, section: str, *, status: int = 200, **context: Any
+) -> HTTPResponse:
+    """A signed-in page: the navigation, the organization switcher and the notice from a redirect."""
+    context.setdefault("flash", notice(request))
+    return render(
+        request,
+        template,
+        status=status,
+        viewer=viewer,
+        section=section,
+        organizations=await organizations(request, viewer),
+        **context,
+    )
+
+
+def form_value(request: Request, name: str) -> str:
+    return ((request.form or {}).get(name) or "").strip() if request.form is not None else ""
+
+
+def when(stamp: Timestamp, empty: str = "never") -> str:
+    if not stamp.seconds and not stamp.nanos:
+        return empty
+    return datetime.fromtimestamp(stamp.seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def plan_name(plan: int) -> str:
+    return identity_pb2.Plan.Name(plan).removeprefix("PLAN_").lower() if plan else "none"
+
+
+def page_token(request: Request) -> str:
+    token = request.args.get("page", "")
+    return token if len(token) <= 512 else ""
