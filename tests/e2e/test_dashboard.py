@@ -254,26 +254,30 @@ async def test_credit_ledger_pages(page, orgs, engine) -> None:  # noqa: ANN001
 
 
 async def test_organization_switcher(page, orgs, engine, artifacts_dir, backend) -> None:  # noqa: ANN001
-    first = await orgs()
-    other = f"org-{uuid.uuid4().hex[:10]}"
-    await admin.bootstrap(engine, email=first.email, password=PASSWORD, org=other, credits_=77, plan="trialing")
+    first = await orgs(credits=55)
+    second = f"org-{uuid.uuid4().hex[:10]}"
+    await admin.bootstrap(engine, email=first.email, password=PASSWORD, org=second, credits_=77, plan="trialing")
+    expected = {first.slug: ("active", "55"), second: ("trialing", "77")}
     await sign_in(page, first.email)
-    assert await page.locator("#organization").text_content() == first.slug
+    # Sign-in opens the user's first organization in slug order.
+    current = min(expected)
+    assert await page.locator("#organization").text_content() == current
 
     switcher = page.get_by_label("Organization")
-    assert sorted(await switcher.locator("option").all_text_contents()) == sorted([first.slug, other])
-    await switcher.select_option(other)
-    await page.get_by_role("button", name="Switch").click()
-    await page.wait_for_url("**/dashboard?notice=switched")
-    assert await page.locator("#organization").text_content() == other
-    assert await page.locator("#plan").text_content() == "trialing"
-    assert await page.locator("#balance").text_content() == "77"
-    await screenshot(page, artifacts_dir, backend, "switched")
-
-    await page.get_by_label("Organization").select_option(first.slug)
-    await page.get_by_role("button", name="Switch").click()
-    await page.wait_for_url("**/dashboard?notice=switched")
-    assert await page.locator("#organization").text_content() == first.slug
+    assert sorted(await switcher.locator("option").all_text_contents()) == sorted(expected)
+    for target in (max(expected), min(expected)):
+        await page.get_by_label("Organization").select_option(target)
+        await page.get_by_role("button", name="Switch").click()
+        await page.wait_for_url("**/dashboard?notice=switched")
+        assert await page.locator("#organization").text_content() == target
+        assert await page.locator("#plan").text_content() == expected[target][0]
+        assert await page.locator("#balance").text_content() == expected[target][1]
+        if target == second:
+            await screenshot(page, artifacts_dir, backend, "switched")
+        # The other pages follow the session's organization.
+        await page.goto("/dashboard/keys")
+        assert target in await page.get_by_role("heading", level=2).nth(1).text_content()
+        await page.goto("/dashboard")
 
 
 async def test_login_next_accepts_only_local_paths(page, orgs) -> None:  # noqa: ANN001
