@@ -3,15 +3,33 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
-from sanic import Request, Sanic
+from sanic import Blueprint, Request, Sanic
 from sanic.exceptions import MethodNotAllowed, NotFound, PayloadTooLarge, SanicException
 from sanic.response import HTTPResponse, json
 
 from facades.core_client import CoreClient
+from facades.discovery import discovery_blueprint
 from facades.errors import ApiError
+from facades.mcp.server import mcp_blueprint
+from facades.oauth.authorize import register_authorize
+from facades.oauth.endpoints import register_endpoints
 from facades.rest import rest_v1
 from facades.settings import FacadeSettings
+from facades.web.csrf import CsrfRejected
+from facades.web.dashboard import dashboard_blueprint
+from facades.web.templating import render
+
+STATIC_DIR = Path(__file__).resolve().parent / "web" / "static"
+
+
+def oauth_blueprint() -> Blueprint:
+    """The authorization server's endpoints at {auth_url} = {base_url}/api/auth (SPEC 5)."""
+    bp = Blueprint("oauth", url_prefix="/api/auth")
+    register_endpoints(bp)
+    register_authorize(bp)
+    return bp
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +39,11 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     app.config.update({"MOTD": False, "ACCESS_LOG": False, "REQUEST_MAX_SIZE": 10 * 1024 * 1024})
     app.ctx.settings = settings
     app.blueprint(rest_v1())
+    app.blueprint(oauth_blueprint())
+    app.blueprint(discovery_blueprint())
+    app.blueprint(mcp_blueprint())
+    app.blueprint(dashboard_blueprint())
+    app.static("/static", STATIC_DIR, name="static")
 
     @app.before_server_start
     async def _connect(app: Sanic) -> None:
@@ -37,6 +60,10 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     @app.exception(ApiError)
     async def _api_error(request: Request, error: ApiError) -> HTTPResponse:
         return error_response(settings, request, error)
+
+    @app.exception(CsrfRejected)
+    async def _csrf_rejected(request: Request, error: CsrfRejected) -> HTTPResponse:
+        return render(request, "message.html", status=403, heading="Form expired", message=str(error), viewer=None)
 
     @app.exception(NotFound, MethodNotAllowed, PayloadTooLarge)
     async def _routing_error(request: Request, error: SanicException) -> HTTPResponse:

@@ -29,5 +29,15 @@ class FacadeSettings(BaseSettings):
         return value.rstrip("/")
 
     @property
+    def auth_url(self) -> str:
+        """{auth_url} (SPEC: {base_url}/api/auth), the authorization server's issuer."""
+        return f"{self.base_url}/api/auth"
+
+    @property
+    def mcp_resource(self) -> str:
+        """The audience OAuth access tokens must carry at this facade's /mcp (SPEC 5 step 4)."""
+        return f"{self.base_url}/mcp"
+
+    @property
     def resource_metadata_url(self) -> str:
         return f"{self.base_url}/.well-known/oauth-protected-resource"

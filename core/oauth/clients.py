@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from joserfc.errors import JoseError
 from authlib.oauth2.rfc7591 import ClientMetadataClaims
+from joserfc.errors import JoseError
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -115,6 +115,11 @@ def validate_metadata(metadata: ClientMetadata) -> ClientMetadata:
     auth_method = metadata.token_endpoint_auth_method or "client_secret_basic"
     grant_types = metadata.grant_types or DEFAULT_GRANT_TYPES
     response_types = metadata.response_types or (("code",) if "authorization_code" in grant_types else ())
+    # Redirect URIs first, so their errors carry their own code (invalid_redirect_uri).
+    if len(metadata.redirect_uris) > MAX_REDIRECT_URIS:
+        raise InvalidRedirectUri(f"at most {MAX_REDIRECT_URIS} redirect URIs")
+    for uri in metadata.redirect_uris:
+        _check_redirect_uri(uri)
     claims = {
         "client_name": metadata.client_name or None,
         "client_uri": metadata.client_uri or None,
@@ -146,10 +151,6 @@ def validate_metadata(metadata: ClientMetadata) -> ClientMetadata:
         raise InvalidClientMetadata("the refresh_token grant needs the authorization_code grant")
     if "client_credentials" in grant_types and auth_method == "none":
         raise InvalidClientMetadata("client_credentials needs a confidential client")
-    if len(metadata.redirect_uris) > MAX_REDIRECT_URIS:
-        raise InvalidRedirectUri(f"at most {MAX_REDIRECT_URIS} redirect URIs")
-    for uri in metadata.redirect_uris:
-        _check_redirect_uri(uri)
     if len(metadata.client_name) > 200 or len(metadata.client_uri) > MAX_URI_LENGTH:
         raise InvalidClientMetadata("client_name or client_uri is too long")
     scope = " ".join(sorted(set(metadata.scope.split()))) if metadata.scope else " ".join(sorted(RESOURCE_SCOPES))

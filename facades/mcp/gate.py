@@ -1,0 +1,53 @@
+"""The /mcp credential rule (SPEC 5, 7): only user-bound OAuth access tokens whose audience is
+{base_url}/mcp. API keys, dashboard sessions and client_credentials tokens are refused.
+
+The facade checks the shape; the core checks the token (hash lookup, expiry, revocation, grant,
+membership, and the audience this facade sends as `herald-audience`).
+"""
+
+from __future__ import annotations
+
+from sanic import Request
+from sanic.response import HTTPResponse, json
+
+ACCESS_TOKEN_PREFIX = "hoa_"
+
+
+class GateRefusal(Exception):
+    """The request is refused before any MCP message is looked at."""
+
+    def __init__(self, status: int, error: str, description: str, scope: str = "") -> None:
+        super().__init__(description)
+        self.status = status
+        self.error = error
+        self.description = description
+        self.scope = scope
+
+
+def access_token_authorization(request: Request) -> str:
+    """The `Bearer` value to forward to the core, or a 401 refusal."""
+    headers = request.headers.getall("authorization", [])
+    if not headers:
+        raise GateRefusal(401, "", "missing credential: send an OAuth access token as Authorization: Bearer")
+    if len(headers) > 1:
+        raise GateRefusal(401, "invalid_token", "send exactly one Authorization header")
+    scheme, _, token = headers[0].strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or " " in token or not (token.isascii() and token.isprintable()):
+        raise GateRefusal(401, "invalid_token", "malformed Authorization header: expected 'Bearer <access token>'")
+    if not token.startswith(ACCESS_TOKEN_PREFIX):
+        raise GateRefusal(401, "invalid_token", "/mcp accepts only OAuth access tokens; API keys belong at /v1")
+    return f"Bearer {token}"
+
+
+def refusal_response(request: Request, refusal: GateRefusal) -> HTTPResponse:
+    """401 / 403 with the RFC 6750 3 challenge SPEC 7 lists."""
+    metadata_url = request.app.ctx.settings.resource_metadata_url
+    params = []
+    if refusal.error:
+        params.append(f'error="{refusal.error}"')
+    if refusal.scope:
+        params.append(f'scope="{refusal.scope}"')
+    params.append(f'resource_metadata="{metadata_url}"')
+    body = {"error": refusal.error or "invalid_token", "error_description": refusal.description}
+    return json(body, status=refusal.status, headers={"WWW-Authenticate": "Bearer " + ", ".join(params)})

@@ -1,0 +1,155 @@
+"""The authorization endpoint (RFC 6749 4.1, PKCE RFC 7636) and its consent page.
+
+GET checks the request in the core. While the client or its redirect URI is in doubt the error
+is shown here, never sent anywhere (RFC 6749 4.1.2.1); after that, errors go back to the client
+by redirect. A human who is not signed in is sent to /login and brought back. The consent form
+repeats the request's parameters; POST checks them again in the core before issuing a code.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
+
+from herald.identity.v1 import accounts_pb2, oauth_pb2
+from sanic import Blueprint, Request
+from sanic.response import HTTPResponse, redirect
+
+from facades.errors import ApiError, OAuthError
+from facades.oauth.integration import query_parameters
+from facades.web import csrf
+from facades.web.session import Viewer, current_viewer
+from facades.web.templating import render
+
+PARAMETERS = (
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "scope",
+    "state",
+    "code_challenge",
+    "code_challenge_method",
+    "resource",
+)
+SCOPE_DESCRIPTIONS = {
+    "posts:write": "create, schedule, update and delete posts",
+    "posts:read": "read posts, their status and your connected profiles",
+    "media:write": "upload media and attach it to posts",
+    "generate:read": "read brand voice, recent posts and destination limits",
+    "generate:write": "run writing tools",
+}
+
+
+def _parameters(params: dict[str, str]) -> oauth_pb2.AuthorizationParameters:
+    return oauth_pb2.AuthorizationParameters(**{name: params.get(name, "") for name in PARAMETERS})
+
+
+def _to_client(redirect_uri: str, values: dict[str, str]) -> HTTPResponse:
+    """303 to the client's redirect URI with `values` added to its query (RFC 6749 4.1.2)."""
+    parts = urlsplit(redirect_uri)
+    query = "&".join(q for q in (parts.query, urlencode({k: v for k, v in values.items() if v})) if q)
+    return redirect(urlunsplit(parts._replace(query=query)), status=303, headers={"Cache-Control": "no-store"})
+
+
+def _refuse(request: Request, params: dict[str, str], error: OAuthError) -> HTTPResponse:
+    """By redirect once the core vouched for the redirect URI the request names; else a page."""
+    if error.redirectable and params.get("redirect_uri"):
+        values = {"error": error.code, "error_description": error.message, "state": params.get("state", "")}
+        return _to_client(params["redirect_uri"], values)
+    return render(
+        request,
+        "message.html",
+        status=400,
+        heading="This authorization request cannot be used",
+        message=f"{error.code}: {error.message}",
+        viewer=None,
+    )
+
+
+def _login_redirect(request: Request) -> HTTPResponse:
+    target = request.path + (f"?{request.query_string}" if request.query_string else "")
+    return redirect(f"/login?next={quote(target, safe='')}", status=303, headers={"Cache-Control": "no-store"})
+
+
+async def _check(request: Request, params: dict[str, str]) -> oauth_pb2.AuthorizationContext:
+    core = request.app.ctx.core
+    result = await core.call(
+        core.oauth.CheckAuthorization,
+        oauth_pb2.CheckAuthorizationRequest(parameters=_parameters(params)),
+        authorization=None,
+    )
+    return result.response
+
+
+async def _consent_page(request: Request, viewer: Viewer, params: dict[str, str], context) -> HTTPResponse:  # noqa: ANN001
+    core = request.app.ctx.core
+    orgs = await core.call(
+        core.accounts.ListOrganizations, accounts_pb2.ListOrganizationsRequest(), authorization=viewer.authorization
+    )
+    return render(
+        request,
+        "consent.html",
+        viewer=viewer,
+        section="",
+        organizations=None,
+        client_name=context.client_name,
+        client_uri=context.client_uri,
+        scopes=list(context.scopes),
+        scope_descriptions=SCOPE_DESCRIPTIONS,
+        redirect_uri=context.redirect_uri,
+        resource=context.resource,
+        action=request.path,
+        parameters=[(name, params[name]) for name in PARAMETERS if name in params],
+        current_organization=viewer.principal.organization,
+        organization_choices=list(orgs.response.organizations),
+    )
+
+
+async def authorize(request: Request) -> HTTPResponse:
+    try:
+        params = query_parameters(request)
+    except OAuthError as error:
+        return _refuse(request, {}, error)
+    try:
+        context = await _check(request, params)
+    except OAuthError as error:
+        return _refuse(request, params, error)
+    viewer = await current_viewer(request)
+    if viewer is None:
+        return _login_redirect(request)
+    return await _consent_page(request, viewer, params, context)
+
+
+async def decide(request: Request) -> HTTPResponse:
+    viewer = await current_viewer(request)
+    form = request.form or {}
+    if viewer is None:
+        return redirect("/login", status=303)
+    csrf.check(request, signed_in=True)
+    params = {name: form.get(name) for name in PARAMETERS if form.get(name) is not None}
+    core = request.app.ctx.core
+    try:
+        context = await _check(request, params)
+        if form.get("decision") != "approve":
+            denied = {"error": "access_denied", "error_description": "the user denied the request"}
+            return _to_client(context.redirect_uri, {**denied, "state": params.get("state", "")})
+        result = await core.call(
+            core.oauth.ApproveAuthorization,
+            oauth_pb2.ApproveAuthorizationRequest(
+                parameters=_parameters(params), organization=form.get("organization") or viewer.principal.organization
+            ),
+            authorization=viewer.authorization,
+        )
+    except OAuthError as error:
+        return _refuse(request, params, error)
+    except ApiError as error:
+        if error.code == "NOT_FOUND":
+            heading = "Not your organization"
+            return render(request, "message.html", status=400, heading=heading, message=error.message, viewer=None)
+        raise
+    code = result.response
+    return _to_client(code.redirect_uri, {"code": code.code, "state": code.state})
+
+
+def register_authorize(bp: Blueprint) -> None:
+    bp.add_route(authorize, "/oauth2/authorize", methods=["GET"], name="authorize")
+    bp.add_route(decide, "/oauth2/authorize", methods=["POST"], name="authorize_decide")

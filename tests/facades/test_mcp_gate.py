@@ -1,0 +1,120 @@
+"""The /mcp credential gate (SPEC 5, 7): OAuth access tokens for {base_url}/mcp only."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import httpx
+from sqlalchemy import update
+
+from tests.harness import free_port, wait_for_http
+from tests.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
+
+
+async def _tokens(http, channel, orgs, **register_kwargs):
+    org = await orgs()
+    session = await sign_in(channel, org.email)
+    client = await register(http, **register_kwargs)
+    return org, await tokens_for(http, session, client["client_id"], register_kwargs.get("scope", ""))
+
+
+async def test_without_a_token_the_challenge_points_at_resource_metadata(http, stack):
+    response = await mcp(http, None, "initialize")
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == (
+        f'Bearer resource_metadata="{stack.base_url}/.well-known/oauth-protected-resource"'
+    )
+
+
+async def test_api_keys_sessions_and_garbage_are_invalid_tokens(http, channel, orgs):
+    org = await orgs()
+    session = await sign_in(channel, org.email)
+    for token in (org.api_key, session, "hoa_forged", "x"):
+        response = await mcp(http, token, "initialize")
+        assert response.status_code == 401, token
+        assert 'error="invalid_token"' in response.headers["www-authenticate"]
+        assert "resource_metadata=" in response.headers["www-authenticate"]
+
+
+async def test_oauth_tokens_are_refused_at_v1(http, channel, orgs):
+    _, tokens = await _tokens(http, channel, orgs)
+    response = await http.get("/v1/profiles", headers={"Authorization": f"Bearer {tokens['access_token']}"})
+    assert response.status_code == 401
+    assert response.json()["code"] == "UNAUTHORIZED"
+
+
+async def test_initialize_and_tools_list(http, channel, orgs):
+    _, tokens = await _tokens(http, channel, orgs)
+    init = await mcp(http, tokens["access_token"], "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+    assert init.status_code == 200
+    assert init.json()["result"]["protocolVersion"] == "2025-06-18"
+    assert init.json()["result"]["serverInfo"]["name"] == "herald"
+    tools = await mcp(http, tokens["access_token"], "tools/list")
+    assert [t["name"] for t in tools.json()["result"]["tools"]] == ["list_profiles"]
+    unknown = await mcp(http, tokens["access_token"], "resources/list")
+    assert unknown.json()["error"]["code"] == -32601
+
+
+async def test_missing_scope_is_403_insufficient_scope(http, channel, orgs):
+    _, tokens = await _tokens(http, channel, orgs, scope="media:write")
+    response = await mcp(http, tokens["access_token"], "tools/call", {"name": "list_profiles", "arguments": {}})
+    assert response.status_code == 403
+    challenge = response.headers["www-authenticate"]
+    assert 'error="insufficient_scope"' in challenge
+    assert 'scope="posts:read"' in challenge
+
+
+async def test_get_and_delete_are_405_with_allow_post(http):
+    for method in ("GET", "DELETE"):
+        response = await http.request(method, "/mcp", headers=MCP_HEADERS)
+        assert response.status_code == 405
+        assert response.headers["allow"] == "POST"
+
+
+async def test_expired_token_is_invalid(http, channel, orgs, engine):
+    from core.db.models import oauth_tokens
+    from core.db.types import utcnow
+    from core.identity.tokens import hash_token
+
+    _, tokens = await _tokens(http, channel, orgs)
+    async with engine.begin() as conn:
+        await conn.execute(
+            update(oauth_tokens)
+            .where(oauth_tokens.c.token_hash == hash_token(tokens["access_token"]))
+            .values(expires_at=utcnow() - timedelta(seconds=1))
+        )
+    response = await mcp(http, tokens["access_token"], "ping")
+    assert response.status_code == 401 and 'error="invalid_token"' in response.headers["www-authenticate"]
+
+
+async def test_token_for_another_audience_is_refused(http, channel, orgs, stack):
+    """A second deployment's facade (another {base_url}) on the same core: tokens issued for the
+    first one's /mcp are not valid at the second's."""
+    _, tokens = await _tokens(http, channel, orgs)
+    port = free_port()
+    other_base = f"http://127.0.0.1:{port}"
+    proc = stack.spawn(
+        "facades", env={"HERALD_FACADE_LISTEN": f"127.0.0.1:{port}", "HERALD_BASE_URL": other_base}, log_name="facade-other"
+    )
+    try:
+        wait_for_http(f"{other_base}/healthz", proc)
+        async with httpx.AsyncClient(base_url=other_base) as other:
+            refused = await mcp(other, tokens["access_token"], "ping")
+            assert refused.status_code == 401
+            assert 'error="invalid_token"' in refused.headers["www-authenticate"]
+        assert (await mcp(http, tokens["access_token"], "ping")).status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+async def test_malformed_messages(http, channel, orgs):
+    _, tokens = await _tokens(http, channel, orgs)
+    auth = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['access_token']}"}
+    assert (await http.post("/mcp", content=b"{", headers=auth)).status_code == 400
+    assert (await http.post("/mcp", json=[{"jsonrpc": "2.0", "id": 1, "method": "ping"}], headers=auth)).status_code == 400
+    assert (await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={**auth, "Content-Type": "text/plain"})).status_code == 415
+    note = await http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=auth)
+    assert note.status_code == 202
+    bad_tool = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nope"}}, headers=auth)
+    assert bad_tool.json()["error"]["code"] == -32602

@@ -1,0 +1,88 @@
+"""POST {auth_url}/oauth2/register (RFC 7591, SPEC 5 step 1)."""
+
+from __future__ import annotations
+
+import pytest
+
+URL = "/api/auth/oauth2/register"
+OK = {"client_name": "agent", "redirect_uris": ["https://agent.example/cb"]}
+
+
+async def test_public_client_has_no_secret_and_echoes_metadata(http):
+    body = {**OK, "token_endpoint_auth_method": "none", "scope": "posts:read media:write"}
+    response = await http.post(URL, json=body)
+    assert response.status_code == 201
+    assert response.headers["cache-control"] == "no-store"
+    client = response.json()
+    assert "client_secret" not in client
+    assert client["token_endpoint_auth_method"] == "none"
+    assert client["redirect_uris"] == body["redirect_uris"]
+    assert client["grant_types"] == ["authorization_code", "refresh_token"]
+    assert client["response_types"] == ["code"]
+    assert set(client["scope"].split()) == {"posts:read", "media:write"}
+    assert client["client_name"] == "agent"
+
+
+async def test_confidential_client_gets_its_secret_once(http):
+    response = await http.post(URL, json=OK)
+    assert response.status_code == 201
+    client = response.json()
+    assert client["client_secret"].startswith("hcs_")
+    assert client["client_secret_expires_at"] == 0
+    assert client["token_endpoint_auth_method"] == "client_secret_basic"
+    again = await http.post(URL, json=OK)
+    assert again.json()["client_id"] != client["client_id"]  # each call mints a new client
+
+
+@pytest.mark.parametrize(
+    "uri",
+    ["http://127.0.0.1/cb", "http://127.0.0.1:8765/cb", "http://[::1]:9/cb", "http://localhost:3000/callback"],
+)
+async def test_loopback_redirect_uris_are_accepted(http, uri):
+    response = await http.post(URL, json={**OK, "redirect_uris": [uri], "token_endpoint_auth_method": "none"})
+    assert response.status_code == 201, response.text
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ({"client_name": "no uris"}, "invalid_redirect_uri"),
+        ({**OK, "redirect_uris": ["http://agent.example/cb"]}, "invalid_redirect_uri"),
+        ({**OK, "redirect_uris": ["https://agent.example/cb#frag"]}, "invalid_redirect_uri"),
+        ({**OK, "redirect_uris": ["com.example.app:/cb"]}, "invalid_redirect_uri"),
+        ({**OK, "redirect_uris": "https://agent.example/cb"}, "invalid_redirect_uri"),
+        ({**OK, "grant_types": ["password"]}, "invalid_client_metadata"),
+        ({**OK, "grant_types": ["implicit"]}, "invalid_client_metadata"),
+        ({**OK, "grant_types": ["urn:ietf:params:oauth:grant-type:token-exchange"]}, "invalid_client_metadata"),
+        ({**OK, "response_types": ["token"]}, "invalid_client_metadata"),
+        ({**OK, "token_endpoint_auth_method": "private_key_jwt"}, "invalid_client_metadata"),
+        ({**OK, "scope": "admin"}, "invalid_client_metadata"),
+        ({**OK, "client_name": 7}, "invalid_client_metadata"),
+        (
+            {"grant_types": ["client_credentials"], "token_endpoint_auth_method": "none"},
+            "invalid_client_metadata",
+        ),
+        ([OK], "invalid_client_metadata"),
+    ],
+)
+async def test_bad_metadata_gets_rfc7591_errors(http, body, error):
+    response = await http.post(URL, json=body)
+    assert response.status_code == 400
+    assert response.json()["error"] == error
+    assert response.json()["error_description"]
+    assert response.headers["cache-control"] == "no-store"
+
+
+async def test_body_must_be_json(http):
+    response = await http.post(URL, content=b"client_name=x", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
+    broken = await http.post(URL, content=b"{not json", headers={"Content-Type": "application/json"})
+    assert broken.status_code == 400
+    assert broken.json()["error"] == "invalid_client_metadata"
+
+
+async def test_client_credentials_client_needs_no_redirect_uris(http):
+    response = await http.post(URL, json={"client_name": "svc", "grant_types": ["client_credentials"]})
+    assert response.status_code == 201, response.text
+    assert response.json()["response_types"] == []
