@@ -4,8 +4,8 @@ through the real pages over HTTP, token requests)."""
 from __future__ import annotations
 
 import base64
-import html
 import hashlib
+import html
 import re
 import secrets
 from dataclasses import dataclass
@@ -82,7 +82,10 @@ async def consent(
     async with httpx.AsyncClient(base_url=http.base_url, cookies={"herald_session": session_token}) as browser:
         page = await browser.get(f"/api/auth/oauth2/authorize?{query}")
         assert page.status_code == 200, page.text
-        form = {k: html.unescape(v) for k, v in re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)"', page.text)}
+        form = {
+            k: html.unescape(v)
+            for k, v in re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)"', page.text)
+        }
         form["decision"] = decision
         if organization:
             form["organization"] = organization
@@ -113,10 +116,12 @@ async def exchange_code(http: httpx.AsyncClient, auth: Authorization, code: str,
     return await http.post("/api/auth/oauth2/token", data={k: v for k, v in form.items() if v is not None})
 
 
-async def tokens_for(http: httpx.AsyncClient, session_token: str, client_id: str, scope: str = "") -> dict:
+async def tokens_for(
+    http: httpx.AsyncClient, session_token: str, client_id: str, scope: str = "", client_secret: str | None = None
+) -> dict:
     auth = new_authorization(client_id, **({"scope": scope} if scope else {}))
     code = await code_for(http, session_token, auth)
-    response = await exchange_code(http, auth, code)
+    response = await exchange_code(http, auth, code, client_secret=client_secret)
     assert response.status_code == 200, response.text
     return response.json()
 

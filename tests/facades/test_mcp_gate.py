@@ -45,7 +45,12 @@ async def test_oauth_tokens_are_refused_at_v1(http, channel, orgs):
 
 async def test_initialize_and_tools_list(http, channel, orgs):
     _, tokens = await _tokens(http, channel, orgs)
-    init = await mcp(http, tokens["access_token"], "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+    init = await mcp(
+        http,
+        tokens["access_token"],
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
     assert init.status_code == 200
     assert init.json()["result"]["protocolVersion"] == "2025-06-18"
     assert init.json()["result"]["serverInfo"]["name"] == "herald"
@@ -94,7 +99,9 @@ async def test_token_for_another_audience_is_refused(http, channel, orgs, stack)
     port = free_port()
     other_base = f"http://127.0.0.1:{port}"
     proc = stack.spawn(
-        "facades", env={"HERALD_FACADE_LISTEN": f"127.0.0.1:{port}", "HERALD_BASE_URL": other_base}, log_name="facade-other"
+        "facades",
+        env={"HERALD_FACADE_LISTEN": f"127.0.0.1:{port}", "HERALD_BASE_URL": other_base},
+        log_name="facade-other",
     )
     try:
         wait_for_http(f"{other_base}/healthz", proc)
@@ -112,9 +119,17 @@ async def test_malformed_messages(http, channel, orgs):
     _, tokens = await _tokens(http, channel, orgs)
     auth = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['access_token']}"}
     assert (await http.post("/mcp", content=b"{", headers=auth)).status_code == 400
-    assert (await http.post("/mcp", json=[{"jsonrpc": "2.0", "id": 1, "method": "ping"}], headers=auth)).status_code == 400
-    assert (await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={**auth, "Content-Type": "text/plain"})).status_code == 415
+    assert (
+        await http.post("/mcp", json=[{"jsonrpc": "2.0", "id": 1, "method": "ping"}], headers=auth)
+    ).status_code == 400
+    assert (
+        await http.post(
+            "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={**auth, "Content-Type": "text/plain"}
+        )
+    ).status_code == 415
     note = await http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=auth)
     assert note.status_code == 202
-    bad_tool = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nope"}}, headers=auth)
+    bad_tool = await http.post(
+        "/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nope"}}, headers=auth
+    )
     assert bad_tool.json()["error"]["code"] == -32602

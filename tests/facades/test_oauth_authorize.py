@@ -128,7 +128,9 @@ async def test_the_token_is_bound_to_the_organization_picked(http, channel, orgs
 
     first = await orgs()
     second_slug = f"{first.slug}-two"
-    await admin.bootstrap(engine, email=first.email, password="correct horse battery", org=second_slug, credits_=10, plan="active")
+    await admin.bootstrap(
+        engine, email=first.email, password="correct horse battery", org=second_slug, credits_=10, plan="active"
+    )
     await orgs.profile(first, "first-profile", "x")
     await admin.add_profile(engine, org=second_slug, slug="second-profile", platform="bluesky", tags=[])
     session = await sign_in(channel, first.email, first.slug)

@@ -37,7 +37,11 @@ async def test_full_flow_register_authorize_token_mcp_refresh_revoke(http, chann
 
     refreshed = await http.post(
         "/api/auth/oauth2/token",
-        data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client["client_id"]},
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": client["client_id"],
+        },
     )
     assert refreshed.status_code == 200, refreshed.text
     new = refreshed.json()

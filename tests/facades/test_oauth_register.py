@@ -74,7 +74,9 @@ async def test_bad_metadata_gets_rfc7591_errors(http, body, error):
 
 
 async def test_body_must_be_json(http):
-    response = await http.post(URL, content=b"client_name=x", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = await http.post(
+        URL, content=b"client_name=x", headers={"Content-Type": "application/x-www-form-urlencoded"}
+    )
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_client_metadata"
     broken = await http.post(URL, content=b"{not json", headers={"Content-Type": "application/json"})

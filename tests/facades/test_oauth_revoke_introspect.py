@@ -28,13 +28,20 @@ async def _confidential_tokens(http, session):
 async def test_public_client_revokes_an_access_token_without_a_secret(http, session):
     client = await register(http)
     tokens = await tokens_for(http, session, client["client_id"])
-    response = await http.post(REVOKE, data={"token": tokens["access_token"], "token_type_hint": "access_token", "client_id": client["client_id"]})
+    response = await http.post(
+        REVOKE,
+        data={"token": tokens["access_token"], "token_type_hint": "access_token", "client_id": client["client_id"]},
+    )
     assert response.status_code == 200
     assert (await mcp(http, tokens["access_token"], "ping")).status_code == 401
     # Revoking an access token leaves its refresh token usable.
     refreshed = await http.post(
         "/api/auth/oauth2/token",
-        data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client["client_id"]},
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": client["client_id"],
+        },
     )
     assert refreshed.status_code == 200
 
@@ -54,7 +61,9 @@ async def test_revoke_errors(http, session):
     client, tokens = await _confidential_tokens(http, session)
     no_secret = await http.post(REVOKE, data={"token": tokens["access_token"], "client_id": client["client_id"]})
     assert no_secret.status_code == 401 and no_secret.json()["error"] == "invalid_client"
-    no_token = await http.post(REVOKE, data={"client_id": client["client_id"], "client_secret": client["client_secret"]})
+    no_token = await http.post(
+        REVOKE, data={"client_id": client["client_id"], "client_secret": client["client_secret"]}
+    )
     assert no_token.status_code == 400 and no_token.json()["error"] == "invalid_request"
     assert (await mcp(http, tokens["access_token"], "ping")).status_code == 200
 
@@ -82,7 +91,9 @@ async def test_introspection_for_confidential_clients(http, session, stack):
 async def test_introspection_refuses_public_clients_and_hides_other_clients_tokens(http, session):
     public = await register(http)
     public_tokens = await tokens_for(http, session, public["client_id"])
-    refused = await http.post(INTROSPECT, data={"token": public_tokens["access_token"], "client_id": public["client_id"]})
+    refused = await http.post(
+        INTROSPECT, data={"token": public_tokens["access_token"], "client_id": public["client_id"]}
+    )
     assert refused.status_code == 401 and refused.json()["error"] == "invalid_client"
     client, _ = await _confidential_tokens(http, session)
     other = await http.post(

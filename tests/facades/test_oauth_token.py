@@ -62,7 +62,12 @@ async def test_reused_code_is_refused_and_revokes_what_it_issued(http, session):
     assert _error(await exchange_code(http, auth, code)) == "invalid_grant"
     assert (await mcp(http, tokens["access_token"], "ping")).status_code == 401
     refresh = await http.post(
-        URL, data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client["client_id"]}
+        URL,
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": client["client_id"],
+        },
     )
     assert _error(refresh) == "invalid_grant"
 
@@ -167,13 +172,27 @@ async def test_body_must_be_form_encoded_and_parameters_single(http):
 async def test_client_authentication(http, session):
     public = await register(http)
     with_secret = await http.post(
-        URL, data={"grant_type": "refresh_token", "refresh_token": "x", "client_id": public["client_id"], "client_secret": "s"}
+        URL,
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": "x",
+            "client_id": public["client_id"],
+            "client_secret": "s",
+        },
     )
     assert _error(with_secret, 401) == "invalid_client"
-    unknown = await http.post(URL, data={"grant_type": "refresh_token", "refresh_token": "x", "client_id": "cli_nobody"})
+    unknown = await http.post(
+        URL, data={"grant_type": "refresh_token", "refresh_token": "x", "client_id": "cli_nobody"}
+    )
     assert _error(unknown, 401) == "invalid_client"
 
-    confidential = await register(http, token_endpoint_auth_method=None, grant_types=["client_credentials"], redirect_uris=None, response_types=None)
+    confidential = await register(
+        http,
+        token_endpoint_auth_method=None,
+        grant_types=["client_credentials"],
+        redirect_uris=None,
+        response_types=None,
+    )
     wrong = base64.b64encode(f"{confidential['client_id']}:hcs_wrong".encode()).decode()
     basic = await http.post(URL, data={"grant_type": "client_credentials"}, headers={"Authorization": f"Basic {wrong}"})
     assert _error(basic, 401) == "invalid_client"
@@ -183,14 +202,27 @@ async def test_client_authentication(http, session):
 
 
 async def test_client_credentials_tokens_are_refused_everywhere(http, orgs):
-    client = await register(http, token_endpoint_auth_method=None, grant_types=["client_credentials"], redirect_uris=None, response_types=None)
+    client = await register(
+        http,
+        token_endpoint_auth_method=None,
+        grant_types=["client_credentials"],
+        redirect_uris=None,
+        response_types=None,
+    )
     good = base64.b64encode(f"{client['client_id']}:{client['client_secret']}".encode()).decode()
-    response = await http.post(URL, data={"grant_type": "client_credentials"}, headers={"Authorization": f"Basic {good}"})
+    response = await http.post(
+        URL, data={"grant_type": "client_credentials"}, headers={"Authorization": f"Basic {good}"}
+    )
     assert response.status_code == 200, response.text
     issued = response.json()
     assert "refresh_token" not in issued
     post_form = await http.post(
-        URL, data={"grant_type": "client_credentials", "client_id": client["client_id"], "client_secret": client["client_secret"]}
+        URL,
+        data={
+            "grant_type": "client_credentials",
+            "client_id": client["client_id"],
+            "client_secret": client["client_secret"],
+        },
     )
     assert post_form.status_code == 200
     at_mcp = await mcp(http, issued["access_token"], "ping")

@@ -1,0 +1,148 @@
+"""The agent flow end to end with real clients (issue 5): register → authorize, with a human
+signing in and approving through the real pages in headless Chromium → token → /mcp →
+refresh → revoke → 401. Then the same flow driven by the official MCP SDK's OAuth client
+provider (discovery, registration, PKCE), with only the browser step scripted."""
+
+from __future__ import annotations
+
+import asyncio
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import httpx2
+from mcp import Client
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+from tests.oauth_flow import PASSWORD, REDIRECT_URI, mcp, new_authorization, register
+
+
+async def _approve_in_browser(page, url: str, email: str, redirect_prefix: str, shots=None) -> dict[str, str]:  # noqa: ANN001
+    """Opens the authorization URL, signs in, approves; returns the redirect's query."""
+    captured: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def catch(route) -> None:  # noqa: ANN001 - the client's redirect URI: nothing listens there
+        if not captured.done():
+            captured.set_result(route.request.url)
+        await route.fulfill(status=200, content_type="text/plain", body="authorized; you may close this tab")
+
+    await page.context.route(f"{redirect_prefix}**", catch)
+    await page.goto(url)
+    assert urlsplit(page.url).path == "/login"
+    await page.get_by_label("Email").fill(email)
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.get_by_role("button", name="Approve").wait_for()
+    if shots is not None:
+        await page.screenshot(path=str(shots), full_page=True)
+    await page.get_by_role("button", name="Approve").click()
+    location = await asyncio.wait_for(captured, 15)
+    return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+
+
+async def test_agent_flow_through_the_real_pages(page, http, orgs, stack, artifacts_dir, backend):
+    org = await orgs()
+    await orgs.profile(org, "launch-x", "x")
+    client = await register(http, client_name="Browser Agent")
+    auth = new_authorization(client["client_id"])
+    shots = artifacts_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    url = f"{stack.base_url}/api/auth/oauth2/authorize?{auth.query()}"
+    params = await _approve_in_browser(page, url, org.email, REDIRECT_URI, shots / f"{backend}-consent.png")
+    assert params["state"] == auth.state
+
+    token = await http.post(
+        "/api/auth/oauth2/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": params["code"],
+            "redirect_uri": REDIRECT_URI,
+            "client_id": client["client_id"],
+            "code_verifier": auth.verifier,
+        },
+    )
+    assert token.status_code == 200, token.text
+    tokens = token.json()
+    listed = await mcp(http, tokens["access_token"], "tools/call", {"name": "list_profiles", "arguments": {}})
+    assert listed.json()["result"]["structuredContent"]["profiles"][0]["slug"] == "launch-x"
+
+    refreshed = await http.post(
+        "/api/auth/oauth2/token",
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": client["client_id"],
+        },
+    )
+    assert refreshed.status_code == 200
+    fresh = refreshed.json()
+    assert (await mcp(http, fresh["access_token"], "ping")).status_code == 200
+    revoke = await http.post(
+        "/api/auth/oauth2/revoke", data={"token": fresh["refresh_token"], "client_id": client["client_id"]}
+    )
+    assert revoke.status_code == 200
+    gone = await mcp(http, fresh["access_token"], "ping")
+    assert gone.status_code == 401 and 'error="invalid_token"' in gone.headers["www-authenticate"]
+
+
+class _MemoryStorage:
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+async def test_mcp_sdk_oauth_client_provider(page, orgs, stack):
+    org = await orgs()
+    await orgs.profile(org, "sdk-profile", "bluesky")
+    redirect = "http://127.0.0.1:48123/callback"
+    approved: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+
+    async def redirect_handler(authorization_url: str) -> None:
+        approved.set_result(await _approve_in_browser(page, authorization_url, org.email, redirect))
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        params = await approved
+        return AuthorizationCodeResult(code=params["code"], state=params.get("state"))
+
+    storage = _MemoryStorage()
+    provider = OAuthClientProvider(
+        server_url=f"{stack.base_url}/mcp",
+        client_metadata=OAuthClientMetadata(
+            client_name="SDK agent",
+            redirect_uris=[redirect],
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+        ),
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+    async with httpx2.AsyncClient(auth=provider, timeout=30) as http_client:
+        transport = streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)
+        async with Client(transport, mode="legacy") as client:
+            tools = await client.list_tools()
+            assert [t.name for t in tools.tools] == ["list_profiles"]
+            result = await client.call_tool("list_profiles", {})
+            assert not result.is_error
+            assert result.structured_content["profiles"][0]["slug"] == "sdk-profile"
+
+    # The provider registered a public client through discovery and holds rotating tokens.
+    assert storage.client is not None and storage.client.client_id.startswith("cli_")
+    assert storage.tokens is not None and storage.tokens.refresh_token
+    async with httpx.AsyncClient(base_url=stack.base_url) as http:
+        ok = await mcp(http, storage.tokens.access_token, "ping")
+        assert ok.status_code == 200
