@@ -134,6 +134,22 @@ async def test_v1_goes_to_the_facade_unchanged(via_envoy, http, orgs) -> None:
     assert proxied.json() == direct.json()
 
 
+async def test_oauth_discovery_mcp_and_pages_go_to_the_facade(via_envoy, http) -> None:
+    for path in ("/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource", "/api/auth/jwks"):
+        direct, proxied = await http.get(path), await via_envoy.get(path)
+        assert direct.status_code == proxied.status_code == 200
+        assert proxied.json() == direct.json()
+    registered = await via_envoy.post(
+        "/api/auth/oauth2/register",
+        json={"client_name": "via envoy", "redirect_uris": ["http://127.0.0.1/cb"], "token_endpoint_auth_method": "none"},
+    )
+    assert registered.status_code == 201
+    gate = await via_envoy.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert gate.status_code == 401 and "resource_metadata=" in gate.headers["www-authenticate"]
+    login = await via_envoy.get("/login")
+    assert login.status_code == 200 and "text/html" in login.headers["content-type"]
+
+
 async def test_grpc_goes_to_the_core(envoy_channel, orgs) -> None:
     org = await orgs(credits=1000)
     stub = credits_pb2_grpc.CreditsServiceStub(envoy_channel)
