@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 
+from core.identity.principal import CredentialKind
 from core.pagination import page_request
 from core.profiles import service
 from core.rpc.context import current_call
@@ -15,6 +16,10 @@ _READ = frozenset({"posts:read"})
 POLICIES = {
     "ListProfiles": MethodPolicy(scopes=_READ),
     "GetProfile": MethodPolicy(scopes=_READ),
+    # The dashboard's "connect a sandbox profile" form: humans only, with or without a plan.
+    "CreateProfile": MethodPolicy(
+        credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True
+    ),
 }
 
 
@@ -39,3 +44,17 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
     async def GetProfile(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         return profile_message(await service.get_profile(call.conn, call.principal.org_id, request.slug))
+
+    async def CreateProfile(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        profile = request.profile
+        created = await service.create_profile(
+            call.conn,
+            call.principal.org_id,
+            slug=profile.slug,
+            connector=profile.connector,
+            display_name=profile.display_name,
+            tags=list(profile.tags),
+            now=call.now,
+        )
+        return profile_message(created)

@@ -23,28 +23,33 @@ _sym_db = _symbol_database.Default()
 
 
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/profiles/v1/profiles.proto\x12\x12herald.profiles.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8b\x01\n\x07Profile\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12\x0c\n\x04tags\x18\x05 \x03(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"I\n\x13ListProfilesRequest\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"^\n\x14ListProfilesResponse\x12-\n\x08profiles\x18\x01 \x03(\x0b\x32\x1b.herald.profiles.v1.Profile\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"!\n\x11GetProfileRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t2\xf8\x01\n\x0eProfileService\x12w\n\x0cListProfiles\x12\'.herald.profiles.v1.ListProfilesRequest\x1a(.herald.profiles.v1.ListProfilesResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/profiles\x12m\n\nGetProfile\x12%.herald.profiles.v1.GetProfileRequest\x1a\x1b.herald.profiles.v1.Profile\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/profiles/{slug}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/profiles/v1/profiles.proto\x12\x12herald.profiles.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8b\x01\n\x07Profile\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12\x0c\n\x04tags\x18\x05 \x03(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"I\n\x13ListProfilesRequest\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"^\n\x14ListProfilesResponse\x12-\n\x08profiles\x18\x01 \x03(\x0b\x32\x1b.herald.profiles.v1.Profile\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x14\x43reateProfileRequest\x12\x32\n\x07profile\x18\x01 \x01(\x0b\x32\x1b.herald.profiles.v1.ProfileB\x04\xe2\x41\x01\x02\"!\n\x11GetProfileRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t2\xd0\x02\n\x0eProfileService\x12w\n\x0cListProfiles\x12\'.herald.profiles.v1.ListProfilesRequest\x1a(.herald.profiles.v1.ListProfilesResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/profiles\x12m\n\nGetProfile\x12%.herald.profiles.v1.GetProfileRequest\x1a\x1b.herald.profiles.v1.Profile\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/profiles/{slug}\x12V\n\rCreateProfile\x12(.herald.profiles.v1.CreateProfileRequest\x1a\x1b.herald.profiles.v1.Profileb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.profiles.v1.profiles_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_CREATEPROFILEREQUEST'].fields_by_name['profile']._loaded_options = None
+  _globals['_CREATEPROFILEREQUEST'].fields_by_name['profile']._serialized_options = b'\342A\001\002'
   _globals['_PROFILESERVICE'].methods_by_name['ListProfiles']._loaded_options = None
   _globals['_PROFILESERVICE'].methods_by_name['ListProfiles']._serialized_options = b'\202\323\344\223\002\016\022\014/v1/profiles'
   _globals['_PROFILESERVICE'].methods_by_name['GetProfile']._loaded_options = None
   _globals['_PROFILESERVICE'].methods_by_name['GetProfile']._serialized_options = b'\202\323\344\223\002\025\022\023/v1/profiles/{slug}'
-  _globals['_PROFILE']._serialized_start=121
-  _globals['_PROFILE']._serialized_end=260
-  _globals['_LISTPROFILESREQUEST']._serialized_start=262
-  _globals['_LISTPROFILESREQUEST']._serialized_end=335
-  _globals['_LISTPROFILESRESPONSE']._serialized_start=337
-  _globals['_LISTPROFILESRESPONSE']._serialized_end=431
-  _globals['_GETPROFILEREQUEST']._serialized_start=433
-  _globals['_GETPROFILEREQUEST']._serialized_end=466
-  _globals['_PROFILESERVICE']._serialized_start=469
-  _globals['_PROFILESERVICE']._serialized_end=717
+  _globals['_PROFILE']._serialized_start=154
+  _globals['_PROFILE']._serialized_end=293
+  _globals['_LISTPROFILESREQUEST']._serialized_start=295
+  _globals['_LISTPROFILESREQUEST']._serialized_end=368
+  _globals['_LISTPROFILESRESPONSE']._serialized_start=370
+  _globals['_LISTPROFILESRESPONSE']._serialized_end=464
+  _globals['_CREATEPROFILEREQUEST']._serialized_start=466
+  _globals['_CREATEPROFILEREQUEST']._serialized_end=540
+  _globals['_GETPROFILEREQUEST']._serialized_start=542
+  _globals['_GETPROFILEREQUEST']._serialized_end=575
+  _globals['_PROFILESERVICE']._serialized_start=578
+  _globals['_PROFILESERVICE']._serialized_end=914
 # @@protoc_insertion_point(module_scope)

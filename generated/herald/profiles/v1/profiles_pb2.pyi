@@ -1,6 +1,7 @@
 import datetime
 
 from google.api import annotations_pb2 as _annotations_pb2
+from google.api import field_behavior_pb2 as _field_behavior_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -43,6 +44,12 @@ class ListProfilesResponse(_message.Message):
     profiles: _containers.RepeatedCompositeFieldContainer[Profile]
     next_page_token: str
     def __init__(self, profiles: _Optional[_Iterable[_Union[Profile, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class CreateProfileRequest(_message.Message):
+    __slots__ = ("profile",)
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    profile: Profile
+    def __init__(self, profile: _Optional[_Union[Profile, _Mapping]] = ...) -> None: ...
 
 class GetProfileRequest(_message.Message):
     __slots__ = ("slug",)

@@ -46,6 +46,11 @@ class ProfileServiceStub:
                 request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetProfileRequest.SerializeToString,
                 response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
                 _registered_method=True)
+        self.CreateProfile = channel.unary_unary(
+                '/herald.profiles.v1.ProfileService/CreateProfile',
+                request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.SerializeToString,
+                response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
+                _registered_method=True)
 
 
 class ProfileServiceServicer:
@@ -72,6 +77,20 @@ class ProfileServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateProfile(self, request, context):
+        """Connects a profile to the caller's organization without a platform
+        sign-in: its posts are delivered by the sandbox publisher. Only a
+        signed-in human may connect profiles (the dashboard's "connect" form), so
+        the method has no HTTP mapping at /v1.
+        Errors: UNAUTHORIZED, FORBIDDEN (PERMISSION_DENIED) for a credential that
+        is not a session, VALIDATION_ERROR for a malformed slug, an unknown
+        connector, bad tags or a display name over 200 characters, CONFLICT
+        (ALREADY_EXISTS) when the organization has a profile of that slug.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ProfileServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -83,6 +102,11 @@ def add_ProfileServiceServicer_to_server(servicer, server):
             'GetProfile': grpc.unary_unary_rpc_method_handler(
                     servicer.GetProfile,
                     request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetProfileRequest.FromString,
+                    response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.SerializeToString,
+            ),
+            'CreateProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateProfile,
+                    request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.FromString,
                     response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.SerializeToString,
             ),
     }
@@ -141,6 +165,33 @@ class ProfileService:
             target,
             '/herald.profiles.v1.ProfileService/GetProfile',
             herald_dot_profiles_dot_v1_dot_profiles__pb2.GetProfileRequest.SerializeToString,
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.profiles.v1.ProfileService/CreateProfile',
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.SerializeToString,
             herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
             options,
             channel_credentials,
