@@ -10,15 +10,74 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from facades.errors import ApiError
-from facades.web.pages import dashboard_page, page_token, plan_name, signed_in, when
+from facades.web.pages import dashboard_page, form_value, page_token, plan_name, see_other, signed_in, when
 from facades.web.session import Viewer
 
 PROFILES_PER_PAGE = 50
 LEDGER_PER_PAGE = 25
+# The destination platform keys (SPEC 2, `connector`), in the order the form offers them.
+PLATFORMS = ("x", "bluesky", "mastodon", "threads", "instagram", "tiktok", "youtube", "linkedin")
 
 
 def _next_link(path: str, token: str) -> str | None:
     return f"{path}?{urlencode({'page': token})}" if token else None
+
+
+async def _profiles_page(
+    request: Request,
+    viewer: Viewer,
+    *,
+    status: int = 200,
+    error: str | None = None,
+    form: dict[str, str] | None = None,
+) -> HTTPResponse:
+    core = request.app.ctx.core
+    token = page_token(request)
+    context = {"platforms": PLATFORMS, "form": form or {"platform": PLATFORMS[0]}, "error": error}
+    try:
+        result = await core.call(
+            core.profiles.ListProfiles,
+            profiles_pb2.ListProfilesRequest(page_size=PROFILES_PER_PAGE, page_token=token),
+            authorization=viewer.authorization,
+        )
+    except ApiError as failure:
+        # Listing profiles needs a plan even for a session: say so instead of failing.
+        if failure.code not in ("SUBSCRIPTION_REQUIRED", "VALIDATION_ERROR"):
+            raise
+        needs_plan = failure.code == "SUBSCRIPTION_REQUIRED"
+        context["error"] = error or (None if needs_plan else failure.message)
+        return await dashboard_page(
+            request,
+            viewer,
+            "profiles.html",
+            "profiles",
+            status=status if error else failure.http_status,
+            profiles=[],
+            needs_plan=needs_plan,
+            **context,
+        )
+    rows = [
+        {
+            "slug": p.slug,
+            "platform": p.connector,
+            "display_name": p.display_name,
+            "tags": list(p.tags),
+            "created": when(p.create_time),
+        }
+        for p in result.response.profiles
+    ]
+    return await dashboard_page(
+        request,
+        viewer,
+        "profiles.html",
+        "profiles",
+        status=status,
+        profiles=rows,
+        needs_plan=False,
+        first_page=bool(token),
+        next_link=_next_link("/dashboard/profiles", result.response.next_page_token),
+        **context,
+    )
 
 
 def records_blueprint() -> Blueprint:
@@ -27,48 +86,29 @@ def records_blueprint() -> Blueprint:
     @bp.get("/profiles")
     @signed_in
     async def profiles(request: Request, viewer: Viewer) -> HTTPResponse:
+        return await _profiles_page(request, viewer)
+
+    @bp.post("/profiles")
+    @signed_in
+    async def add_profile(request: Request, viewer: Viewer) -> HTTPResponse:
+        form = {name: form_value(request, name) for name in ("slug", "platform", "display_name", "tags")}
+        tags = [t.strip() for t in form["tags"].split(",") if t.strip()]
         core = request.app.ctx.core
-        token = page_token(request)
         try:
-            result = await core.call(
-                core.profiles.ListProfiles,
-                profiles_pb2.ListProfilesRequest(page_size=PROFILES_PER_PAGE, page_token=token),
+            await core.call(
+                core.profiles.CreateProfile,
+                profiles_pb2.CreateProfileRequest(
+                    profile=profiles_pb2.Profile(
+                        slug=form["slug"], connector=form["platform"], display_name=form["display_name"], tags=tags
+                    )
+                ),
                 authorization=viewer.authorization,
             )
         except ApiError as error:
-            # Reading profiles needs a plan even for a session; say so instead of failing.
-            if error.code not in ("SUBSCRIPTION_REQUIRED", "VALIDATION_ERROR"):
+            if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
                 raise
-            return await dashboard_page(
-                request,
-                viewer,
-                "profiles.html",
-                "profiles",
-                status=error.http_status,
-                profiles=[],
-                needs_plan=error.code == "SUBSCRIPTION_REQUIRED",
-                error=None if error.code == "SUBSCRIPTION_REQUIRED" else error.message,
-            )
-        rows = [
-            {
-                "slug": p.slug,
-                "platform": p.connector,
-                "display_name": p.display_name,
-                "tags": list(p.tags),
-                "created": when(p.create_time),
-            }
-            for p in result.response.profiles
-        ]
-        return await dashboard_page(
-            request,
-            viewer,
-            "profiles.html",
-            "profiles",
-            profiles=rows,
-            needs_plan=False,
-            first_page=bool(token),
-            next_link=_next_link("/dashboard/profiles", result.response.next_page_token),
-        )
+            return await _profiles_page(request, viewer, status=error.http_status, error=error.message, form=form)
+        return see_other("/dashboard/profiles?notice=profile-added")
 
     @bp.get("/credits")
     @signed_in

@@ -66,6 +66,7 @@ async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs
         f"/dashboard/keys/{keys[0]}/revoke": {},
         "/dashboard/organization": {"organization": other},
         "/dashboard/agents/grt_unknown/revoke": {},
+        "/dashboard/profiles": {"slug": "forged", "platform": "x"},
         "/logout": {},
     }
     for path, fields in forms.items():
@@ -78,6 +79,7 @@ async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs
     # Nothing changed: same single key, still valid, same organization, still signed in.
     assert await key_ids(http) == keys
     assert (await http.get("/v1/profiles", headers=org.auth)).status_code == 200
+    assert "forged" not in (await http.get("/dashboard/profiles")).text
     overview = await http.get("/dashboard")
     assert overview.status_code == 200
     assert f'id="organization">{current}<' in overview.text
