@@ -23,11 +23,13 @@ import os
 import select
 import threading
 import time
+from collections.abc import Callable
 
 SYNC_FILE_RANGE_WRITE = 2
 PIPE_SIZE = 1024 * 1024
-# A read that brings nothing for this long ends the upload (a client that stalls mid-body).
-IDLE_TIMEOUT = 60.0
+# A read that brings nothing for this long ends the upload (a client that stalls mid-body); shorter
+# than the storage server's response timeout (60 s), so the client gets a clear answer.
+IDLE_TIMEOUT = 50.0
 POLL_MS = 500
 
 
@@ -99,18 +101,26 @@ class SocketPipe:
 
 
 def splice_to_file(
-    sock_fd: int, pipe: SocketPipe, file_fd: int, length: int, writeback: Writeback, stop: threading.Event
+    sock_fd: int,
+    pipe: SocketPipe,
+    file_fd: int,
+    length: int,
+    writeback: Writeback,
+    alive: Callable[[], None],
+    stop: threading.Event,
 ) -> int:
-    """Moves exactly `length` bytes from the (non-blocking) socket to the file's current position.
-    Raises ConnectionError when the peer closes first, TimeoutError after IDLE_TIMEOUT seconds
-    without a byte, InterruptedError when `stop` is set."""
+    """Moves exactly `length` bytes from the (non-blocking) socket to the file's current position,
+    calling `alive()` as bytes arrive. Raises ConnectionError when the peer closes first,
+    TimeoutError after IDLE_TIMEOUT seconds without a byte, InterruptedError when `stop` is set."""
     moved = 0
     poller = select.poll()
     poller.register(sock_fd, select.POLLIN | select.POLLPRI)
     last = time.monotonic()
     while moved < length:
         try:
-            n = os.splice(sock_fd, pipe.w, min(length - moved, pipe.size), flags=os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK)
+            n = os.splice(
+                sock_fd, pipe.w, min(length - moved, pipe.size), flags=os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK
+            )
         except BlockingIOError:
             if stop.is_set():
                 raise InterruptedError("stopped") from None
@@ -126,4 +136,5 @@ def splice_to_file(
             left -= os.splice(pipe.r, file_fd, left, flags=os.SPLICE_F_MOVE)
         moved += n
         writeback.wrote(n)
+        alive()
     return moved

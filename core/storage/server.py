@@ -24,7 +24,7 @@ A body with a Content-Length (the usual upload) is moved from the socket to the 
 `os.splice` (core/storage/fileio.py) on Linux, so the bytes never become Python objects; a chunked
 body goes through Sanic's reader. Either way the disk starts writing behind the upload and the
 file is fsynced before it is renamed into place. Should the client stop sending midway: 408
-`REQUEST_TIMEOUT` after 60 s without a byte, and the connection is closed; nothing is kept.
+`REQUEST_TIMEOUT` after 50 s without a byte, and the connection is closed; nothing is kept.
 """
 
 from __future__ import annotations
@@ -49,9 +49,6 @@ from core.storage.signing import Verdict
 # Hard ceiling of one upload; the API enforces the per-type limits (SPEC 8) when it signs.
 MAX_UPLOAD_BYTES = 1024**3
 REFUSED_BODY_DRAIN = 1024 * 1024
-# A spliced body is moved in segments of this size: between two, Sanic hears that the request is
-# alive (its response timeout counts from the last bytes received).
-SPLICE_SEGMENT = 16 * 1024 * 1024
 _SANIC_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 408: "REQUEST_TIMEOUT", 413: "FILE_TOO_LARGE"}
 log = logging.getLogger(__name__)
 
@@ -108,13 +105,18 @@ async def _stoppable(fn, *args: object) -> int:  # noqa: ANN001 - splice_to_file
 async def _splice_body(request: Request, storage: LocalStorage, key: str, content_type: str, length: int) -> int:
     """Stores a Content-Length body straight from the socket: what Sanic already buffered first,
     then the rest spliced to the temp file. Sanic's transport stops reading meanwhile (it resumes
-    when Sanic reads the next request)."""
+    when Sanic reads the next request on the connection)."""
     stream, transport = request.stream, request.transport
+    protocol = stream.protocol
     transport.pause_reading()
     if stream.expecting_continue:
         stream.expecting_continue = False
-        await stream.protocol.send(HTTP_CONTINUE)
+        await protocol.send(HTTP_CONTINUE)
     sock_fd = transport.get_extra_info("socket").fileno()
+
+    def alive() -> None:  # (from the splicing thread) Sanic times a response out from the last bytes received
+        protocol._time = time.monotonic()
+
     try:
         async with storage.staging(key, content_type=content_type, replace=False) as fd:
             writeback = Writeback(fd)
@@ -123,21 +125,17 @@ async def _splice_body(request: Request, storage: LocalStorage, key: str, conten
             del buffered[: len(head)]
             stream.request_bytes_left -= len(head)
             await in_thread(lambda: writeback.wrote(write_all(fd, [head])))
-            pipe = SocketPipe()
-            try:
-                while stream.request_bytes_left:
-                    segment = min(stream.request_bytes_left, SPLICE_SEGMENT)
-                    moved = await _stoppable(splice_to_file, sock_fd, pipe, fd, segment, writeback)
-                    stream.request_bytes_left -= moved
-                    stream.protocol._time = time.monotonic()
-            finally:
-                pipe.close()
-    except BaseException:
+            if stream.request_bytes_left:
+                pipe = SocketPipe()
+                try:
+                    await _stoppable(splice_to_file, sock_fd, pipe, fd, stream.request_bytes_left, writeback, alive)
+                finally:
+                    pipe.close()
+                stream.request_bytes_left = 0
+    finally:
         if stream.request_bytes_left:  # part of the body is gone: this connection cannot go on
             stream.keep_alive = False
-            stream.request_body = None
-        raise
-    stream.request_body = None
+        stream.request_body = None
     return length
 
 

@@ -315,6 +315,47 @@ async def test_interrupted_upload_leaves_nothing(server: Server) -> None:
     assert (await put(urlunsplit(url), b"q" * 1_000_000, "video/mp4")).status_code == 200
 
 
+async def test_expect_continue_upload_lands(server: Server) -> None:
+    """A client that waits for `100 Continue` (curl does for large files) is invited, then its body
+    (moved from the socket to the file by splice) lands whole."""
+    key, data = new_key(), os.urandom(5 * 1024 * 1024 + 11)
+    url = urlsplit(server.storage.upload_url(key, content_type="video/mp4", size_bytes=len(data)))
+    head = (
+        f"PUT {url.path}?{url.query} HTTP/1.1\r\nHost: x\r\nContent-Type: video/mp4\r\n"
+        f"Content-Length: {len(data)}\r\nExpect: 100-continue\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(head.encode())
+        assert sock.recv(1024).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        sock.sendall(data)
+        answer = b""
+        while b"}" not in answer:
+            answer += sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    assert sha(await read_all(server.storage, key)) == sha(data)
+    assert leftovers(server, key) == []
+
+
+async def test_connection_serves_pipelined_requests_after_an_upload(server: Server) -> None:
+    """Exactly the announced body is taken from the socket: a request sent right behind it on the
+    same connection (here in the same packet) is answered too."""
+    keys = [new_key(), new_key()]
+    bodies = [os.urandom(2 * 1024 * 1024 + 5), os.urandom(100)]
+    payload = b""
+    for key, body in zip(keys, bodies, strict=True):
+        url = urlsplit(server.storage.upload_url(key, content_type="image/png", size_bytes=len(body)))
+        payload += (
+            f"PUT {url.path}?{url.query} HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
+    payload += b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    answer = raw_request(server, "", payload)
+    assert answer.count(b"HTTP/1.1 200") == 3, answer[:500]
+    assert b'"status":"ok"' in answer
+    for key, body in zip(keys, bodies, strict=True):
+        assert sha(await read_all(server.storage, key)) == sha(body)
+
+
 async def test_refused_large_body_is_not_read(server: Server) -> None:
     """A refusal with a huge announced body answers at once and closes: the server does not drain
     the body nor wait for it."""
