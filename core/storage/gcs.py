@@ -22,23 +22,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import timedelta
 from typing import Any
 
-from google.api_core.exceptions import NotFound
+from google.api_core.exceptions import NotFound, PreconditionFailed
 from google.auth.credentials import AnonymousCredentials
 from google.cloud.storage import Blob, Client
 from google.oauth2 import service_account
 
 from core.settings import CoreSettings
-from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ObjectTooLarge, StoredObject
+from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ListedObject, ObjectTooLarge, StoredObject
 from core.storage.local import in_thread
 
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 # One ranged GET fetches at least this much (one round trip per MiB would cap throughput).
 RANGE_BYTES = 8 * 1024 * 1024
 SPOOL_BUFFER = 1024 * 1024
+LIST_PAGE = 1000
 
 
 class GcsStorage:
@@ -135,3 +136,26 @@ class GcsStorage:
     async def delete(self, key: str) -> None:
         with contextlib.suppress(NotFound):
             await asyncio.to_thread(self.bucket.blob(key).delete)
+
+    async def list_objects(self, prefix: str = "") -> AsyncIterator[ListedObject]:
+        """`list_blobs` with the prefix, one page (up to LIST_PAGE blobs) per worker-thread step.
+        The modification time is the blob's `updated` (its creation, or a later metadata change)."""
+        pages = self.client.list_blobs(self.bucket, prefix=prefix or None, page_size=LIST_PAGE).pages
+        while page := await asyncio.to_thread(_next_page, pages):
+            for blob in page:
+                modified = blob.updated or blob.time_created
+                if modified is None:
+                    continue  # unknown age: never a candidate for removal
+                yield ListedObject(blob.name, int(blob.size or 0), modified, blob.name, str(blob.generation))
+
+    async def delete_listed(self, listed: ListedObject) -> bool:
+        """Deletes the listed generation only (`ifGenerationMatch`): a newer object is kept."""
+        try:
+            await asyncio.to_thread(self.bucket.blob(listed.name).delete, if_generation_match=int(listed.version))
+        except (NotFound, PreconditionFailed):
+            return False
+        return True
+
+
+def _next_page(pages: Iterator[Iterable[Blob]]) -> list[Blob]:
+    return list(next(pages, ()))

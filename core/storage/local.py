@@ -17,6 +17,7 @@ import os
 import re
 import tempfile
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from stat import S_ISREG
 from typing import TypeVar
@@ -24,13 +25,17 @@ from urllib.parse import urlencode
 
 from core.settings import CoreSettings
 from core.storage import signing
-from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ObjectTooLarge, StoredObject
+from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ListedObject, ObjectTooLarge, StoredObject
 from core.storage.fileio import Writeback, write_all
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$")
 MAX_KEY_LENGTH = 512
 CONTENT_TYPE_RE = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$")
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
+# Hidden files beside an object: an upload's temp file (tempfile.mkstemp: 8 random characters) and
+# its type file, and the object's type file.
+LEFTOVER_RE = re.compile(r"^\.(?P<object>.+)\.[a-z0-9_]{8}\.part(?:\.type)?$")
+TYPE_FILE_RE = re.compile(r"^\.(?P<object>.+)\.type$")
 WRITE_BUFFER = 4 * 1024 * 1024
 
 T = TypeVar("T")
@@ -200,6 +205,60 @@ class LocalStorage:
             os.replace(type_tmp, self._type_path(path))
         _fsync_dir(path.parent)
 
+    async def list_objects(self, prefix: str = "") -> AsyncIterator[ListedObject]:
+        """Walks the objects directory (one directory per worker-thread step): objects, temp files
+        of uploads (`.{name}.XXXXXXXX.part` and its `.type`) and `.{name}.type` files whose object
+        is gone, the last three as `partial` entries under the key they were meant for."""
+        if prefix:
+            check_key(prefix.rstrip("/"))  # never a walk outside the objects directory
+        top = self.root.joinpath(*prefix.split("/")[:-1]) if "/" in prefix else self.root
+        walker = os.walk(top)
+        while (step := await asyncio.to_thread(next, walker, None)) is not None:
+            directory, _, names = step
+            for listed in await asyncio.to_thread(self._list_dir, Path(directory), names):
+                if listed.key.startswith(prefix):
+                    yield listed
+
+    def _list_dir(self, directory: Path, names: list[str]) -> list[ListedObject]:
+        relative = directory.relative_to(self.root).as_posix()
+        base = "" if relative == "." else f"{relative}/"
+        present = set(names)
+        found = []
+        for name in names:
+            if not name.startswith("."):
+                key, partial = base + name, False
+            elif (m := LEFTOVER_RE.match(name)) or ((m := TYPE_FILE_RE.match(name)) and m["object"] not in present):
+                key, partial = base + m["object"], True
+            else:
+                continue  # the type file of a present object: listed (and deleted) with it
+            try:
+                st = (directory / name).lstat()
+            except FileNotFoundError:
+                continue
+            if S_ISREG(st.st_mode) and KEY_RE.match(key):
+                modified = datetime.fromtimestamp(st.st_mtime, UTC)
+                found.append(ListedObject(key, st.st_size, modified, base + name, _version(st), partial))
+        return found
+
+    async def delete_listed(self, listed: ListedObject) -> bool:
+        path = self.root.joinpath(*listed.name.split("/"))
+        if ".." in listed.name.split("/") or not path.is_relative_to(self.root):
+            raise InvalidKey(f"not a listed name: {listed.name[:80]!r}")
+
+        def remove() -> bool:
+            try:
+                if _version(path.lstat()) != listed.version:
+                    return False  # replaced since it was listed
+                path.unlink()
+            except (FileNotFoundError, NotADirectoryError):
+                return False
+            if not listed.partial:
+                with contextlib.suppress(FileNotFoundError):
+                    self._type_path(path).unlink()
+            return True
+
+        return await asyncio.to_thread(remove)
+
     async def exists(self, key: str) -> bool:
         return await self.stat(key) is not None
 
@@ -212,6 +271,10 @@ class LocalStorage:
                     p.unlink()
 
         await asyncio.to_thread(remove)
+
+
+def _version(st: os.stat_result) -> str:
+    return f"{st.st_ino}:{st.st_mtime_ns}:{st.st_size}"
 
 
 def _write(fd: int, chunks: list[bytes], writeback: Writeback) -> None:
