@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core.db.models import api_keys, memberships, oauth_grants, oauth_tokens, organizations, sessions
+from core.db.models import api_keys, memberships, oauth_grants, oauth_tokens, organizations, sessions, users
 from core.errors import Unauthorized
 from core.identity.credentials import API_KEY_PREFIX, parse_api_key, secret_matches
 from core.identity.principal import ALL_SCOPES, CredentialKind, Principal
@@ -47,10 +47,13 @@ _SESSION_LOOKUP = (
         sessions.c.org_id,
         sessions.c.expires_at,
         sessions.c.revoked_at,
+        users.c.email,
         *_ORG_COLUMNS,
     )
     .select_from(
-        sessions.join(organizations, organizations.c.id == sessions.c.org_id).join(
+        sessions.join(organizations, organizations.c.id == sessions.c.org_id)
+        .join(users, users.c.id == sessions.c.user_id)
+        .join(
             memberships, and_(memberships.c.user_id == sessions.c.user_id, memberships.c.org_id == sessions.c.org_id)
         )
     )
@@ -119,7 +122,15 @@ async def _authenticate_session(conn: AsyncConnection, token: str, now: datetime
         raise Unauthorized("invalid, expired or ended session")
     return Authentication(
         Principal(
-            row.user_id, row.org_id, row.slug, CredentialKind.SESSION, row.id, ALL_SCOPES, row.plan, row.credit_balance
+            row.user_id,
+            row.org_id,
+            row.slug,
+            CredentialKind.SESSION,
+            row.id,
+            ALL_SCOPES,
+            row.plan,
+            row.credit_balance,
+            email=row.email,
         )
     )
 

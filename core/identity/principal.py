@@ -28,6 +28,8 @@ class Principal:
     scopes: frozenset[str]
     plan: str
     credit_balance: int
+    # Set for dashboard sessions only: the API key and access token lookups do not read users.
+    email: str = ""
 
     @property
     def has_plan(self) -> bool:

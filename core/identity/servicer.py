@@ -52,6 +52,7 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
             credential_id=p.credential_id,
             scopes=sorted(p.scopes),
             plan=PLAN_TO_PROTO[p.plan],
+            email=p.email,
         )
 
     async def ListApiKeys(self, request, context):  # noqa: ANN001, ANN201, N802

@@ -14,8 +14,9 @@ from core.rpc.policy import MethodPolicy
 _READ = frozenset({"posts:read"})
 
 POLICIES = {
-    "ListProfiles": MethodPolicy(scopes=_READ),
-    "GetProfile": MethodPolicy(scopes=_READ),
+    # Humans see their profiles in the dashboard with or without a plan; keys and tokens need one.
+    "ListProfiles": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True),
+    "GetProfile": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True),
     # The dashboard's "connect a sandbox profile" form: humans only, with or without a plan.
     "CreateProfile": MethodPolicy(
         credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True

@@ -23,8 +23,7 @@ def dashboard_blueprint() -> BlueprintGroup:
 
 
 def _email(principal: identity_pb2.Principal) -> str:
-    # The principal names the user by id; the address is shown when the core sends it.
-    return getattr(principal, "email", "") if "email" in principal.DESCRIPTOR.fields_by_name else ""
+    return principal.email
 
 
 async def _keys_page(request: Request, viewer: Viewer, *, status: int = 200, error: str | None = None) -> HTTPResponse:

@@ -41,11 +41,9 @@ async def _profiles_page(
             authorization=viewer.authorization,
         )
     except ApiError as failure:
-        # Listing profiles needs a plan even for a session: say so instead of failing.
-        if failure.code not in ("SUBSCRIPTION_REQUIRED", "VALIDATION_ERROR"):
+        if failure.code != "VALIDATION_ERROR":  # a malformed page token in the URL
             raise
-        needs_plan = failure.code == "SUBSCRIPTION_REQUIRED"
-        context["error"] = error or (None if needs_plan else failure.message)
+        context["error"] = error or failure.message
         return await dashboard_page(
             request,
             viewer,
@@ -53,7 +51,6 @@ async def _profiles_page(
             "profiles",
             status=status if error else failure.http_status,
             profiles=[],
-            needs_plan=needs_plan,
             **context,
         )
     rows = [
@@ -73,7 +70,6 @@ async def _profiles_page(
         "profiles",
         status=status,
         profiles=rows,
-        needs_plan=False,
         first_page=bool(token),
         next_link=_next_link("/dashboard/profiles", result.response.next_page_token),
         **context,

@@ -44,6 +44,7 @@ async def test_consent_page_names_client_scopes_and_organization(http, channel, 
     assert page.status_code == 200
     assert "Acme Poster" in page.text and "posts:read" in page.text and "media:write" in page.text
     assert "posts:write" not in page.text
+    assert org.email in page.text
     assert f'<option value="{org.slug}" selected>' in page.text
     assert page.headers["x-frame-options"] == "DENY"
     assert page.headers["cache-control"] == "no-store"

@@ -39,7 +39,7 @@ class GetPrincipalRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Principal(_message.Message):
-    __slots__ = ("user_id", "organization_id", "organization", "credential_kind", "credential_id", "scopes", "plan")
+    __slots__ = ("user_id", "organization_id", "organization", "credential_kind", "credential_id", "scopes", "plan", "email")
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
     ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
@@ -47,6 +47,7 @@ class Principal(_message.Message):
     CREDENTIAL_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPES_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
     user_id: str
     organization_id: str
     organization: str
@@ -54,7 +55,8 @@ class Principal(_message.Message):
     credential_id: str
     scopes: _containers.RepeatedScalarFieldContainer[str]
     plan: Plan
-    def __init__(self, user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., organization: _Optional[str] = ..., credential_kind: _Optional[_Union[CredentialKind, str]] = ..., credential_id: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., plan: _Optional[_Union[Plan, str]] = ...) -> None: ...
+    email: str
+    def __init__(self, user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., organization: _Optional[str] = ..., credential_kind: _Optional[_Union[CredentialKind, str]] = ..., credential_id: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., plan: _Optional[_Union[Plan, str]] = ..., email: _Optional[str] = ...) -> None: ...
 
 class ListApiKeysRequest(_message.Message):
     __slots__ = ("page_size", "page_token")
