@@ -77,3 +77,10 @@ class Conflict(DomainError):
 
     reason = "CONFLICT"
     grpc_code = grpc.StatusCode.ALREADY_EXISTS
+
+
+class TooManyAttempts(DomainError):
+    """Too many failed sign-ins for this account in a short time; try again later (429)."""
+
+    reason = "TOO_MANY_ATTEMPTS"
+    grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -43,6 +43,9 @@ class User(Base):
     email: Mapped[str] = mapped_column(String(320), unique=True)
     password_hash: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Sign-in throttling (core/identity/accounts.py): failures in the current window.
+    failed_sign_ins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_failed_sign_in_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
 
 
 class Organization(Base):

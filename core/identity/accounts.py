@@ -10,11 +10,11 @@ import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import case, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import memberships, organizations, sessions, users
-from core.errors import NotFound, Unauthorized, ValidationError
+from core.errors import NotFound, TooManyAttempts, Unauthorized, ValidationError
 from core.identity import service
 from core.identity.passwords import MIN_PASSWORD_LENGTH, hash_password, verify_password
 from core.identity.principal import Principal
@@ -24,6 +24,13 @@ from core.ids import new_id
 # Checked against when the email is unknown, so both failures cost the same time.
 _DUMMY_HASH = hash_password("not a real password, only for timing")
 MAX_PASSWORD_LENGTH = 1024
+# Throttling: after MAX_FAILED_SIGN_INS failures within SIGN_IN_WINDOW, the account refuses
+# sign-in attempts (without checking the password) until the window has passed since the last
+# failure. It bounds online guessing at ~5 tries per 15 minutes per account; the cost is that
+# someone who knows an email can keep its owner out for a while (the usual trade-off; the
+# owner's existing sessions, keys and agents keep working).
+MAX_FAILED_SIGN_INS = 5
+SIGN_IN_WINDOW = timedelta(minutes=15)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +74,9 @@ async def sign_up(
     return await _open_session(conn, user_id, service.normalize_email(email), org, lifetime, now)
 
 
-async def verify_credentials(conn_factory, email: str, password: str) -> str:  # noqa: ANN001 - Call.transaction
-    """The user id for a correct email and password; UNAUTHORIZED otherwise, in the same time."""
+async def verify_credentials(conn_factory, email: str, password: str, now: datetime) -> str:  # noqa: ANN001
+    """The user id for a correct email and password; UNAUTHORIZED otherwise, in the same time;
+    TOO_MANY_ATTEMPTS while the account is throttled. `conn_factory` is Call.transaction."""
     try:
         normalized = service.normalize_email(email)
     except ValidationError:
@@ -77,13 +85,38 @@ async def verify_credentials(conn_factory, email: str, password: str) -> str:  #
     if normalized is not None and len(password) <= MAX_PASSWORD_LENGTH:
         async with conn_factory() as conn:
             row = (
-                await conn.execute(select(users.c.id, users.c.password_hash).where(users.c.email == normalized))
+                await conn.execute(
+                    select(
+                        users.c.id, users.c.password_hash, users.c.failed_sign_ins, users.c.last_failed_sign_in_at
+                    ).where(users.c.email == normalized)
+                )
             ).first()
-    ok = await asyncio.to_thread(
-        verify_password, row.password_hash if row else _DUMMY_HASH, password[:MAX_PASSWORD_LENGTH]
+    in_window = (
+        row is not None and row.last_failed_sign_in_at is not None and row.last_failed_sign_in_at > now - SIGN_IN_WINDOW
     )
+    if in_window and row.failed_sign_ins >= MAX_FAILED_SIGN_INS:
+        raise TooManyAttempts("too many failed sign-ins for this account: try again in 15 minutes")
+    stored = row.password_hash if row else _DUMMY_HASH
+    ok = await asyncio.to_thread(verify_password, stored, password[:MAX_PASSWORD_LENGTH])
     if row is None or not ok:
+        if row is not None:
+            # Counted in one conditional statement, so concurrent failures all count.
+            async with conn_factory(writes=True) as conn:
+                await conn.execute(
+                    update(users)
+                    .where(users.c.id == row.id)
+                    .values(
+                        failed_sign_ins=case(
+                            (users.c.last_failed_sign_in_at > now - SIGN_IN_WINDOW, users.c.failed_sign_ins + 1),
+                            else_=1,
+                        ),
+                        last_failed_sign_in_at=now,
+                    )
+                )
         raise Unauthorized("wrong email or password")
+    if row.failed_sign_ins:
+        async with conn_factory(writes=True) as conn:
+            await conn.execute(update(users).where(users.c.id == row.id).values(failed_sign_ins=0))
     return row.id
 
 

@@ -55,7 +55,7 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
 
     async def SignIn(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        user_id = await accounts.verify_credentials(call.transaction, request.email, request.password)
+        user_id = await accounts.verify_credentials(call.transaction, request.email, request.password, call.now)
         async with call.transaction(writes=True) as conn:
             view = await accounts.sign_in(
                 conn,

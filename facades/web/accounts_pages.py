@@ -16,6 +16,7 @@ from facades.web.templating import render
 
 # One answer for every failed sign-in (SPEC 5: nothing tells which of email or password was wrong).
 SIGN_IN_FAILED = "The email or password is not right."
+SIGN_IN_THROTTLED = "Too many failed sign-ins for this account. Try again in 15 minutes."
 
 
 def _signed_in_response(request: Request, session: accounts_pb2.Session, target: str) -> HTTPResponse:
@@ -49,6 +50,8 @@ def accounts_blueprint() -> Blueprint:
                 core.accounts.SignIn, accounts_pb2.SignInRequest(email=email, password=password), authorization=None
             )
         except ApiError as error:
+            if error.code == "TOO_MANY_ATTEMPTS":
+                return render(request, "login.html", status=429, next=target, email=email, error=SIGN_IN_THROTTLED)
             if error.code not in ("UNAUTHORIZED", "VALIDATION_ERROR", "NOT_FOUND"):
                 raise
             return render(request, "login.html", status=401, next=target, email=email, error=SIGN_IN_FAILED)

@@ -1,0 +1,75 @@
+"""Sign-in throttling (core/identity/accounts.py): five failures in fifteen minutes lock an
+account's sign-in for the rest of the window, checked before the password."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import grpc
+import httpx
+from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc
+from sqlalchemy import select, update
+
+from core.db.models import users
+from core.db.types import utcnow
+from tests.core.rpc_helpers import error_info
+
+PASSWORD = "correct horse battery"
+
+
+async def _sign_in(stub, email: str, password: str) -> grpc.StatusCode | None:  # noqa: ANN001
+    try:
+        await stub.SignIn(accounts_pb2.SignInRequest(email=email, password=password))
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error_info(error).reason
+    return None
+
+
+async def test_five_failures_lock_sign_in_until_the_window_passes(channel, orgs, engine):
+    stub = accounts_pb2_grpc.AccountServiceStub(channel)
+    org = await orgs()
+    # Concurrent failures all count (one conditional update each).
+    outcomes = await asyncio.gather(*(_sign_in(stub, org.email, "wrong password!") for _ in range(5)))
+    assert outcomes == [(grpc.StatusCode.UNAUTHENTICATED, "UNAUTHORIZED")] * 5
+    # The right password is refused too while locked: the password is not even checked.
+    assert await _sign_in(stub, org.email, PASSWORD) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_ATTEMPTS")
+    async with engine.begin() as conn:
+        await conn.execute(
+            update(users)
+            .where(users.c.email == org.email)
+            .values(last_failed_sign_in_at=utcnow() - timedelta(minutes=16))
+        )
+    assert await _sign_in(stub, org.email, PASSWORD) is None
+    async with engine.connect() as conn:
+        assert await conn.scalar(select(users.c.failed_sign_ins).where(users.c.email == org.email)) == 0
+
+
+async def test_a_success_resets_the_count(channel, orgs):
+    stub = accounts_pb2_grpc.AccountServiceStub(channel)
+    org = await orgs()
+    for _ in range(4):
+        assert (await _sign_in(stub, org.email, "wrong password!"))[1] == "UNAUTHORIZED"
+    assert await _sign_in(stub, org.email, PASSWORD) is None
+    for _ in range(4):
+        assert (await _sign_in(stub, org.email, "wrong password!"))[1] == "UNAUTHORIZED"
+    assert await _sign_in(stub, org.email, PASSWORD) is None
+
+
+async def test_unknown_emails_are_not_throttled_and_not_told_apart(channel):
+    stub = accounts_pb2_grpc.AccountServiceStub(channel)
+    for _ in range(7):
+        assert await _sign_in(stub, "nobody@example.com", PASSWORD) == (grpc.StatusCode.UNAUTHENTICATED, "UNAUTHORIZED")
+
+
+async def test_the_login_page_says_so(http, orgs):
+    org = await orgs()
+    async with httpx.AsyncClient(base_url=http.base_url) as browser:
+        page = await browser.get("/login")
+        token = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+        statuses = []
+        for password in ["wrong password!"] * 5 + [PASSWORD]:
+            answer = await browser.post("/login", data={"csrf_token": token, "email": org.email, "password": password})
+            statuses.append(answer.status_code)
+    assert statuses == [401] * 5 + [429]
+    assert 'role="alert"' in answer.text
