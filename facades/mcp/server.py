@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json as jsonlib
 from typing import Any
+from urllib.parse import urlsplit
 
 import mcp_types as types
 from herald.identity.v1 import identity_pb2
@@ -134,7 +135,19 @@ async def _check_token(call: _Call) -> None:
         raise
 
 
+def _foreign_origin(request: Request) -> bool:
+    """MCP streamable HTTP: servers must check `Origin` (DNS rebinding). Agents send none;
+    a browser page may call only from {base_url}'s own origin."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return False
+    base = urlsplit(request.app.ctx.settings.base_url)
+    return origin.rstrip("/") != f"{base.scheme}://{base.netloc}"
+
+
 async def mcp_post(request: Request) -> HTTPResponse:
+    if _foreign_origin(request):
+        return json({"error": "forbidden_origin", "error_description": "cross-origin requests are refused"}, status=403)
     try:
         authorization = access_token_authorization(request)
         call = _Call(request, authorization)

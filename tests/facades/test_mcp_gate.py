@@ -138,3 +138,13 @@ async def test_malformed_messages(http, channel, orgs):
         "/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nope"}}, headers=auth
     )
     assert bad_tool.json()["error"]["code"] == -32602
+
+
+async def test_foreign_origins_are_refused(http, channel, orgs, stack):
+    _, tokens = await _tokens(http, channel, orgs)
+    auth = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['access_token']}"}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    foreign = await http.post("/mcp", json=body, headers={**auth, "Origin": "http://evil.example"})
+    assert foreign.status_code == 403
+    same = await http.post("/mcp", json=body, headers={**auth, "Origin": stack.base_url})
+    assert same.status_code == 200
