@@ -8,7 +8,7 @@ repeats the request's parameters; POST checks them again in the core before issu
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from herald.identity.v1 import accounts_pb2, oauth_pb2
 from sanic import Blueprint, Request
@@ -17,6 +17,7 @@ from sanic.response import HTTPResponse, redirect
 from facades.errors import ApiError, OAuthError
 from facades.oauth.integration import query_parameters
 from facades.web import csrf
+from facades.web.pages import login_redirect
 from facades.web.session import Viewer, current_viewer
 from facades.web.templating import render
 
@@ -65,11 +66,6 @@ def _refuse(request: Request, params: dict[str, str], error: OAuthError) -> HTTP
     )
 
 
-def _login_redirect(request: Request) -> HTTPResponse:
-    target = request.path + (f"?{request.query_string}" if request.query_string else "")
-    return redirect(f"/login?next={quote(target, safe='')}", status=303, headers={"Cache-Control": "no-store"})
-
-
 async def _check(request: Request, params: dict[str, str]) -> oauth_pb2.AuthorizationContext:
     core = request.app.ctx.core
     result = await core.call(
@@ -115,7 +111,7 @@ async def authorize(request: Request) -> HTTPResponse:
         return _refuse(request, params, error)
     viewer = await current_viewer(request)
     if viewer is None:
-        return _login_redirect(request)
+        return login_redirect(request)
     return await _consent_page(request, viewer, params, context)
 
 
