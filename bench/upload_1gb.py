@@ -213,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"|{'-' * 46}|{'-' * 10}|{'-' * 9}|")
         for name, seconds in rows:
             print(f"| {name:<44} | {seconds:8.2f} | {mb / seconds:7.0f} |")
+        print(f"\nupload / copy: {copy_seconds / upload['seconds']:.2f} (the target is at least 0.70)")
         print(f"\n| {'process':<44} | {'peak RSS (VmHWM) MiB':>20} |")
         print(f"|{'-' * 46}|{'-' * 22}|")
         for name, rss in (
@@ -231,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                 "busy_before": busy,
                 "busy_at_upload_start": busy_upload_start,
                 "copy_seconds": copy_seconds,
+                "upload_vs_copy": copy_seconds / upload["seconds"],
                 "upload": upload,
                 "hash": hashed,
                 "storage_rss_idle_mib": storage_rss_idle,
