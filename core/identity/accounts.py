@@ -21,8 +21,10 @@ from core.identity.principal import Principal
 from core.identity.tokens import SESSION_PREFIX, mint_token
 from core.ids import new_id
 
-# Checked against when the email is unknown, so both failures cost the same time.
-_DUMMY_HASH = hash_password("not a real password, only for timing")
+# Checked against when the email is unknown, so both failures cost the same time. A literal
+# (argon2-cffi's default parameters, like every stored hash): hashing at import would cost the
+# core 64 MiB of argon2 memory at start-up, for nothing.
+_DUMMY_HASH = "$argon2id$v=19$m=65536,t=3,p=4$Urpfw2Qag/RbqzCYVbOsGw$eXdycoiFwVbYak7ZARxK4S+LNS6Y6cUVJd7mAOJrwDY"
 MAX_PASSWORD_LENGTH = 1024
 # Throttling: after MAX_FAILED_SIGN_INS failures within SIGN_IN_WINDOW, the account refuses
 # sign-in attempts (without checking the password) until the window has passed since the last

@@ -73,3 +73,11 @@ async def test_the_login_page_says_so(http, orgs):
             statuses.append(answer.status_code)
     assert statuses == [401] * 5 + [429]
     assert 'role="alert"' in answer.text
+
+
+def test_the_dummy_hash_costs_what_a_real_one_does():
+    """Unknown emails are checked against a fixed hash; it must use the parameters real hashes use."""
+    from core.identity import passwords
+    from core.identity.accounts import _DUMMY_HASH
+
+    assert not passwords._hasher.check_needs_rehash(_DUMMY_HASH)
