@@ -1,6 +1,7 @@
 """Public discovery documents (SPEC 4, 5): RFC 9728 resource metadata, RFC 8414 authorization
-server metadata (at the three paths SPEC names), the RFC 9727 API catalog, and the guides for
-agents. Always current: built from the settings on every request (they are cheap)."""
+server metadata (at the three paths SPEC names), the RFC 9727 API catalog, the OpenAPI description
+of /v1 (openapi.py) and the guides for agents. Always current: built from the settings on every
+request (they are cheap)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, json, text
 
+from facades.discovery.openapi import openapi_document
 from facades.settings import FacadeSettings
 from facades.web.templating import discovery_links
 
@@ -77,6 +79,7 @@ def api_catalog(settings: FacadeSettings) -> dict[str, Any]:
         "linkset": [
             {
                 "anchor": f"{base}/v1",
+                "service-desc": [{"href": f"{base}/openapi.json", "type": "application/json"}],
                 "service-doc": [{"href": f"{base}/llms.txt", "type": "text/plain"}],
                 "service-meta": [
                     {"href": f"{base}/.well-known/oauth-authorization-server", "type": "application/json"}
@@ -113,6 +116,10 @@ def discovery_blueprint() -> Blueprint:
             content_type='application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"',
         )
 
+    async def openapi(request: Request) -> HTTPResponse:
+        settings = request.app.ctx.settings
+        return json(openapi_document(settings), headers={**_PUBLIC, "Link": discovery_links(settings.base_url)})
+
     async def llms_txt(request: Request) -> HTTPResponse:
         settings = request.app.ctx.settings
         return text(_guide("llms.txt", settings), headers={**_PUBLIC, "Link": discovery_links(settings.base_url)})
@@ -137,6 +144,7 @@ def discovery_blueprint() -> Blueprint:
     ):
         bp.add_route(server_metadata, path, methods=["GET"], name=f"asm{i}")
     bp.add_route(catalog, "/.well-known/api-catalog", methods=["GET"], name="api_catalog")
+    bp.add_route(openapi, "/openapi.json", methods=["GET"], name="openapi")
     bp.add_route(llms_txt, "/llms.txt", methods=["GET"], name="llms_txt")
     bp.add_route(auth_md, "/auth.md", methods=["GET"], name="auth_md")
     return bp

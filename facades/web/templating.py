@@ -24,6 +24,7 @@ def discovery_links(base_url: str) -> str:
     """RFC 8288 Link header advertising the public documents (SPEC 4)."""
     targets = [
         ("/.well-known/api-catalog", "api-catalog"),
+        ("/openapi.json", "service-desc"),
         ("/.well-known/oauth-protected-resource", "oauth-protected-resource"),
         ("/.well-known/oauth-authorization-server", "oauth-authorization-server"),
         ("/llms.txt", "describedby"),
