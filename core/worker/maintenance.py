@@ -1,5 +1,6 @@
 """Periodic housekeeping the workers share: expired unconfirmed uploads (record and bytes), stored
-bytes no media record references (orphans), and expired idempotency keys. Safe to run in every
+bytes no media record references (orphans), expired idempotency keys, and sessions, OAuth codes
+and tokens a day past expiry (core/identity/cleanup.py). Safe to run in every
 worker at once: each deletion is conditional.
 
 Orphans are bytes whose record is gone (a delete whose storage call failed, a record removed
@@ -31,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.db.models import media
 from core.db.types import utcnow
+from core.identity.cleanup import purge_expired_credentials
 from core.posts.idempotency import purge_expired
 from core.storage.base import UPLOAD_URL_LIFETIME, ListedObject, ObjectStorage
 
@@ -115,9 +117,15 @@ async def housekeeping(engine: AsyncEngine, storage: ObjectStorage, *, orphans: 
     swept = await remove_orphaned_objects(engine, storage, now) if orphans else 0
     async with engine.begin() as conn:
         keys = await purge_expired(conn, now)
-    if uploads or swept or keys:
+    credentials = await purge_expired_credentials(engine, now)
+    if uploads or swept or keys or credentials:
         log.info(
-            "housekeeping: %d expired uploads, %d orphaned objects, %d idempotency keys removed", uploads, swept, keys
+            "housekeeping: %d expired uploads, %d orphaned objects, %d idempotency keys, "
+            "%d expired sessions/codes/tokens removed",
+            uploads,
+            swept,
+            keys,
+            credentials,
         )
 
 
