@@ -69,12 +69,19 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     async def _routing_error(request: Request, error: SanicException) -> HTTPResponse:
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}[error.status_code]
         headers = dict(getattr(error, "headers", None) or {})
+        if error.status_code == 405 and not any(k.lower() == "allow" for k in headers):
+            # Sanic names the allowed methods only for some routes; RFC 9110 15.5.6 wants them always.
+            headers["Allow"] = ", ".join(_allowed_methods(app, request))
         response = error_response(settings, request, ApiError(code, str(error) or code.lower()))
         response.headers.update(headers)
         return response
 
     @app.exception(Exception)
     async def _unexpected(request: Request, error: Exception) -> HTTPResponse:
+        if isinstance(error, UnicodeError):
+            # Text that is not valid Unicode (a lone surrogate escape in JSON, undecodable header
+            # bytes) reached a place that needed real text: the request is invalid, not the server.
+            return error_response(settings, request, ApiError("VALIDATION_ERROR", "text must be valid Unicode"))
         if isinstance(error, SanicException) and error.status_code < 500:
             # Sanic's own 4xx (a malformed request line, a bad header): the request is invalid.
             return error_response(settings, request, ApiError("VALIDATION_ERROR", str(error) or "invalid request"))
@@ -82,6 +89,17 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
         return error_response(settings, request, ApiError("INTERNAL", "internal error"))
 
     return app
+
+
+def _allowed_methods(app: Sanic, request: Request) -> list[str]:
+    allowed = []
+    for method in ("DELETE", "GET", "PATCH", "POST", "PUT"):
+        try:
+            app.router.get(request.path, method, request.host)
+        except SanicException:
+            continue
+        allowed.append(method)
+    return allowed
 
 
 def error_response(settings: FacadeSettings, request: Request, error: ApiError) -> HTTPResponse:

@@ -18,6 +18,7 @@ from facades.oauth.integration import (
     oauth_error_response,
     oauth_json,
 )
+from facades.rest.body import is_valid_unicode
 
 _STRING_FIELDS = ("client_name", "client_uri", "scope", "token_endpoint_auth_method")
 _LIST_FIELDS = ("redirect_uris", "grant_types", "response_types")
@@ -57,6 +58,8 @@ async def register(request: Request) -> HTTPResponse:
             body = jsonlib.loads(request.body or b"")
         except (ValueError, UnicodeDecodeError):
             raise OAuthError("invalid_client_metadata", "the body is not valid JSON") from None
+        if not is_valid_unicode(body):
+            raise OAuthError("invalid_client_metadata", "strings must be valid Unicode")
         core = request.app.ctx.core
         result = await core.call(
             core.oauth.RegisterClient, oauth_pb2.RegisterClientRequest(metadata=_metadata(body)), authorization=None

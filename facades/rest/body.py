@@ -22,10 +22,22 @@ def json_object(request: Request, allowed: frozenset[str]) -> dict[str, Any] | A
         return ApiError("VALIDATION_ERROR", "the request body is not valid JSON")
     if not isinstance(body, dict):
         return ApiError("VALIDATION_ERROR", "the request body must be a JSON object")
+    if not is_valid_unicode(body):
+        return ApiError("VALIDATION_ERROR", "strings must be valid Unicode (no lone surrogate escapes)")
     unknown = sorted(set(body) - allowed)
     if unknown:
         return ApiError("VALIDATION_ERROR", f"unknown fields: {', '.join(k[:40] for k in unknown[:10])}")
     return body
+
+
+def is_valid_unicode(value: Any) -> bool:
+    """False when a JSON string holds a lone surrogate (`"\\ud800"` is valid JSON but not text:
+    nothing downstream can encode it)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def string(body: Mapping[str, Any], name: str, *, required: bool = False, nullable: bool = True) -> str | None:

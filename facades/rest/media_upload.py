@@ -58,7 +58,9 @@ class _FilePartReader:
         self._value += data[start:end]
 
     def _header_end(self) -> None:
-        self._headers[self._field.decode("latin-1").lower()] = self._value.decode("utf-8", "replace")
+        # Kept byte for byte (latin-1 maps each byte to one character): parse_options_header works
+        # on bytes, and parameter values such as a UTF-8 filename are decoded after parsing.
+        self._headers[self._field.decode("latin-1").lower()] = self._value.decode("latin-1")
         self._field, self._value = b"", b""
 
     def _headers_finished(self) -> None:

@@ -18,6 +18,13 @@ CREATE_FIELDS = frozenset({"content", "profiles", "schedule_at", "media_ids", "p
 PATCH_FIELDS = frozenset({"content", "schedule_at", "media_ids"})
 
 
+def _idempotency_key(request: Request) -> str:
+    key = request.headers.get("idempotency-key", "")
+    if key and not (key.isascii() and key.isprintable()):
+        raise ApiError("VALIDATION_ERROR", "Idempotency-Key must be printable ASCII")
+    return key
+
+
 def _create_request(request: Request) -> posts_pb2.CreatePostsRequest:
     body = json_object(request, CREATE_FIELDS)
     if isinstance(body, ApiError):
@@ -27,7 +34,7 @@ def _create_request(request: Request) -> posts_pb2.CreatePostsRequest:
         profiles=string_list(body, "profiles", required=True) or [],
         media_ids=string_list(body, "media_ids") or [],
         post_types=string_map(body, "post_types") or {},
-        request_id=request.headers.get("idempotency-key", ""),
+        request_id=_idempotency_key(request),
     )
     schedule_at = string(body, "schedule_at")
     if schedule_at is not None:

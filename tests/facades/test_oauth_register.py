@@ -88,3 +88,10 @@ async def test_client_credentials_client_needs_no_redirect_uris(http):
     response = await http.post(URL, json={"client_name": "svc", "grant_types": ["client_credentials"]})
     assert response.status_code == 201, response.text
     assert response.json()["response_types"] == []
+
+
+async def test_text_that_is_not_unicode_is_invalid_metadata(http):
+    body = b'{"client_name": "\\ud800", "redirect_uris": ["https://agent.example/cb"]}'
+    response = await http.post(URL, content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
