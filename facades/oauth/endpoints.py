@@ -121,46 +121,37 @@ async def token(request: Request) -> HTTPResponse:
     return oauth_json(body)
 
 
-async def revoke(request: Request) -> HTTPResponse:
+async def _about_a_token(request: Request, method_name: str, message_type: Any) -> Any:
+    """Revocation and introspection share their request: `token`, `token_type_hint` and the
+    client's authentication. Returns the core's response, or the error response to send."""
     used_basic = False
     try:
         form = form_parameters(request)
         client_id, client_secret, used_basic = client_credentials(request, form)
         core = request.app.ctx.core
-        await core.call(
-            core.oauth.RevokeToken,
-            oauth_pb2.RevokeTokenRequest(
-                token=form.get("token", ""),
-                token_type_hint=form.get("token_type_hint", ""),
-                client_id=client_id,
-                client_secret=client_secret,
-            ),
-            authorization=None,
+        message = message_type(
+            token=form.get("token", ""),
+            token_type_hint=form.get("token_type_hint", ""),
+            client_id=client_id,
+            client_secret=client_secret,
         )
+        return (await core.call(getattr(core.oauth, method_name), message, authorization=None)).response
     except OAuthError as error:
         return oauth_error_response(error, used_basic=used_basic)
+
+
+async def revoke(request: Request) -> HTTPResponse:
+    outcome = await _about_a_token(request, "RevokeToken", oauth_pb2.RevokeTokenRequest)
+    if isinstance(outcome, HTTPResponse):
+        return outcome
     return empty(status=200, headers=NO_STORE)
 
 
 async def introspect(request: Request) -> HTTPResponse:
-    used_basic = False
-    try:
-        form = form_parameters(request)
-        client_id, client_secret, used_basic = client_credentials(request, form)
-        core = request.app.ctx.core
-        result = await core.call(
-            core.oauth.IntrospectToken,
-            oauth_pb2.IntrospectTokenRequest(
-                token=form.get("token", ""),
-                token_type_hint=form.get("token_type_hint", ""),
-                client_id=client_id,
-                client_secret=client_secret,
-            ),
-            authorization=None,
-        )
-    except OAuthError as error:
-        return oauth_error_response(error, used_basic=used_basic)
-    found = result.response
+    result = await _about_a_token(request, "IntrospectToken", oauth_pb2.IntrospectTokenRequest)
+    if isinstance(result, HTTPResponse):
+        return result
+    found = result
     if not found.active:
         return oauth_json({"active": False})
     body: dict[str, Any] = {
