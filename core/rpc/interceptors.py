@@ -7,16 +7,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.types import utcnow
-from core.errors import DomainError, Forbidden, InsufficientScope, SubscriptionRequired
+from core.errors import DomainError, Forbidden, InsufficientScope, SubscriptionRequired, ValidationError
 from core.identity.authentication import authenticate, touch_api_key
 from core.identity.principal import CredentialKind, Principal
 from core.rpc.context import Call, bind_call, unbind_call
 from core.rpc.policy import STRICT, MethodPolicy
 from core.rpc.status import domain_status, internal_status
+from core.rpc.text import field_with_nul
 from core.settings import CoreSettings
 
 log = logging.getLogger(__name__)
@@ -152,6 +154,9 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
 
 
 async def _serve(inner: Behavior, request: Any, context: grpc.aio.ServicerContext, call: Call) -> Any:
+    # The request is looked at only now, after the credential and the policy (SPEC 7's order).
+    if isinstance(request, Message) and (field := field_with_nul(request)):
+        raise ValidationError(f"{field} must not contain NUL characters")
     token = bind_call(call)
     try:
         return await inner(request, context)

@@ -15,7 +15,7 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, redirect
 
 from facades.errors import ApiError, OAuthError
-from facades.oauth.integration import query_parameters
+from facades.oauth.integration import protocol_call, query_parameters
 from facades.web import csrf
 from facades.web.pages import login_redirect
 from facades.web.session import Viewer, current_viewer
@@ -67,13 +67,9 @@ def _refuse(request: Request, params: dict[str, str], error: OAuthError) -> HTTP
 
 
 async def _check(request: Request, params: dict[str, str]) -> oauth_pb2.AuthorizationContext:
-    core = request.app.ctx.core
-    result = await core.call(
-        core.oauth.CheckAuthorization,
-        oauth_pb2.CheckAuthorizationRequest(parameters=_parameters(params)),
-        authorization=None,
+    return await protocol_call(
+        request, "CheckAuthorization", oauth_pb2.CheckAuthorizationRequest(parameters=_parameters(params))
     )
-    return result.response
 
 
 async def _consent_page(request: Request, viewer: Viewer, params: dict[str, str], context) -> HTTPResponse:  # noqa: ANN001
@@ -122,14 +118,14 @@ async def decide(request: Request) -> HTTPResponse:
         return redirect("/login", status=303)
     csrf.check(request, signed_in=True)
     params = {name: form.get(name) for name in PARAMETERS if form.get(name) is not None}
-    core = request.app.ctx.core
     try:
         context = await _check(request, params)
         if form.get("decision") != "approve":
             denied = {"error": "access_denied", "error_description": "the user denied the request"}
             return _to_client(context.redirect_uri, {**denied, "state": params.get("state", "")})
-        result = await core.call(
-            core.oauth.ApproveAuthorization,
+        code = await protocol_call(
+            request,
+            "ApproveAuthorization",
             oauth_pb2.ApproveAuthorizationRequest(
                 parameters=_parameters(params), organization=form.get("organization") or viewer.principal.organization
             ),
@@ -142,7 +138,6 @@ async def decide(request: Request) -> HTTPResponse:
             heading = "Not your organization"
             return render(request, "message.html", status=400, heading=heading, message=error.message, viewer=None)
         raise
-    code = result.response
     return _to_client(code.redirect_uri, {"code": code.code, "state": code.state})
 
 

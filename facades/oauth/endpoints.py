@@ -17,6 +17,7 @@ from facades.oauth.integration import (
     form_parameters,
     oauth_error_response,
     oauth_json,
+    protocol_call,
 )
 from facades.rest.body import is_valid_unicode
 
@@ -60,13 +61,14 @@ async def register(request: Request) -> HTTPResponse:
             raise OAuthError("invalid_client_metadata", "the body is not valid JSON") from None
         if not is_valid_unicode(body):
             raise OAuthError("invalid_client_metadata", "strings must be valid Unicode")
-        core = request.app.ctx.core
-        result = await core.call(
-            core.oauth.RegisterClient, oauth_pb2.RegisterClientRequest(metadata=_metadata(body)), authorization=None
+        client = await protocol_call(
+            request,
+            "RegisterClient",
+            oauth_pb2.RegisterClientRequest(metadata=_metadata(body)),
+            invalid="invalid_client_metadata",
         )
     except OAuthError as error:
         return oauth_error_response(error)
-    client = result.response
     m = client.metadata
     out: dict[str, Any] = {
         "client_id": client.client_id,
@@ -91,9 +93,9 @@ async def token(request: Request) -> HTTPResponse:
     try:
         form = form_parameters(request)
         client_id, client_secret, used_basic = client_credentials(request, form)
-        core = request.app.ctx.core
-        result = await core.call(
-            core.oauth.ExchangeToken,
+        issued = await protocol_call(
+            request,
+            "ExchangeToken",
             oauth_pb2.ExchangeTokenRequest(
                 grant_type=form.get("grant_type", ""),
                 client_id=client_id,
@@ -105,11 +107,9 @@ async def token(request: Request) -> HTTPResponse:
                 scope=form.get("scope", ""),
                 resource=form.get("resource", ""),
             ),
-            authorization=None,
         )
     except OAuthError as error:
         return oauth_error_response(error, used_basic=used_basic)
-    issued = result.response
     body: dict[str, Any] = {
         "access_token": issued.access_token,
         "token_type": issued.token_type,
@@ -128,14 +128,13 @@ async def _about_a_token(request: Request, method_name: str, message_type: Any) 
     try:
         form = form_parameters(request)
         client_id, client_secret, used_basic = client_credentials(request, form)
-        core = request.app.ctx.core
         message = message_type(
             token=form.get("token", ""),
             token_type_hint=form.get("token_type_hint", ""),
             client_id=client_id,
             client_secret=client_secret,
         )
-        return (await core.call(getattr(core.oauth, method_name), message, authorization=None)).response
+        return await protocol_call(request, method_name, message)
     except OAuthError as error:
         return oauth_error_response(error, used_basic=used_basic)
 

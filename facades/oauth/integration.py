@@ -13,7 +13,7 @@ from authlib.oauth2.rfc6749.util import extract_basic_authorization
 from sanic import Request
 from sanic.response import HTTPResponse, json
 
-from facades.errors import OAuthError
+from facades.errors import ApiError, OAuthError
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 MAX_PARAMETER_LENGTH = 4096
@@ -79,3 +79,26 @@ def oauth_error_response(error: OAuthError, *, used_basic: bool = False) -> HTTP
     if error.code == "invalid_client" and used_basic:
         response.headers["WWW-Authenticate"] = 'Basic realm="herald"'
     return response
+
+
+async def protocol_call(
+    request: Request,
+    method_name: str,
+    message: Any,
+    *,
+    invalid: str = "invalid_request",
+    authorization: str | None = None,
+) -> Any:
+    """Calls an OAuthService method; a malformed request the core refuses with Herald's own
+    VALIDATION_ERROR (e.g. a NUL character in a field) becomes the OAuth error `invalid`, so
+    the OAuth endpoints only ever answer in RFC 6749's shape."""
+    core = request.app.ctx.core
+    try:
+        result = await core.call(getattr(core.oauth, method_name), message, authorization=authorization)
+    except OAuthError:
+        raise
+    except ApiError as error:
+        if error.code == "VALIDATION_ERROR":
+            raise OAuthError(invalid, error.message) from None
+        raise
+    return result.response
