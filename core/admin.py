@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.credits import service as credits
+from core.db.engine import transaction
 from core.db.types import utcnow
 from core.errors import NotFound, Unauthorized, ValidationError
 from core.identity import service as identity
@@ -42,7 +43,7 @@ async def bootstrap(
     if credits_ is not None and credits_ < 0:
         raise ValidationError("--credits must not be negative")
     now = utcnow()
-    async with engine.begin() as conn:
+    async with transaction(engine, writes=True) as conn:
         user = await identity.find_user_by_email(conn, email)
         if user is None:
             user_id = await identity.create_user(conn, email, password, now)
@@ -74,7 +75,7 @@ async def _org_id(conn, slug: str) -> str:  # noqa: ANN001
 async def add_profile(
     engine: AsyncEngine, *, org: str, slug: str, platform: str, tags: list[str], display_name: str = ""
 ) -> dict[str, Any]:
-    async with engine.begin() as conn:
+    async with transaction(engine, writes=True) as conn:
         org_id = await _org_id(conn, org)
         created = await profiles.create_profile(
             conn, org_id, slug=slug, connector=platform, display_name=display_name, tags=tags, now=utcnow()
@@ -83,14 +84,14 @@ async def add_profile(
 
 
 async def add_credits(engine: AsyncEngine, *, org: str, amount: int) -> dict[str, Any]:
-    async with engine.begin() as conn:
+    async with transaction(engine, writes=True) as conn:
         org_id = await _org_id(conn, org)
         balance = await credits.grant(conn, org_id, amount, reason="grant", reference="admin credits", now=utcnow())
     return {"org": org, "balance": balance}
 
 
 async def set_plan(engine: AsyncEngine, *, org: str, plan: str) -> dict[str, Any]:
-    async with engine.begin() as conn:
+    async with transaction(engine, writes=True) as conn:
         org_id = await _org_id(conn, org)
         await identity.set_plan(conn, org_id, plan)
     return {"org": org, "plan": plan}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from core.settings import CoreSettings
 
@@ -47,3 +49,16 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
 def is_sqlite(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+@asynccontextmanager
+async def transaction(engine: AsyncEngine, *, writes: bool = False) -> AsyncIterator[AsyncConnection]:
+    """One transaction outside a unit of work (CLI, housekeeping, non-transactional methods).
+    `writes` on SQLite takes the write lock up front: a deferred transaction that reads and then
+    writes fails with "database is locked" when another writer committed in between, whatever
+    the busy timeout."""
+    async with engine.connect() as conn:
+        if writes and is_sqlite(engine):
+            conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
+        async with conn.begin():
+            yield conn

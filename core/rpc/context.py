@@ -10,7 +10,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
+from core.db.engine import transaction
 from core.identity.principal import Principal
 from core.settings import CoreSettings
 
@@ -35,11 +35,8 @@ class Call:
     async def transaction(self, *, writes: bool = False) -> AsyncIterator[AsyncConnection]:
         """A short transaction of its own, for non-transactional methods."""
         assert self.engine is not None
-        async with self.engine.connect() as conn:
-            if writes and is_sqlite(self.engine):
-                conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
-            async with conn.begin():
-                yield conn
+        async with transaction(self.engine, writes=writes) as conn:
+            yield conn
 
 
 _current: ContextVar[Call] = ContextVar("herald_call")
