@@ -59,7 +59,7 @@ class _Service:
     policies: dict[str, MethodPolicy]
 
 
-def _services(storage: ObjectStorage) -> list[_Service]:
+def _services(settings: CoreSettings, storage: ObjectStorage) -> list[_Service]:
     return [
         _Service(
             identity_pb2.DESCRIPTOR.services_by_name["IdentityService"],
@@ -69,7 +69,7 @@ def _services(storage: ObjectStorage) -> list[_Service]:
         ),
         _Service(
             accounts_pb2.DESCRIPTOR.services_by_name["AccountService"],
-            AccountServicer(),
+            AccountServicer(settings.password_hash_concurrency),
             accounts_pb2_grpc.add_AccountServiceServicer_to_server,
             ACCOUNT_POLICIES,
         ),
@@ -123,7 +123,7 @@ class CoreServer:
 
 
 def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectStorage | None = None) -> CoreServer:
-    services = _services(storage or object_storage(settings))
+    services = _services(settings, storage or object_storage(settings))
     policies: dict[str, MethodPolicy] = {}
     for svc in services:
         policies.update(policies_for(svc.descriptor, svc.policies))

@@ -55,6 +55,8 @@ class CoreSettings(BaseSettings):
     # The plan an organization created at sign-up starts on (billing is outside Herald).
     signup_plan: PlanName = "trialing"
     session_lifetime_seconds: int = Field(default=7 * 86400, ge=60)
+    # Password hashes (argon2id, 64 MiB each) one core process computes at once; others wait.
+    password_hash_concurrency: int = Field(default=2, ge=1, le=32)
     oauth_code_lifetime_seconds: int = Field(default=60, ge=1, le=600)
     oauth_access_token_lifetime_seconds: int = Field(default=604800, ge=60)
     oauth_refresh_token_lifetime_seconds: int = Field(default=2592000, ge=60)

@@ -60,9 +60,11 @@ def check_password_shape(password: str) -> None:
         raise ValidationError(f"password must be at most {MAX_PASSWORD_LENGTH} characters")
 
 
-async def hash_new_password(password: str) -> str:
+async def hash_new_password(password: str, limiter: asyncio.Semaphore) -> str:
+    """`limiter` bounds concurrent argon2 work in this process: each hash holds 64 MiB."""
     check_password_shape(password)
-    return await asyncio.to_thread(hash_password, password)
+    async with limiter:
+        return await asyncio.to_thread(hash_password, password)
 
 
 async def sign_up(
@@ -76,7 +78,13 @@ async def sign_up(
     return await _open_session(conn, user_id, service.normalize_email(email), org, lifetime, now)
 
 
-async def verify_credentials(conn_factory, email: str, password: str, now: datetime) -> str:  # noqa: ANN001
+async def verify_credentials(
+    conn_factory,  # noqa: ANN001 - Call.transaction
+    email: str,
+    password: str,
+    now: datetime,
+    limiter: asyncio.Semaphore,
+) -> str:
     """The user id for a correct email and password; UNAUTHORIZED otherwise, in the same time;
     TOO_MANY_ATTEMPTS while the account is throttled. `conn_factory` is Call.transaction."""
     try:
@@ -99,7 +107,8 @@ async def verify_credentials(conn_factory, email: str, password: str, now: datet
     if in_window and row.failed_sign_ins >= MAX_FAILED_SIGN_INS:
         raise TooManyAttempts("too many failed sign-ins for this account: try again in 15 minutes")
     stored = row.password_hash if row else _DUMMY_HASH
-    ok = await asyncio.to_thread(verify_password, stored, password[:MAX_PASSWORD_LENGTH])
+    async with limiter:
+        ok = await asyncio.to_thread(verify_password, stored, password[:MAX_PASSWORD_LENGTH])
     if row is None or not ok:
         if row is not None:
             # Counted in one conditional statement, so concurrent failures all count.
