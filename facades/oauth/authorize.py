@@ -114,8 +114,9 @@ async def authorize(request: Request) -> HTTPResponse:
 async def decide(request: Request) -> HTTPResponse:
     viewer = await current_viewer(request)
     form = request.form or {}
-    if viewer is None:
-        return redirect("/login", status=303)
+    if viewer is None:  # the session ended while the consent page was open: sign in, then see it again
+        again = {name: form.get(name) for name in PARAMETERS if form.get(name)}
+        return login_redirect(request, back_to=f"{request.path}?{urlencode(again)}")
     csrf.check(request, signed_in=True)
     params = {name: form.get(name) for name in PARAMETERS if form.get(name) is not None}
     try:

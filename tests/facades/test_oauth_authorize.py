@@ -171,3 +171,15 @@ async def test_consent_without_csrf_token_issues_nothing(http, channel, orgs):
         wrong = await browser.post(URL, data={**form, "csrf_token": "forged"})
     assert missing.status_code == 403 and wrong.status_code == 403
     assert "location" not in missing.headers and "location" not in wrong.headers
+
+
+async def test_consent_after_the_session_ended_goes_to_login_and_back(http):
+    client = await register(http)
+    auth = new_authorization(client["client_id"])
+    response = await http.post(URL, data={"client_id": client["client_id"], "state": auth.state, "decision": "approve"})
+    assert response.status_code == 303
+    location = urlsplit(response.headers["location"])
+    assert location.path == "/login"
+    back = urlsplit(parse_qs(location.query)["next"][0])
+    assert back.path == URL
+    assert parse_qs(back.query)["client_id"] == [client["client_id"]]
