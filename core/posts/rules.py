@@ -30,7 +30,6 @@ Decisions where PLATFORMS.md leaves room:
 from __future__ import annotations
 
 import copy
-import unicodedata
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -42,7 +41,9 @@ import regex
 with warnings.catch_warnings():
     # twitter-text-parser 3.0 imports pkg_resources, which warns on import (pyproject pins setuptools<81).
     warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
-    from twitter_text import extract_urls_with_indices, parse_tweet
+    from twitter_text import extract_urls_with_indices
+
+from core.posts.x_count import weighted_length
 
 MediaKind = Literal["image", "gif", "video"]
 
@@ -272,7 +273,7 @@ def count(connector: str, text: str) -> int:
     (`limits(connector)["counting"]` says which)."""
     _platform(connector)
     if connector == "x":
-        return parse_tweet(unicodedata.normalize("NFC", text)).weightedLength
+        return weighted_length(text)  # = parse_tweet(text).weightedLength, see core/posts/x_count.py
     if connector == "bluesky":
         return _graphemes(text)
     if connector == "mastodon":
