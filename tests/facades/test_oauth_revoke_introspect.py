@@ -80,6 +80,9 @@ async def test_introspection_for_confidential_clients(http, session, stack):
     assert body["token_type"] == "access_token"
     assert body["exp"] - body["iat"] == 604800
     assert body["sub"].startswith("usr_") and body["organization"]
+    refresh = (await http.post(INTROSPECT, data={"token": tokens["refresh_token"]}, auth=auth)).json()
+    assert refresh["token_type"] == "refresh_token"
+    assert refresh["exp"] - refresh["iat"] == 2592000  # SPEC 8: 30 days
 
     for token in ("hoa_unknown", "garbage"):
         assert (await http.post(INTROSPECT, data={"token": token}, auth=auth)).json() == {"active": False}
