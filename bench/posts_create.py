@@ -35,23 +35,29 @@ import asyncio
 import contextlib
 import json
 import os
-import platform
 import re
 import secrets
-import signal
-import sys
-import tempfile
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from bench.load import closed_loop, json_dump, peak_rss_mib, raw_http_connections, stack_pids
-from bench.profiles_get import PgMonitor, measure, postgres_version
+from bench.load import (
+    add_bench_options,
+    bench_database,
+    bench_result,
+    measure_api_runs,
+    measure_floor_runs,
+    measured_closed_loop,
+    measured_psycopg_loop,
+    measured_sync_run,
+    print_api_floor_table,
+    psycopg_dsn,
+    raw_http_connections,
+    run_bench,
+    sqlite_floor_connection,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
 PROFILES = [("p-x", "x"), ("p-bsky", "bluesky"), ("p-li", "linkedin")]
 SLUGS = [slug for slug, _ in PROFILES]
 # Content of the captured request: replaced per request in the floor (it never occurs elsewhere).
@@ -195,14 +201,9 @@ async def api_load(
 
     workers = [worker_for(k, c) for k, c in enumerate(conns)]
     try:
-        warm = (await closed_loop(workers, warmup)).summary() if warmup else None
-        await window.open()
-        result = (await closed_loop(workers, duration)).summary()
-        await window.close()
+        return await measured_closed_loop(window, workers, duration, warmup)
     finally:
         close()
-    result["warmup"] = warm and {k: warm[k] for k in ("requests", "errors", "rps", "first_error")}
-    return result
 
 
 class _Fresh:
@@ -269,7 +270,6 @@ async def floor_load_postgresql(
         q_sel, p_sel = st["select_posts"]["sql"], st["select_posts"]["params"]
         q_med, p_med = st["select_post_media"]["sql"], st["select_post_media"]["params"]
     fresh = _Fresh(captured["varying"], sqlite=False)
-    conns = [await psycopg.AsyncConnection.connect(dsn) for _ in range(concurrency)]
 
     def worker_for(conn: psycopg.AsyncConnection) -> Any:
         async def one(validate: bool) -> str | None:
@@ -300,32 +300,18 @@ async def floor_load_postgresql(
 
         return one
 
-    workers = [worker_for(c) for c in conns]
-    try:
-        warm = (await closed_loop(workers, warmup)).summary() if warmup else None
-        await window.open()
-        result = (await closed_loop(workers, duration)).summary()
-        await window.close()
-    finally:
-        for c in conns:
-            await c.close()
-    result["warmup"] = warm and {k: warm[k] for k in ("requests", "errors", "rps", "first_error")}
-    return result
+    return await measured_psycopg_loop(window, dsn, concurrency, worker_for, duration, warmup)
 
 
 async def floor_load_sqlite(
     window: Any, *, path: str, api_key: str, captured: dict[str, Any], duration: float, warmup: float, **_: Any
 ) -> dict[str, Any]:
-    import sqlite3
-
     from bench.load import RunResult
     from core.identity.credentials import parse_api_key, secret_matches
 
     st = captured["statements"]
     fresh = _Fresh(captured["varying"], sqlite=True)
-    db = sqlite3.connect(path, isolation_level=None)
-    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=30000"):
-        db.execute(f"PRAGMA {pragma}")
+    db = sqlite_floor_connection(path)
     key, prof, ins = (st[n] for n in ("key_lookup", "profiles", "insert_posts"))
     sel, med = st.get("select_posts"), st.get("select_post_media")
 
@@ -357,20 +343,13 @@ async def floor_load_sqlite(
             latencies.append(perf() - t0)
         return RunResult(1, perf() - start, len(latencies), errors, latencies, first_error=first).summary()
 
-    warm = run(warmup) if warmup else None
-    await window.open()
-    result = run(duration)
-    await window.close()
-    db.close()
-    result["warmup"] = warm and {k: warm[k] for k in ("requests", "errors", "rps", "first_error")}
-    return result
+    try:
+        return await measured_sync_run(window, run, duration, warmup)
+    finally:
+        db.close()
 
 
 # ----------------------------------------------------------------------------- orchestration
-
-
-def _psycopg_dsn(database_url: str) -> str:
-    return database_url.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
 def count_posts(database_url: str) -> int:
@@ -381,35 +360,20 @@ def count_posts(database_url: str) -> int:
             return db.execute("SELECT count(*) FROM posts").fetchone()[0]
     import psycopg
 
-    with psycopg.connect(_psycopg_dsn(database_url)) as conn:
+    with psycopg.connect(psycopg_dsn(database_url)) as conn:
         return conn.execute("SELECT count(*) FROM posts").fetchone()[0]
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import database, running_stack
+    from tests.harness import running_stack
 
-    out: dict[str, Any] = {
-        "bench": "POST /v1/posts (3 profiles)",
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": " ".join([".venv/bin/python -m bench.posts_create", *sys.argv[1:]]),
-        "args": vars(args),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-    }
-    with (
-        tempfile.TemporaryDirectory(prefix="herald-bench-") as tmp,
-        database(args.backend, Path(tmp)) as url,
-        contextlib.ExitStack() as cleanup,
-    ):
-        workdir = Path(tmp)
-        if args.backend == "postgresql":
-            out["machine"]["postgresql"] = postgres_version(url)
+    with bench_database(args.backend) as (url, workdir, sessions):
+        out = bench_result("POST /v1/posts (3 profiles)", "bench.posts_create", args, url)
         seeded = asyncio.run(seed(url))
         captured = asyncio.run(capture_request_sql(url, seeded["api_key"], seeded["org_id"]))
         out["floor_sql"] = {
             name: {"sql": s["sql"], "executemany": s["executemany"]} for name, s in captured["statements"].items()
         }
-        sessions = PgMonitor(url if args.backend == "postgresql" else None)
-        cleanup.callback(sessions.close)
 
         print(
             f"POST /v1/posts (3 profiles)  backend={args.backend}  core processes={args.core_processes}  "
@@ -417,73 +381,30 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             flush=True,
         )
         with running_stack(url, workdir, core_processes=args.core_processes) as stack:
-            pids = stack_pids(stack)
             api_kwargs = {"base_url": stack.base_url, "api_key": seeded["api_key"]}
-            out["api"] = measure(
-                "API (facade->gRPC->db)",
-                api_load,
-                {**api_kwargs, "concurrency": args.concurrency, "duration": args.duration, "warmup": args.warmup},
-                pids,
-                args.duration,
-                sessions,
-                args.wait_quiet,
-            )
-            out["api_c1"] = measure(
-                "API, concurrency 1",
-                api_load,
-                {**api_kwargs, "concurrency": 1, "duration": args.c1_duration, "warmup": 0.5},
-                pids,
-                args.c1_duration,
-                sessions,
-                args.wait_quiet,
-            )
-            out["peak_rss_mib"] = {name: round(peak_rss_mib(pid), 1) for name, pid in pids.items()}
+            measure_api_runs(out, stack, api_load, api_kwargs, args, sessions)
         posts_after_api = count_posts(url)
         # The stack is stopped: the floor has the machine to itself, on the same database.
-        if args.backend == "postgresql":
-            floor_target: Any = floor_load_postgresql
-            floor_kwargs: dict[str, Any] = {"dsn": _psycopg_dsn(url)}
-            floor_name = "floor (psycopg direct)"
-            floor_concurrency = args.concurrency
-        else:
-            floor_target = floor_load_sqlite
-            floor_kwargs = {"path": url.split("///", 1)[1]}
-            floor_name = "floor (sqlite3 direct)"
-            floor_concurrency = 1  # one connection in one thread: SQLite runs in-process
-        floor_kwargs.update(api_key=seeded["api_key"], captured=captured)
-        out["floor"] = measure(
-            floor_name,
-            floor_target,
-            {**floor_kwargs, "concurrency": floor_concurrency, "duration": args.duration, "warmup": 1.0},
-            {},
-            args.duration,
+        measure_floor_runs(
+            out,
+            url,
+            args,
             sessions,
-            args.wait_quiet,
-        )
-        out["floor_c1"] = measure(
-            "floor, concurrency 1",
-            floor_target,
-            {**floor_kwargs, "concurrency": 1, "duration": args.c1_duration, "warmup": 0.5},
-            {},
-            args.c1_duration,
-            sessions,
-            args.wait_quiet,
+            postgresql=floor_load_postgresql,
+            sqlite=floor_load_sqlite,
+            floor_kwargs={"api_key": seeded["api_key"], "captured": captured},
         )
         posts_total = count_posts(url)
     # Every successful request created exactly 3 rows (warm-ups included).
-    api_requests = sum(
-        out[k]["requests"]
-        - out[k]["errors"]
-        + (out[k]["warmup"] or {}).get("requests", 0)
-        - (out[k]["warmup"] or {}).get("errors", 0)
-        for k in ("api", "api_c1")
-    )
-    floor_requests = sum(
-        out[k]["requests"]
-        - out[k]["errors"]
-        + (out[k]["warmup"] or {}).get("requests", 0)
-        - (out[k]["warmup"] or {}).get("errors", 0)
-        for k in ("floor", "floor_c1")
+    api_requests, floor_requests = (
+        sum(
+            out[k]["requests"]
+            - out[k]["errors"]
+            + (out[k]["warmup"] or {}).get("requests", 0)
+            - (out[k]["warmup"] or {}).get("errors", 0)
+            for k in phases
+        )
+        for phases in (("api", "api_c1"), ("floor", "floor_c1"))
     )
     out["rows_check"] = {
         "posts_after_api": posts_after_api,
@@ -496,65 +417,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_table(out: dict[str, Any]) -> None:
-    api, floor, api1, floor1 = out["api"], out["floor"], out["api_c1"], out["floor_c1"]
-    print()
-    print(f"{'path':<26}{'conc':>5}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'p50 ms @1':>11}")
-    for name, r, r1 in (("API facade->gRPC->db", api, api1), (floor["name"], floor, floor1)):
-        print(
-            f"{name:<26}{r['concurrency']:>5}{r['rps']:>9.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}"
-            f"{r['errors'] + r1['errors']:>8}{r1['p50_ms']:>11.2f}"
-        )
-    ratio = api["rps"] / floor["rps"] if floor["rps"] else float("nan")
-    print(
-        f"ratio API/floor: {ratio:.2f} of the floor's req/s (aim: 0.30); p50 @1 {api1['p50_ms'] / floor1['p50_ms']:.1f}x"
-    )
-    print("CPU ms per request (API run): " + ", ".join(f"{k} {v:.2f}" for k, v in api["cpu_ms_per_request"].items()))
-    print(
-        "CPU ms per request (floor run): " + ", ".join(f"{k} {v:.2f}" for k, v in floor["cpu_ms_per_request"].items())
-    )
-    print("peak RSS MiB: " + ", ".join(f"{k} {v:.0f}" for k, v in out["peak_rss_mib"].items()))
+    print_api_floor_table(out, ratio_note=" (aim: 0.30)")
     rc = out["rows_check"]
     ok = rc["posts_after_api"] == rc["expected_after_api"] and rc["posts_total"] == rc["expected_total"]
     print(
         f"rows: {rc['posts_after_api']} posts after the API runs (expected {rc['expected_after_api']}), "
         f"{rc['posts_total']} in all (expected {rc['expected_total']}){'' if ok else '  MISMATCH'}"
     )
-    out["ratio_api_floor_rps"] = round(ratio, 3)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.posts_create", description=__doc__.split("\n")[0])
-    parser.add_argument("--backend", choices=("postgresql", "sqlite"), default="postgresql")
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds of each measured run at --concurrency")
-    parser.add_argument("--concurrency", type=int, default=32, help="in-flight requests (closed loop)")
-    parser.add_argument("--core-processes", type=int, default=2, help="core processes sharing one port")
-    parser.add_argument("--warmup", type=float, default=3.0, help="seconds of warm-up before the API run")
-    parser.add_argument("--c1-duration", type=float, default=3.0, help="seconds of each concurrency-1 run")
-    parser.add_argument(
-        "--wait-quiet",
-        type=float,
-        default=30.0,
-        help="before each run, wait up to this many seconds for the machine to be idle (0: do not wait)",
-    )
-    parser.add_argument("--no-json", action="store_true", help="do not write bench/results/*.json")
+    add_bench_options(parser)
     args = parser.parse_args(argv)
-
-    def _terminate(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, _terminate)  # clean up (processes, database) on kill too
-    started = time.monotonic()
-    try:
-        out = run(args)
-    except KeyboardInterrupt:
-        print("interrupted: processes stopped, database dropped", file=sys.stderr)
+    out = run_bench(args, run, print_table, "posts_create")
+    if out is None:
         return 130
-    print_table(out)
-    out["total_s"] = round(time.monotonic() - started, 1)
-    if not args.no_json:
-        path = RESULTS / f"posts_create-{args.backend}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
-        json_dump(path, out)
-        print(f"wrote {path.relative_to(ROOT)} ({out['total_s']} s in all)")
     failed = sum(out[k]["errors"] for k in ("api", "api_c1", "floor", "floor_c1"))
     rc = out["rows_check"]
     mismatch = rc["posts_after_api"] != rc["expected_after_api"] or rc["posts_total"] != rc["expected_total"]
