@@ -116,6 +116,12 @@ async def exchange_code(http: httpx.AsyncClient, auth: Authorization, code: str,
     return await http.post("/api/auth/oauth2/token", data={k: v for k, v in form.items() if v is not None})
 
 
+async def refresh(http: httpx.AsyncClient, client_id: str, refresh_token: str, **extra: str) -> httpx.Response:
+    """A refresh_token grant by a public client."""
+    form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": client_id, **extra}
+    return await http.post("/api/auth/oauth2/token", data=form)
+
+
 async def tokens_for(
     http: httpx.AsyncClient, session_token: str, client_id: str, scope: str = "", client_secret: str | None = None
 ) -> dict:

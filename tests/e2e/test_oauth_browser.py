@@ -15,7 +15,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
-from tests.oauth_flow import PASSWORD, REDIRECT_URI, mcp, new_authorization, register
+from tests.oauth_flow import PASSWORD, REDIRECT_URI, mcp, new_authorization, refresh, register
 
 
 async def _approve_in_browser(page, url: str, email: str, redirect_prefix: str, shots=None) -> dict[str, str]:  # noqa: ANN001
@@ -67,14 +67,7 @@ async def test_agent_flow_through_the_real_pages(page, http, orgs, stack, artifa
     listed = await mcp(http, tokens["access_token"], "tools/call", {"name": "list_profiles", "arguments": {}})
     assert listed.json()["result"]["structuredContent"]["profiles"][0]["slug"] == "launch-x"
 
-    refreshed = await http.post(
-        "/api/auth/oauth2/token",
-        data={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": client["client_id"],
-        },
-    )
+    refreshed = await refresh(http, client["client_id"], tokens["refresh_token"])
     assert refreshed.status_code == 200
     fresh = refreshed.json()
     assert (await mcp(http, fresh["access_token"], "ping")).status_code == 200

@@ -8,6 +8,7 @@ from tests.oauth_flow import (
     exchange_code,
     mcp,
     new_authorization,
+    refresh,
     register,
     sign_in,
 )
@@ -35,14 +36,7 @@ async def test_full_flow_register_authorize_token_mcp_refresh_revoke(http, chann
     assert listed.status_code == 200, listed.text
     assert listed.json()["result"]["structuredContent"]["profiles"][0]["slug"] == "brand-x"
 
-    refreshed = await http.post(
-        "/api/auth/oauth2/token",
-        data={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": client["client_id"],
-        },
-    )
+    refreshed = await refresh(http, client["client_id"], tokens["refresh_token"])
     assert refreshed.status_code == 200, refreshed.text
     new = refreshed.json()
     assert new["refresh_token"] != tokens["refresh_token"]

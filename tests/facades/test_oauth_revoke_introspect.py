@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.oauth_flow import code_for, exchange_code, mcp, new_authorization, register, sign_in, tokens_for
+from tests.oauth_flow import code_for, exchange_code, mcp, new_authorization, refresh, register, sign_in, tokens_for
 
 REVOKE = "/api/auth/oauth2/revoke"
 INTROSPECT = "/api/auth/oauth2/introspect"
@@ -35,14 +35,7 @@ async def test_public_client_revokes_an_access_token_without_a_secret(http, sess
     assert response.status_code == 200
     assert (await mcp(http, tokens["access_token"], "ping")).status_code == 401
     # Revoking an access token leaves its refresh token usable.
-    refreshed = await http.post(
-        "/api/auth/oauth2/token",
-        data={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": client["client_id"],
-        },
-    )
+    refreshed = await refresh(http, client["client_id"], tokens["refresh_token"])
     assert refreshed.status_code == 200
 
 

@@ -14,6 +14,7 @@ from tests.oauth_flow import (
     mcp,
     new_authorization,
     pkce_pair,
+    refresh,
     register,
     sign_in,
     tokens_for,
@@ -50,6 +51,7 @@ async def test_wrong_verifier_is_invalid_grant_and_the_code_survives(http, sessi
 async def test_malformed_verifier_is_invalid_request(http, session):
     client, auth, code = await _code(http, session)
     assert _error(await exchange_code(http, auth, code, code_verifier="too-short")) == "invalid_request"
+    assert _error(await exchange_code(http, auth, code, code_verifier="a" * 129)) == "invalid_request"  # SPEC 8: 43-128
     assert _error(await exchange_code(http, auth, code, code_verifier=None)) == "invalid_request"
 
 
@@ -61,15 +63,7 @@ async def test_reused_code_is_refused_and_revokes_what_it_issued(http, session):
     assert (await mcp(http, tokens["access_token"], "ping")).status_code == 200
     assert _error(await exchange_code(http, auth, code)) == "invalid_grant"
     assert (await mcp(http, tokens["access_token"], "ping")).status_code == 401
-    refresh = await http.post(
-        URL,
-        data={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": client["client_id"],
-        },
-    )
-    assert _error(refresh) == "invalid_grant"
+    assert _error(await refresh(http, client["client_id"], tokens["refresh_token"])) == "invalid_grant"
 
 
 async def test_redirect_uri_must_repeat_the_authorization_requests(http, session):
