@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 
 from core.errors import ValidationError
+from core.rpc.policy import PageBounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,10 +17,14 @@ class Page:
     after: str | None
 
 
-def page_request(page_size: int, page_token: str, *, default: int, maximum: int) -> Page:
-    if page_size < 0 or page_size > maximum:
-        raise ValidationError(f"page_size must be between 1 and {maximum} (0 for the default, {default})")
-    return Page(page_size or default, decode_token(page_token) if page_token else None)
+def page_request(page_size: int, page_token: str, bounds: PageBounds | None) -> Page:
+    """The page a list request asks for, within its method's bounds (MethodPolicy.page)."""
+    assert bounds is not None, "a list method declares its page bounds in its policy"
+    if page_size < 0 or page_size > bounds.maximum:
+        raise ValidationError(
+            f"page_size must be between 1 and {bounds.maximum} (0 for the default, {bounds.default})"
+        )
+    return Page(page_size or bounds.default, decode_token(page_token) if page_token else None)
 
 
 def encode_token(after: str) -> str:

@@ -13,6 +13,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 from herald.identity.v1 import (
     accounts_pb2,
@@ -27,6 +28,9 @@ from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core.catalog.service import build_catalog
+from core.catalog.servicer import POLICIES as CATALOG_POLICIES
+from core.catalog.servicer import CatalogServicer
 from core.credits.servicer import POLICIES as CREDITS_POLICIES
 from core.credits.servicer import CreditsServicer
 from core.db.engine import create_engine
@@ -54,56 +58,53 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class _Service:
     descriptor: ServiceDescriptor
-    servicer: Any
-    register: Callable[[Any, grpc.aio.Server], None]
     policies: dict[str, MethodPolicy]
+    register: Callable[[Any, grpc.aio.Server], None]
 
 
-def _services(settings: CoreSettings, storage: ObjectStorage) -> list[_Service]:
-    return [
-        _Service(
-            identity_pb2.DESCRIPTOR.services_by_name["IdentityService"],
-            IdentityServicer(),
-            identity_pb2_grpc.add_IdentityServiceServicer_to_server,
-            IDENTITY_POLICIES,
-        ),
-        _Service(
-            accounts_pb2.DESCRIPTOR.services_by_name["AccountService"],
-            AccountServicer(settings.password_hash_concurrency),
-            accounts_pb2_grpc.add_AccountServiceServicer_to_server,
-            ACCOUNT_POLICIES,
-        ),
-        _Service(
-            oauth_pb2.DESCRIPTOR.services_by_name["OAuthService"],
-            OAuthServicer(),
-            oauth_pb2_grpc.add_OAuthServiceServicer_to_server,
-            OAUTH_POLICIES,
-        ),
-        _Service(
-            credits_pb2.DESCRIPTOR.services_by_name["CreditsService"],
-            CreditsServicer(),
-            credits_pb2_grpc.add_CreditsServiceServicer_to_server,
-            CREDITS_POLICIES,
-        ),
-        _Service(
-            profiles_pb2.DESCRIPTOR.services_by_name["ProfileService"],
-            ProfileServicer(),
-            profiles_pb2_grpc.add_ProfileServiceServicer_to_server,
-            PROFILE_POLICIES,
-        ),
-        _Service(
-            posts_pb2.DESCRIPTOR.services_by_name["PostService"],
-            PostServicer(),
-            posts_pb2_grpc.add_PostServiceServicer_to_server,
-            POST_POLICIES,
-        ),
-        _Service(
-            media_pb2.DESCRIPTOR.services_by_name["MediaService"],
-            MediaServicer(storage),
-            media_pb2_grpc.add_MediaServiceServicer_to_server,
-            MEDIA_POLICIES,
-        ),
-    ]
+def _service(module: Any, name: str, policies: dict[str, MethodPolicy], grpc_module: Any) -> _Service:  # noqa: ANN401
+    return _Service(
+        module.DESCRIPTOR.services_by_name[name], policies, getattr(grpc_module, f"add_{name}Servicer_to_server")
+    )
+
+
+# Every service the core serves, with the access policy of each of its methods.
+SERVICES = (
+    _service(catalog_pb2, "CatalogService", CATALOG_POLICIES, catalog_pb2_grpc),
+    _service(identity_pb2, "IdentityService", IDENTITY_POLICIES, identity_pb2_grpc),
+    _service(accounts_pb2, "AccountService", ACCOUNT_POLICIES, accounts_pb2_grpc),
+    _service(oauth_pb2, "OAuthService", OAUTH_POLICIES, oauth_pb2_grpc),
+    _service(credits_pb2, "CreditsService", CREDITS_POLICIES, credits_pb2_grpc),
+    _service(profiles_pb2, "ProfileService", PROFILE_POLICIES, profiles_pb2_grpc),
+    _service(posts_pb2, "PostService", POST_POLICIES, posts_pb2_grpc),
+    _service(media_pb2, "MediaService", MEDIA_POLICIES, media_pb2_grpc),
+)
+
+
+def method_policies() -> dict[str, MethodPolicy]:
+    """Every method's policy keyed by its full gRPC name; refuses a method without one."""
+    policies: dict[str, MethodPolicy] = {}
+    for svc in SERVICES:
+        policies.update(policies_for(svc.descriptor, svc.policies))
+    return policies
+
+
+def catalog() -> catalog_pb2.Catalog:
+    """This core's catalog (what CatalogService.GetCatalog serves)."""
+    return build_catalog(method_policies())
+
+
+def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]:
+    return {
+        "CatalogService": CatalogServicer(catalog()),
+        "IdentityService": IdentityServicer(),
+        "AccountService": AccountServicer(settings.password_hash_concurrency),
+        "OAuthService": OAuthServicer(),
+        "CreditsService": CreditsServicer(),
+        "ProfileService": ProfileServicer(),
+        "PostService": PostServicer(),
+        "MediaService": MediaServicer(storage),
+    }
 
 
 @dataclass
@@ -123,20 +124,17 @@ class CoreServer:
 
 
 def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectStorage | None = None) -> CoreServer:
-    services = _services(settings, storage or object_storage(settings))
-    policies: dict[str, MethodPolicy] = {}
-    for svc in services:
-        policies.update(policies_for(svc.descriptor, svc.policies))
+    servicers = _servicers(settings, storage or object_storage(settings))
     server = grpc.aio.server(
-        interceptors=[ErrorInterceptor(), UnitOfWorkInterceptor(settings, engine, policies)],
+        interceptors=[ErrorInterceptor(), UnitOfWorkInterceptor(settings, engine, method_policies())],
         # Several core processes may listen on one address (`herald serve` starts one per CPU).
         options=[("grpc.so_reuseport", 1)],
     )
-    for svc in services:
-        svc.register(svc.servicer, server)
+    for svc in SERVICES:
+        svc.register(servicers[svc.descriptor.name], server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    names = [svc.descriptor.full_name for svc in services]
+    names = [svc.descriptor.full_name for svc in SERVICES]
     reflection.enable_server_reflection(
         [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
     )

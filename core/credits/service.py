@@ -14,6 +14,9 @@ from core.errors import InsufficientCredits, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
 
+# The most recent ledger entries GetCreditAccount includes (`ledger_limit` at /v1).
+MAX_RECENT_ENTRIES = 100
+
 
 @dataclass(frozen=True, slots=True)
 class LedgerEntry:
@@ -101,8 +104,8 @@ async def list_entries(conn: AsyncConnection, org_id: str, page: Page) -> tuple[
 
 
 async def get_account(conn: AsyncConnection, org_id: str, recent: int, threshold: int) -> CreditAccount:
-    if not 0 <= recent <= 100:
-        raise ValidationError("recent_entries must be between 0 and 100")
+    if not 0 <= recent <= MAX_RECENT_ENTRIES:
+        raise ValidationError(f"recent_entries must be between 0 and {MAX_RECENT_ENTRIES}")
     org = (
         await conn.execute(
             select(organizations.c.slug, organizations.c.credit_balance, organizations.c.plan).where(

@@ -8,13 +8,13 @@ from core.credits import service
 from core.pagination import page_request
 from core.rpc.context import current_call
 from core.rpc.convert import PLAN_TO_PROTO, timestamp
-from core.rpc.policy import MethodPolicy
+from core.rpc.policy import MethodPolicy, PageBounds
 
 DEFAULT_RECENT_ENTRIES = 20
 
 POLICIES = {
     "GetCreditAccount": MethodPolicy(plan_exempt_for_sessions=True),
-    "ListLedgerEntries": MethodPolicy(plan_exempt_for_sessions=True),
+    "ListLedgerEntries": MethodPolicy(plan_exempt_for_sessions=True, page=PageBounds(default=50, maximum=100)),
 }
 
 
@@ -47,6 +47,6 @@ class CreditsServicer(credits_pb2_grpc.CreditsServiceServicer):
 
     async def ListLedgerEntries(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        page = page_request(request.page_size, request.page_token, default=50, maximum=100)
+        page = page_request(request.page_size, request.page_token, POLICIES["ListLedgerEntries"].page)
         entries, token = await service.list_entries(call.conn, call.principal.org_id, page)
         return credits_pb2.ListLedgerEntriesResponse(entries=[_entry(e) for e in entries], next_page_token=token)

@@ -11,7 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from core.db.models import api_keys, memberships, oauth_grants, oauth_tokens, organizations, sessions, users
 from core.errors import Unauthorized
 from core.identity.credentials import API_KEY_PREFIX, parse_api_key, secret_matches
-from core.identity.principal import ALL_SCOPES, CredentialKind, Principal
+from core.identity.principal import CredentialKind, Principal
+from core.identity.scopes import ALL_SCOPES
 from core.identity.tokens import ACCESS_TOKEN_PREFIX, SESSION_PREFIX, hash_token
 
 # last_used_at is kept to the minute: a write per request would double the cost of reads.

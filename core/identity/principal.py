@@ -12,7 +12,6 @@ class CredentialKind(StrEnum):
     SESSION = "session"
 
 
-ALL_SCOPES = frozenset({"posts:write", "posts:read", "media:write", "generate:read", "generate:write"})
 ACTIVE_PLANS = frozenset({"active", "trialing"})
 
 

@@ -10,7 +10,7 @@ from core.identity.principal import CredentialKind
 from core.pagination import page_request
 from core.rpc.context import current_call
 from core.rpc.convert import PLAN_TO_PROTO, timestamp
-from core.rpc.policy import MethodPolicy
+from core.rpc.policy import MethodPolicy, PageBounds
 
 _KEY_HOLDERS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
 # Only a signed-in human mints keys (SPEC 5: an unauthenticated caller, or a key, cannot).
@@ -18,7 +18,11 @@ _HUMANS = frozenset({CredentialKind.SESSION})
 
 POLICIES = {
     "GetPrincipal": MethodPolicy(plan_exempt_for_sessions=True),
-    "ListApiKeys": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True),
+    # The named method's policy applies instead (core/rpc/interceptors.py).
+    "CheckAccess": MethodPolicy(checks_named_method=True),
+    "ListApiKeys": MethodPolicy(
+        credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, page=PageBounds(default=50, maximum=100)
+    ),
     "CreateApiKey": MethodPolicy(credential_kinds=_HUMANS, plan_exempt_for_sessions=True, writes=True),
     "RevokeApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
     "RotateApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
@@ -55,9 +59,12 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
             email=p.email,
         )
 
+    async def CheckAccess(self, request, context):  # noqa: ANN001, ANN201, N802
+        return identity_pb2.CheckAccessResponse()
+
     async def ListApiKeys(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        page = page_request(request.page_size, request.page_token, default=50, maximum=100)
+        page = page_request(request.page_size, request.page_token, POLICIES["ListApiKeys"].page)
         records, token = await service.list_api_keys(call.conn, call.principal, page)
         return identity_pb2.ListApiKeysResponse(api_keys=[_api_key(r) for r in records], next_page_token=token)
 

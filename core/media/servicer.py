@@ -15,7 +15,7 @@ from core.media.inspect import inspect, matches
 from core.pagination import page_request
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
-from core.rpc.policy import MethodPolicy
+from core.rpc.policy import MethodPolicy, PageBounds
 from core.storage.base import ObjectStorage, ObjectTooLarge
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ POLICIES = {
     "ConfirmMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
     # Streams up to 100 MB from the facade into storage: no transaction meanwhile.
     "UploadMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
-    "ListMedia": MethodPolicy(scopes=_READ),
+    "ListMedia": MethodPolicy(scopes=_READ, page=PageBounds(default=50, maximum=100)),
     "GetMedia": MethodPolicy(scopes=_READ),
     "UpdateMedia": MethodPolicy(scopes=_WRITE, writes=True),
     # The bytes are deleted only once the record's deletion has committed.
@@ -140,7 +140,7 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
 
     async def ListMedia(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        page = page_request(request.page_size, request.page_token, default=50, maximum=100)
+        page = page_request(request.page_size, request.page_token, POLICIES["ListMedia"].page)
         records, token = await service.list_media(call.conn, call.principal.org_id, request.tag, page)
         return media_pb2.ListMediaResponse(media=[media_message(r) for r in records], next_page_token=token)
 

@@ -14,10 +14,10 @@ from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import oauth_clients
+from core.identity.scopes import ALL_SCOPES, RESOURCE_SCOPES
 from core.identity.tokens import CLIENT_SECRET_PREFIX, hash_token, mint_token
 from core.ids import new_id
 from core.oauth.errors import InvalidClient, InvalidClientMetadata, InvalidRedirectUri
-from core.oauth.scopes import RESOURCE_SCOPES, SUPPORTED_SCOPES
 
 GRANT_TYPES = ("authorization_code", "refresh_token", "client_credentials")
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
@@ -28,7 +28,7 @@ MAX_URI_LENGTH = 2000
 
 # What registration validates metadata against (authlib's claims options are built from it).
 _SERVER_METADATA = {
-    "scopes_supported": sorted(SUPPORTED_SCOPES),
+    "scopes_supported": sorted(ALL_SCOPES),
     "response_types_supported": ["code"],
     "grant_types_supported": list(GRANT_TYPES),
     "token_endpoint_auth_methods_supported": list(AUTH_METHODS),

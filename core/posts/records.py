@@ -13,6 +13,8 @@ from core.db.models import post_media, posts
 
 STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled")
 EDITABLE = ("scheduled", "queued")
+# Why a failed post failed (docs/posts.md "Lifecycle"): the publisher sets one of these.
+FAILURE_REASONS = ("insufficient_credits", "platform_rejected", "needs_reauth", "retries_exhausted", "delivery_uncertain")
 
 
 @dataclass(frozen=True, slots=True)

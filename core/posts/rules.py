@@ -76,6 +76,7 @@ def _layout(kinds: list[str], low: int, high: int) -> dict[str, Any]:
 PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
     "x": {
         "name": "X",
+        "kind": "microblogging",
         "max_length": 280,  # 25,000 for Premium accounts ⚠: we cannot tell the tier, so the floor
         "unit": "characters as X counts them (weighted)",
         "counting": "twitter-text weighted length after NFC: code points 0-4351, 8192-8205, 8208-8223 and "
@@ -92,6 +93,7 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
     },
     "bluesky": {
         "name": "Bluesky",
+        "kind": "microblogging",
         "max_length": 300,
         "max_utf8_bytes": 3000,
         "unit": "graphemes",
@@ -109,6 +111,7 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
     },
     "mastodon": {
         "name": "Mastodon",
+        "kind": "microblogging",
         "max_length": 500,  # the default; an instance may configure another
         "unit": "characters as Mastodon counts them (graphemes, each URL as 23)",
         "counting": "graphemes, with every http(s) URL counted as 23 (bare domains are not replaced) and "
@@ -125,6 +128,7 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
     },
     "threads": {
         "name": "Threads",
+        "kind": "microblogging",
         "max_length": 500,
         "max_links": 5,
         "unit": "characters as Threads counts them (each emoji as its UTF-8 bytes)",
@@ -136,6 +140,7 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
     },
     "instagram": {
         "name": "Instagram",
+        "kind": "photo_sharing",
         "max_length": 2200,
         "max_hashtags": 30,
         "max_mentions": 20,
@@ -160,6 +165,7 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
     },
     "tiktok": {
         "name": "TikTok",
+        "kind": "short_video",
         "max_length": 2200,
         "unit": "UTF-16 code units",
         "counting": "UTF-16 code units (an emoji is usually 2)",
@@ -173,6 +179,7 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
     },
     "youtube": {
         "name": "YouTube",
+        "kind": "video",
         "max_length": 5000,
         "max_title_length": 100,
         "title_required": True,
@@ -193,6 +200,7 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
     },
     "linkedin": {
         "name": "LinkedIn",
+        "kind": "professional_network",
         "max_length": 3000,
         "unit": "UTF-16 code units",
         "counting": "UTF-16 code units (the unit is undocumented; this never counts less than LinkedIn)",

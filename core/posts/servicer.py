@@ -13,14 +13,14 @@ from core.posts.records import PostRecord
 from core.posts.validation import CreateRequest
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
-from core.rpc.policy import MethodPolicy
+from core.rpc.policy import MethodPolicy, PageBounds
 
 _READ = frozenset({"posts:read"})
 _WRITE = frozenset({"posts:write"})
 
 POLICIES = {
     "CreatePosts": MethodPolicy(scopes=_WRITE, writes=True),
-    "ListPosts": MethodPolicy(scopes=_READ),
+    "ListPosts": MethodPolicy(scopes=_READ, page=PageBounds(default=50, maximum=100)),
     "GetPost": MethodPolicy(scopes=_READ),
     "UpdatePost": MethodPolicy(scopes=_WRITE, writes=True),
     "CancelPost": MethodPolicy(scopes=_WRITE, writes=True),
@@ -94,7 +94,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
 
     async def ListPosts(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        page = page_request(request.page_size, request.page_token, default=50, maximum=100)
+        page = page_request(request.page_size, request.page_token, POLICIES["ListPosts"].page)
         filters = service.ListFilter(
             status=request.status,
             profile=request.profile,

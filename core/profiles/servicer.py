@@ -9,13 +9,13 @@ from core.pagination import page_request
 from core.profiles import service
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
-from core.rpc.policy import MethodPolicy
+from core.rpc.policy import MethodPolicy, PageBounds
 
 _READ = frozenset({"posts:read"})
 
 POLICIES = {
     # Humans see their profiles in the dashboard with or without a plan; keys and tokens need one.
-    "ListProfiles": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True),
+    "ListProfiles": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True, page=PageBounds(default=100, maximum=500)),
     "GetProfile": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True),
     # The dashboard's "connect a sandbox profile" form: humans only, with or without a plan.
     "CreateProfile": MethodPolicy(
@@ -38,7 +38,7 @@ def profile_message(profile: service.Profile) -> profiles_pb2.Profile:
 class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
     async def ListProfiles(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        page = page_request(request.page_size, request.page_token, default=100, maximum=500)
+        page = page_request(request.page_size, request.page_token, POLICIES["ListProfiles"].page)
         found, token = await service.list_profiles(call.conn, call.principal.org_id, tag=request.tag, page=page)
         return profiles_pb2.ListProfilesResponse(profiles=[profile_message(p) for p in found], next_page_token=token)
 

@@ -12,11 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.types import utcnow
-from core.errors import DomainError, Forbidden, InsufficientScope, SubscriptionRequired, ValidationError
+from core.errors import DomainError, ValidationError
 from core.identity.authentication import authenticate, touch_api_key
-from core.identity.principal import CredentialKind, Principal
 from core.rpc.context import Call, bind_call, unbind_call
-from core.rpc.policy import STRICT, MethodPolicy
+from core.rpc.policy import STRICT, MethodPolicy, apply_policy
 from core.rpc.status import domain_status, internal_status
 from core.rpc.text import field_with_nul
 from core.settings import CoreSettings
@@ -120,7 +119,7 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
                 conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
             async with conn.begin():
                 auth = await authenticate(conn, authorization, now, audience=audience)
-                _apply_policy(auth.principal, policy)
+                apply_policy(auth.principal, self._named_policy(request) if policy.checks_named_method else policy)
                 if policy.transactional:
                     call = Call(conn, auth.principal, self._settings, now, auth.principal.credit_balance, self._engine)
                     response = await _serve(inner, request, context, call)
@@ -148,6 +147,13 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
             async with conn.begin():
                 return await _serve(inner, request, context, Call(conn, None, self._settings, now, 0, self._engine))
 
+    def _named_policy(self, request: Any) -> MethodPolicy:
+        """CheckAccess: the policy of the method the request names (never CheckAccess's own)."""
+        policy = self._policies.get(request.method)
+        if policy is None or policy.anonymous or policy.checks_named_method:
+            raise ValidationError(f"method must name a method of the core, not {request.method[:200]!r}")
+        return policy
+
     def _credit_metadata(self, remaining: int) -> tuple[tuple[str, str], ...]:
         low = remaining < self._settings.low_credit_threshold
         return ((CREDITS_REMAINING_KEY, str(remaining)), (CREDITS_LOW_KEY, "1" if low else "0"))
@@ -162,17 +168,6 @@ async def _serve(inner: Behavior, request: Any, context: grpc.aio.ServicerContex
         return await inner(request, context)
     finally:
         unbind_call(token)
-
-
-def _apply_policy(principal: Principal, policy: MethodPolicy) -> None:
-    if principal.credential_kind not in policy.credential_kinds:
-        raise Forbidden(f"a {principal.credential_kind.value} credential cannot call this method")
-    missing = policy.scopes - principal.scopes
-    if missing:
-        raise InsufficientScope("the credential lacks a required scope", scope=" ".join(sorted(policy.scopes)))
-    exempt = policy.plan_exempt_for_sessions and principal.credential_kind is CredentialKind.SESSION
-    if not principal.has_plan and not exempt:
-        raise SubscriptionRequired("this organization has no active or trialing plan")
 
 
 def _metadata_value(metadata: Any, key: str) -> str | None:

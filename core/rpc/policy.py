@@ -6,9 +6,19 @@ from dataclasses import dataclass, field
 
 from google.protobuf.descriptor import ServiceDescriptor
 
-from core.identity.principal import CredentialKind
+from core.errors import Forbidden, InsufficientScope, SubscriptionRequired
+from core.identity.principal import CredentialKind, Principal
+from core.identity.scopes import ALL_SCOPES
 
 ALL_KINDS = frozenset(CredentialKind)
+
+
+@dataclass(frozen=True, slots=True)
+class PageBounds:
+    """A list method's page_size: 0 means `default`; at most `maximum`."""
+
+    default: int
+    maximum: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +39,10 @@ class MethodPolicy:
     # True for protocol methods whose request carries its own proof (a password, a client
     # secret, an authorization code): no credential is read and the call has no principal.
     anonymous: bool = False
+    # List methods: their page_size bounds (served in the catalog, so no surface copies them).
+    page: PageBounds | None = None
+    # CheckAccess: the policy applied is that of the method the request names.
+    checks_named_method: bool = False
 
 
 # The policy a method of a Herald service gets when none was declared: the strictest.
@@ -47,6 +61,9 @@ def policies_for(service: ServiceDescriptor, declared: dict[str, MethodPolicy]) 
             raise RuntimeError(f"{service.full_name}.{method.name}: server streaming is not supported")
         if method.client_streaming and declared.get(method.name, STRICT).transactional:
             raise RuntimeError(f"{service.full_name}.{method.name}: a streaming method cannot hold a transaction")
+    for name, policy in declared.items():
+        if unknown := policy.scopes - ALL_SCOPES:
+            raise RuntimeError(f"{service.full_name}.{name}: unknown scopes {sorted(unknown)}")
     names = {method.name for method in service.methods}
     if names != set(declared):
         raise RuntimeError(
@@ -54,3 +71,15 @@ def policies_for(service: ServiceDescriptor, declared: dict[str, MethodPolicy]) 
             f"unknown {sorted(set(declared) - names)}"
         )
     return {f"/{service.full_name}/{name}": policy for name, policy in declared.items()}
+
+
+def apply_policy(principal: Principal, policy: MethodPolicy) -> None:
+    """SPEC 7's order after the credential itself: its kind, then its scopes, then the plan.
+    A missing scope names every scope the method needs, in one challenge (MCP authorization)."""
+    if principal.credential_kind not in policy.credential_kinds:
+        raise Forbidden(f"a {principal.credential_kind.value} credential cannot call this method")
+    if policy.scopes - principal.scopes:
+        raise InsufficientScope("the credential lacks a required scope", scope=" ".join(sorted(policy.scopes)))
+    exempt = policy.plan_exempt_for_sessions and principal.credential_kind is CredentialKind.SESSION
+    if not principal.has_plan and not exempt:
+        raise SubscriptionRequired("this organization has no active or trialing plan")

@@ -38,6 +38,16 @@ class GetPrincipalRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class CheckAccessRequest(_message.Message):
+    __slots__ = ("method",)
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    method: str
+    def __init__(self, method: _Optional[str] = ...) -> None: ...
+
+class CheckAccessResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class Principal(_message.Message):
     __slots__ = ("user_id", "organization_id", "organization", "credential_kind", "credential_id", "scopes", "plan", "email")
     USER_ID_FIELD_NUMBER: _ClassVar[int]

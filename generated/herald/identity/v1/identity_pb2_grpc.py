@@ -43,6 +43,11 @@ class IdentityServiceStub:
                 request_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.GetPrincipalRequest.SerializeToString,
                 response_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.Principal.FromString,
                 _registered_method=True)
+        self.CheckAccess = channel.unary_unary(
+                '/herald.identity.v1.IdentityService/CheckAccess',
+                request_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.CheckAccessRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.CheckAccessResponse.FromString,
+                _registered_method=True)
         self.ListApiKeys = channel.unary_unary(
                 '/herald.identity.v1.IdentityService/ListApiKeys',
                 request_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.ListApiKeysRequest.SerializeToString,
@@ -77,6 +82,20 @@ class IdentityServiceServicer:
         Errors: UNAUTHORIZED (UNAUTHENTICATED), SUBSCRIPTION_REQUIRED
         (FAILED_PRECONDITION) when the credential needs a plan and the
         organization has none.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CheckAccess(self, request, context):
+        """Checks the call's credential against another method's access policy
+        (credential kind, then scopes, then plan) exactly as calling that method
+        would, without running it. A facade calls it before answering a request
+        it found malformed, so every surface reports the credential first, then
+        the scope, then the plan, then the request (SPEC 7).
+        Errors: UNAUTHORIZED, FORBIDDEN, INSUFFICIENT_SCOPE (metadata `scope`),
+        SUBSCRIPTION_REQUIRED, VALIDATION_ERROR when `method` is not a method
+        of the core.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -131,6 +150,11 @@ def add_IdentityServiceServicer_to_server(servicer, server):
                     request_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.GetPrincipalRequest.FromString,
                     response_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.Principal.SerializeToString,
             ),
+            'CheckAccess': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckAccess,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.CheckAccessRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_identity__pb2.CheckAccessResponse.SerializeToString,
+            ),
             'ListApiKeys': grpc.unary_unary_rpc_method_handler(
                     servicer.ListApiKeys,
                     request_deserializer=herald_dot_identity_dot_v1_dot_identity__pb2.ListApiKeysRequest.FromString,
@@ -183,6 +207,33 @@ class IdentityService:
             '/herald.identity.v1.IdentityService/GetPrincipal',
             herald_dot_identity_dot_v1_dot_identity__pb2.GetPrincipalRequest.SerializeToString,
             herald_dot_identity_dot_v1_dot_identity__pb2.Principal.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckAccess(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.IdentityService/CheckAccess',
+            herald_dot_identity_dot_v1_dot_identity__pb2.CheckAccessRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_identity__pb2.CheckAccessResponse.FromString,
             options,
             channel_credentials,
             insecure,

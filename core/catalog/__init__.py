@@ -1,0 +1,1 @@
+"""The catalog: facts the core owns, served to every surface (herald.catalog.v1)."""

@@ -1,0 +1,123 @@
+"""Builds the catalog (herald.catalog.v1.Catalog) from the tables the core enforces: platform
+rules, media types and limits, scopes, method policies and field limits. Nothing here is a fact
+of its own: each value is read from the module that checks it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from herald.catalog.v1 import catalog_pb2
+
+from core.credits.service import MAX_RECENT_ENTRIES
+from core.credits.servicer import DEFAULT_RECENT_ENTRIES
+from core.identity.scopes import SCOPES
+from core.media.service import ALLOWED_TYPES, HASH_RE, LEGACY_LIMITS, MAX_DESCRIPTION, MAX_FILENAME, PRESIGN_LIMITS
+from core.posts.idempotency import MAX_KEY_LENGTH
+from core.posts.records import FAILURE_REASONS
+from core.posts.rules import PLATFORM_LIMITS
+from core.posts.validation import MAX_CONTENT_CHARS, MAX_MEDIA, MAX_PROFILES, MAX_TITLE
+from core.rpc.policy import MethodPolicy
+from core.storage.base import UPLOAD_URL_LIFETIME
+from core.tags import TAG_RE
+
+_KINDS = {
+    "microblogging": catalog_pb2.PLATFORM_KIND_MICROBLOGGING,
+    "photo_sharing": catalog_pb2.PLATFORM_KIND_PHOTO_SHARING,
+    "short_video": catalog_pb2.PLATFORM_KIND_SHORT_VIDEO,
+    "video": catalog_pb2.PLATFORM_KIND_VIDEO,
+    "professional_network": catalog_pb2.PLATFORM_KIND_PROFESSIONAL_NETWORK,
+}
+
+
+def _post_type(name: str, rule: Mapping) -> catalog_pb2.PostType:
+    return catalog_pb2.PostType(
+        name=name,
+        media_required=rule["required"],
+        layouts=[
+            catalog_pb2.MediaLayout(kinds=layout["kinds"], min_items=layout["min"], max_items=layout["max"])
+            for layout in rule["layouts"]
+        ],
+        aspect_rules=[
+            catalog_pb2.AspectRule(
+                kind=kind, min_ratio=aspect["min"] or "", max_ratio=aspect["max"] or "", description=aspect["text"]
+            )
+            for kind, aspect in rule.get("aspect", {}).items()
+        ],
+    )
+
+
+def _platform(key: str, p: Mapping) -> catalog_pb2.Platform:
+    platform = catalog_pb2.Platform(
+        key=key,
+        name=p["name"],
+        kind=_KINDS[p["kind"]],
+        post_types=[_post_type(name, rule) for name, rule in p["media"].items()],
+        text=catalog_pb2.TextRule(
+            max_length=p["max_length"],
+            unit=p["unit"],
+            counting=p["counting"],
+            requires_text=p["requires_text"],
+            max_utf8_bytes=p.get("max_utf8_bytes", 0),
+            max_links=p.get("max_links", 0),
+            max_hashtags=p.get("max_hashtags", 0),
+            max_mentions=p.get("max_mentions", 0),
+            forbidden_characters=p.get("forbidden_characters", ""),
+        ),
+        media_caps=[
+            catalog_pb2.MediaCap(
+                kind=kind, max_bytes=p["max_bytes"].get(kind, 0), mime_types=p.get("mime_types", {}).get(kind, [])
+            )
+            for kind in ("image", "gif", "video")
+            if kind in p["max_bytes"] or kind in p.get("mime_types", {})
+        ],
+    )
+    if "max_title_length" in p:
+        platform.title.CopyFrom(
+            catalog_pb2.TitleRule(required=p.get("title_required", False), max_length=p["max_title_length"])
+        )
+    return platform
+
+
+def build_catalog(policies: Mapping[str, MethodPolicy]) -> catalog_pb2.Catalog:
+    """The catalog of a core serving methods with these policies (keyed by full method name)."""
+    return catalog_pb2.Catalog(
+        platforms=[_platform(key, p) for key, p in PLATFORM_LIMITS.items()],
+        media_types=[
+            catalog_pb2.MediaType(
+                mime_type=mime_type,
+                kind=kind,
+                presign_max_bytes=PRESIGN_LIMITS[kind],
+                legacy_max_bytes=LEGACY_LIMITS[kind],
+            )
+            for mime_type, kind in ALLOWED_TYPES.items()
+        ],
+        scopes=[
+            catalog_pb2.Scope(name=name, description=scope.description, advertised=scope.advertised)
+            for name, scope in SCOPES.items()
+        ],
+        methods=[
+            catalog_pb2.Method(
+                name=name,
+                scopes=sorted(policy.scopes),
+                page=catalog_pb2.PageBounds(default_size=policy.page.default, max_size=policy.page.maximum)
+                if policy.page
+                else None,
+            )
+            for name, policy in sorted(policies.items())
+        ],
+        field_limits=catalog_pb2.FieldLimits(
+            max_content_chars=MAX_CONTENT_CHARS,
+            max_profiles=MAX_PROFILES,
+            max_media_ids=MAX_MEDIA,
+            max_title_chars=MAX_TITLE,
+            max_filename_chars=MAX_FILENAME,
+            max_description_chars=MAX_DESCRIPTION,
+            upload_url_lifetime_seconds=UPLOAD_URL_LIFETIME,
+            tag_pattern=TAG_RE.pattern,
+            max_idempotency_key_chars=MAX_KEY_LENGTH,
+            content_hash_pattern=HASH_RE.pattern,
+            max_recent_ledger_entries=MAX_RECENT_ENTRIES,
+            default_recent_ledger_entries=DEFAULT_RECENT_ENTRIES,
+        ),
+        failure_reasons=FAILURE_REASONS,
+    )

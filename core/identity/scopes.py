@@ -1,0 +1,27 @@
+"""The OAuth scopes (SPEC 5): every scope Herald knows, what it allows, and which ones the
+discovery documents list. The one table: policies, the OAuth server, the consent page (through
+the catalog) and the discovery documents read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    description: str
+    # Listed in the resource and authorization server metadata (SPEC 5 lists three).
+    advertised: bool
+
+
+SCOPES: dict[str, Scope] = {
+    "posts:write": Scope("create, schedule, update and delete posts", advertised=True),
+    "posts:read": Scope("read posts, their status and your connected profiles", advertised=True),
+    "media:write": Scope("upload media and attach it to posts", advertised=True),
+    "generate:read": Scope("read brand voice, recent posts and destination limits", advertised=False),
+    "generate:write": Scope("run writing tools", advertised=False),
+}
+
+ALL_SCOPES = frozenset(SCOPES)
+# Listed in the protected resource and authorization server metadata.
+RESOURCE_SCOPES = frozenset(name for name, scope in SCOPES.items() if scope.advertised)

@@ -1,0 +1,77 @@
+from google.protobuf import descriptor_pb2 as _descriptor_pb2
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from typing import ClassVar as _ClassVar
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ERROR_REASON_UNSPECIFIED: _ClassVar[ErrorReason]
+    ERROR_REASON_VALIDATION_ERROR: _ClassVar[ErrorReason]
+    ERROR_REASON_INVALID_MEDIA: _ClassVar[ErrorReason]
+    ERROR_REASON_INVALID_MEDIA_COMBINATION: _ClassVar[ErrorReason]
+    ERROR_REASON_UNSUPPORTED_MEDIA_TYPE: _ClassVar[ErrorReason]
+    ERROR_REASON_FILE_TOO_LARGE: _ClassVar[ErrorReason]
+    ERROR_REASON_FILE_NOT_UPLOADED: _ClassVar[ErrorReason]
+    ERROR_REASON_FILE_SIZE_MISMATCH: _ClassVar[ErrorReason]
+    ERROR_REASON_UNKNOWN_PRESET: _ClassVar[ErrorReason]
+    ERROR_REASON_UNKNOWN_PROVIDER: _ClassVar[ErrorReason]
+    ERROR_REASON_PRESET_DESTINATION: _ClassVar[ErrorReason]
+    ERROR_REASON_STOCK_NOT_CONFIGURED: _ClassVar[ErrorReason]
+    ERROR_REASON_CONTENT_HASH_MISMATCH: _ClassVar[ErrorReason]
+    ERROR_REASON_UNAUTHORIZED: _ClassVar[ErrorReason]
+    ERROR_REASON_SUBSCRIPTION_REQUIRED: _ClassVar[ErrorReason]
+    ERROR_REASON_INSUFFICIENT_CREDITS: _ClassVar[ErrorReason]
+    ERROR_REASON_FORBIDDEN: _ClassVar[ErrorReason]
+    ERROR_REASON_INSUFFICIENT_SCOPE: _ClassVar[ErrorReason]
+    ERROR_REASON_NOT_FOUND: _ClassVar[ErrorReason]
+    ERROR_REASON_METHOD_NOT_ALLOWED: _ClassVar[ErrorReason]
+    ERROR_REASON_CONFLICT: _ClassVar[ErrorReason]
+    ERROR_REASON_IDEMPOTENCY_KEY_REUSED: _ClassVar[ErrorReason]
+    ERROR_REASON_INVALID_POST_STATE: _ClassVar[ErrorReason]
+    ERROR_REASON_MEDIA_IN_USE: _ClassVar[ErrorReason]
+    ERROR_REASON_PAYLOAD_TOO_LARGE: _ClassVar[ErrorReason]
+    ERROR_REASON_UNSUPPORTED_CONTENT_TYPE: _ClassVar[ErrorReason]
+    ERROR_REASON_RATE_LIMITED: _ClassVar[ErrorReason]
+    ERROR_REASON_TOO_MANY_ATTEMPTS: _ClassVar[ErrorReason]
+    ERROR_REASON_INTERNAL: _ClassVar[ErrorReason]
+    ERROR_REASON_PROVIDER_ERROR: _ClassVar[ErrorReason]
+    ERROR_REASON_SOURCE_FAILED: _ClassVar[ErrorReason]
+    ERROR_REASON_SERVICE_UNAVAILABLE: _ClassVar[ErrorReason]
+ERROR_REASON_UNSPECIFIED: ErrorReason
+ERROR_REASON_VALIDATION_ERROR: ErrorReason
+ERROR_REASON_INVALID_MEDIA: ErrorReason
+ERROR_REASON_INVALID_MEDIA_COMBINATION: ErrorReason
+ERROR_REASON_UNSUPPORTED_MEDIA_TYPE: ErrorReason
+ERROR_REASON_FILE_TOO_LARGE: ErrorReason
+ERROR_REASON_FILE_NOT_UPLOADED: ErrorReason
+ERROR_REASON_FILE_SIZE_MISMATCH: ErrorReason
+ERROR_REASON_UNKNOWN_PRESET: ErrorReason
+ERROR_REASON_UNKNOWN_PROVIDER: ErrorReason
+ERROR_REASON_PRESET_DESTINATION: ErrorReason
+ERROR_REASON_STOCK_NOT_CONFIGURED: ErrorReason
+ERROR_REASON_CONTENT_HASH_MISMATCH: ErrorReason
+ERROR_REASON_UNAUTHORIZED: ErrorReason
+ERROR_REASON_SUBSCRIPTION_REQUIRED: ErrorReason
+ERROR_REASON_INSUFFICIENT_CREDITS: ErrorReason
+ERROR_REASON_FORBIDDEN: ErrorReason
+ERROR_REASON_INSUFFICIENT_SCOPE: ErrorReason
+ERROR_REASON_NOT_FOUND: ErrorReason
+ERROR_REASON_METHOD_NOT_ALLOWED: ErrorReason
+ERROR_REASON_CONFLICT: ErrorReason
+ERROR_REASON_IDEMPOTENCY_KEY_REUSED: ErrorReason
+ERROR_REASON_INVALID_POST_STATE: ErrorReason
+ERROR_REASON_MEDIA_IN_USE: ErrorReason
+ERROR_REASON_PAYLOAD_TOO_LARGE: ErrorReason
+ERROR_REASON_UNSUPPORTED_CONTENT_TYPE: ErrorReason
+ERROR_REASON_RATE_LIMITED: ErrorReason
+ERROR_REASON_TOO_MANY_ATTEMPTS: ErrorReason
+ERROR_REASON_INTERNAL: ErrorReason
+ERROR_REASON_PROVIDER_ERROR: ErrorReason
+ERROR_REASON_SOURCE_FAILED: ErrorReason
+ERROR_REASON_SERVICE_UNAVAILABLE: ErrorReason
+HTTP_STATUS_FIELD_NUMBER: _ClassVar[int]
+http_status: _descriptor.FieldDescriptor
+RETRYABLE_FIELD_NUMBER: _ClassVar[int]
+retryable: _descriptor.FieldDescriptor
