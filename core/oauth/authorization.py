@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.db.models import oauth_codes
 from core.identity.accounts import member_organization
 from core.identity.principal import Principal
+from core.identity.scopes import ALL_SCOPES, RESOURCE_SCOPES
 from core.identity.tokens import AUTHORIZATION_CODE_PREFIX, mint_token
 from core.ids import new_id
 from core.oauth.clients import Client, find_client, redirect_uri_matches
@@ -24,7 +25,6 @@ from core.oauth.errors import (
     UnauthorizedClient,
     UnsupportedResponseType,
 )
-from core.oauth.scopes import RESOURCE_SCOPES, SUPPORTED_SCOPES
 
 # BASE64URL(SHA-256(verifier)) without padding is exactly 43 characters (RFC 7636 4.2).
 CODE_CHALLENGE_RE = re.compile(r"[A-Za-z0-9_-]{43}")
@@ -51,17 +51,19 @@ class CheckedAuthorization:
     resource: str
 
 
-def requested_scopes(requested: str, client: Client, *, redirect: bool) -> tuple[str, ...]:
+def requested_scopes(requested: str, client: Client, *, redirect: bool, human_consent: bool) -> tuple[str, ...]:
     """The scopes asked for, or by default the client's registered ones (at most the resource's).
-    Unknown scopes, or scopes beyond the client's registration, are `invalid_scope`."""
+    Unknown scopes are `invalid_scope`. The registered scope caps only grants no human approves
+    (client_credentials): with a human consenting to each scope, any scope Herald supports may
+    be asked for, so a client can step up to a scope a tool needs (docs/oauth.md, "Scopes")."""
     if not requested.strip():
         default = client.scopes if client.scopes else RESOURCE_SCOPES
         return tuple(sorted(default))
     scopes = set(requested.split())
-    unknown = scopes - SUPPORTED_SCOPES
+    unknown = scopes - ALL_SCOPES
     if unknown:
         raise InvalidScope(f"unknown scope {sorted(unknown)[0]!r}", redirect=redirect)
-    if client.scopes and not scopes <= client.scopes:
+    if not human_consent and client.scopes and not scopes <= client.scopes:
         raise InvalidScope("the client did not register for a requested scope", redirect=redirect)
     return tuple(sorted(scopes))
 
@@ -101,7 +103,7 @@ async def check_authorization(
         raise InvalidRequest("code_challenge must be BASE64URL(SHA-256(code_verifier)), 43 characters", redirect=True)
     if len(params.state) > MAX_STATE_LENGTH:
         raise InvalidRequest("state is too long", redirect=True)
-    scopes = requested_scopes(params.scope, client, redirect=True)
+    scopes = requested_scopes(params.scope, client, redirect=True, human_consent=True)
     return CheckedAuthorization(client, redirect_uri, scopes, check_resource(params.resource, resource, redirect=True))
 
 

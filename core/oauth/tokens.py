@@ -200,7 +200,7 @@ async def _client_credentials(
     conn: AsyncConnection, client: Client, request: TokenRequest, resource: str, lifetimes: Lifetimes, now: datetime
 ) -> IssuedTokens:
     # Advertised (SPEC 5), but such tokens carry no user: every surface refuses them.
-    scope = " ".join(requested_scopes(request.scope, client, redirect=False))
+    scope = " ".join(requested_scopes(request.scope, client, redirect=False, human_consent=False))
     audience = check_resource(request.resource, resource)
     minted = mint_token(ACCESS_TOKEN_PREFIX)
     await conn.execute(
@@ -299,7 +299,9 @@ async def introspect(
     conn: AsyncConnection, *, token: str, client_id: str, client_secret: str, now: datetime
 ) -> Introspection:
     """RFC 7662 for confidential clients, about their own tokens; `active: false` for anything
-    unknown, expired, revoked, used (rotated refresh tokens) or issued to another client."""
+    unknown, expired, revoked, used (rotated refresh tokens), issued to another client, or
+    usable nowhere: a client_credentials token carries no user, and every surface refuses it
+    (SPEC 5), so it is not active anywhere."""
     if not token:
         raise InvalidRequest("token is required")
     client = await authenticate_client(conn, client_id, client_secret)
@@ -308,7 +310,7 @@ async def introspect(
     row = await _find_token(conn, token)
     if row is None or row.client_id != client.id or row.revoked_at is not None or row.expires_at <= now:
         return Introspection(False)
-    if row.used_at is not None:
+    if row.used_at is not None or not row.user_id:
         return Introspection(False)
     org_slug = ""
     if row.grant_id:

@@ -8,6 +8,7 @@ import httpx
 
 from tests.oauth_flow import (
     REDIRECT_URI,
+    code_for,
     consent,
     exchange_code,
     mcp,
@@ -109,11 +110,22 @@ async def test_request_errors_after_redirect_check_go_back_with_state(http, chan
             assert params["state"] == auth.state
 
 
-async def test_scope_beyond_registration_is_refused(http, channel, orgs):
+async def test_a_human_may_grant_scopes_beyond_the_registration(http, channel, orgs):
+    """Step-up (docs/oauth.md, "Scopes"): a client registered for posts:read (as the MCP SDK
+    registers, with the resource metadata's scopes) can ask for any scope Herald supports; the
+    consent page names each one and the token carries what the human approved."""
     _, session = await _signed_in(http, channel, orgs)
     client = await register(http, scope="posts:read")
-    params = await _redirected_error(http, session, new_authorization(client["client_id"]).query(scope="posts:write"))
-    assert params["error"] == "invalid_scope"
+    auth = new_authorization(client["client_id"], scope="posts:read generate:read generate:write")
+    async with httpx.AsyncClient(base_url=http.base_url, cookies={"herald_session": session}) as browser:
+        page = await browser.get(f"/api/auth/oauth2/authorize?{auth.query()}")
+    assert page.status_code == 200
+    assert "read brand voice, recent posts and destination limits" in page.text
+    code = await code_for(http, session, auth)
+    tokens = (await exchange_code(http, auth, code)).json()
+    assert tokens["scope"] == "generate:read generate:write posts:read"
+    unknown = await _redirected_error(http, session, auth.query(scope="posts:read admin:all"))
+    assert unknown["error"] == "invalid_scope"
 
 
 async def test_deny_redirects_access_denied(http, channel, orgs):

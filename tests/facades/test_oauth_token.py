@@ -223,6 +223,28 @@ async def test_client_credentials_tokens_are_refused_everywhere(http, orgs):
     assert at_mcp.status_code == 401 and 'error="invalid_token"' in at_mcp.headers["www-authenticate"]
     at_v1 = await http.get("/v1/profiles", headers={"Authorization": f"Bearer {issued['access_token']}"})
     assert at_v1.status_code == 401 and at_v1.json()["code"] == "UNAUTHORIZED"
+    # Introspection tells the truth: a token no surface accepts is not active.
+    introspected = await http.post(
+        "/api/auth/oauth2/introspect", data={"token": issued["access_token"]}, headers={"Authorization": f"Basic {good}"}
+    )
+    assert introspected.status_code == 200 and introspected.json() == {"active": False}
+
+
+async def test_client_credentials_scope_stays_within_the_registration(http):
+    """No human approves a client_credentials grant, so the registered scope is its ceiling."""
+    client = await register(
+        http,
+        token_endpoint_auth_method=None,
+        grant_types=["client_credentials"],
+        redirect_uris=None,
+        response_types=None,
+        scope="posts:read",
+    )
+    good = base64.b64encode(f"{client['client_id']}:{client['client_secret']}".encode()).decode()
+    wider = await http.post(
+        URL, data={"grant_type": "client_credentials", "scope": "posts:write"}, headers={"Authorization": f"Basic {good}"}
+    )
+    assert _error(wider) == "invalid_scope"
 
 
 async def test_public_client_cannot_use_client_credentials(http):
