@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: install check-generated envoy-validate
-	$(VENV)/bin/ruff check core facades tests bench
+	$(VENV)/bin/ruff check contract core facades tests bench
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/buf lint
 

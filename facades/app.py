@@ -9,13 +9,14 @@ from sanic import Blueprint, Request, Sanic
 from sanic.exceptions import MethodNotAllowed, NotFound, PayloadTooLarge, SanicException
 from sanic.response import HTTPResponse, json
 
+from facades.catalog import ContractSource
 from facades.core_client import CoreClient
 from facades.discovery import discovery_blueprint
 from facades.errors import ApiError
 from facades.mcp.server import mcp_blueprint
 from facades.oauth.authorize import register_authorize
 from facades.oauth.endpoints import register_endpoints
-from facades.rest import rest_v1
+from facades.rest.operations import rest_blueprint
 from facades.settings import FacadeSettings
 from facades.web.csrf import CsrfRejected
 from facades.web.dashboard import dashboard_blueprint
@@ -38,7 +39,7 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     app = Sanic(name, configure_logging=False)
     app.config.update({"MOTD": False, "ACCESS_LOG": False, "REQUEST_MAX_SIZE": 10 * 1024 * 1024})
     app.ctx.settings = settings
-    app.blueprint(rest_v1())
+    app.blueprint(rest_blueprint())
     app.blueprint(oauth_blueprint())
     app.blueprint(discovery_blueprint())
     app.blueprint(mcp_blueprint())
@@ -48,6 +49,8 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     @app.before_server_start
     async def _connect(app: Sanic) -> None:
         app.ctx.core = CoreClient(settings.core_target, settings.core_timeout, settings.core_channels)
+        app.ctx.contract = ContractSource(app.ctx.core)
+        app.add_task(app.ctx.contract.warm(), name="catalog")
 
     @app.after_server_stop
     async def _disconnect(app: Sanic) -> None:
@@ -104,9 +107,18 @@ def _allowed_methods(app: Sanic, request: Request) -> list[str]:
 
 def error_response(settings: FacadeSettings, request: Request, error: ApiError) -> HTTPResponse:
     headers = {}
+    body = error.body()
     if error.code == "UNAUTHORIZED":
+        # SPEC 5, 7: every 401 names the resource metadata. The body tells a server caller what
+        # /v1 wants, since the metadata describes the agents' door (/mcp).
         challenge = f'Bearer resource_metadata="{settings.resource_metadata_url}"'
         if request.headers.get("authorization"):
             challenge = f'Bearer error="invalid_token", resource_metadata="{settings.resource_metadata_url}"'
         headers["WWW-Authenticate"] = challenge
-    return json(error.body(), status=error.http_status, headers=headers)
+        if request.path.startswith("/v1"):
+            body["error"] = (
+                f"{error.message}. /v1 takes an API key beginning svc_, created by a signed-in human at "
+                f"{settings.base_url}/dashboard/keys, as Authorization: Bearer svc_…; "
+                f"the API is described at {settings.base_url}/openapi.json"
+            )
+    return json(body, status=error.http_status, headers=headers)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Generic, TypeVar
 
 import grpc
+from google.protobuf import descriptor_pool, message_factory
 from herald.credits.v1 import credits_pb2_grpc
-from herald.identity.v1 import accounts_pb2_grpc, identity_pb2_grpc, oauth_pb2_grpc
+from herald.identity.v1 import accounts_pb2_grpc, identity_pb2, identity_pb2_grpc, oauth_pb2_grpc
 from herald.media.v1 import media_pb2_grpc
 from herald.posts.v1 import posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2_grpc
@@ -38,6 +40,18 @@ class _Stubs:
     profiles: profiles_pb2_grpc.ProfileServiceStub
     posts: posts_pb2_grpc.PostServiceStub
     media: media_pb2_grpc.MediaServiceStub
+    # Callables of core methods named by gRPC path (the operation table's `rpc`), made on first use.
+    methods: dict[str, Any] = field(default_factory=dict)
+
+
+@cache
+def _message_types(path: str) -> tuple[Any, Any]:
+    """The request and response classes of a core method, from its gRPC path."""
+    service, method = path.strip("/").split("/")
+    descriptor = descriptor_pool.Default().FindServiceByName(service).methods_by_name[method]
+    return message_factory.GetMessageClass(descriptor.input_type), message_factory.GetMessageClass(
+        descriptor.output_type
+    )
 
 
 def _open(target: str) -> _Stubs:
@@ -75,6 +89,19 @@ class CoreClient:
         self._pool = [_open(target) for _ in range(channels)]
         self._next = itertools.cycle(self._pool).__next__
         self.timeout = timeout
+
+    def method(self, path: str) -> Any:  # noqa: ANN401 - a grpc.aio multicallable
+        """The unary core method at `path` (e.g. `/herald.posts.v1.PostService/CreatePosts`) on
+        the next channel."""
+        stubs = self._next()
+        callable_ = stubs.methods.get(path)
+        if callable_ is None:
+            request_type, response_type = _message_types(path)
+            callable_ = stubs.channel.unary_unary(
+                path, request_serializer=request_type.SerializeToString, response_deserializer=response_type.FromString
+            )
+            stubs.methods[path] = callable_
+        return callable_
 
     @property
     def identity(self) -> identity_pb2_grpc.IdentityServiceStub:
@@ -129,6 +156,17 @@ class CoreClient:
             elif key == CREDITS_LOW_KEY:
                 low = value == "1"
         return CoreResult(response, remaining, low)
+
+    async def check_access(self, rpc: str, *, authorization: str, audience: str | None = None) -> None:
+        """Raises what calling `rpc` with this credential would raise before the core looks at the
+        request: UNAUTHORIZED, FORBIDDEN, INSUFFICIENT_SCOPE or SUBSCRIPTION_REQUIRED, in SPEC
+        7's order. Surfaces call it before answering a request they found malformed."""
+        await self.call(
+            self.identity.CheckAccess,
+            identity_pb2.CheckAccessRequest(method=rpc),
+            authorization=authorization,
+            audience=audience,
+        )
 
     async def close(self) -> None:
         for stubs in self._pool:

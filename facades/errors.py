@@ -8,39 +8,12 @@ from collections.abc import Mapping
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
-HTTP_STATUS: Mapping[str, int] = {
-    "VALIDATION_ERROR": 400,
-    "INVALID_MEDIA": 400,
-    "INVALID_MEDIA_COMBINATION": 400,
-    "UNSUPPORTED_MEDIA_TYPE": 400,
-    "FILE_TOO_LARGE": 400,
-    "FILE_NOT_UPLOADED": 400,
-    "FILE_SIZE_MISMATCH": 400,
-    "UNKNOWN_PRESET": 400,
-    "UNKNOWN_PROVIDER": 400,
-    "PRESET_DESTINATION": 400,
-    "STOCK_NOT_CONFIGURED": 400,
-    "CONTENT_HASH_MISMATCH": 400,
-    "UNAUTHORIZED": 401,
-    "SUBSCRIPTION_REQUIRED": 402,
-    "INSUFFICIENT_CREDITS": 402,
-    "FORBIDDEN": 403,
-    "INSUFFICIENT_SCOPE": 403,
-    "NOT_FOUND": 404,
-    "METHOD_NOT_ALLOWED": 405,
-    "CONFLICT": 409,
-    "IDEMPOTENCY_KEY_REUSED": 409,
-    "INVALID_POST_STATE": 409,
-    "MEDIA_IN_USE": 409,
-    "PAYLOAD_TOO_LARGE": 413,
-    "UNSUPPORTED_CONTENT_TYPE": 415,
-    "RATE_LIMITED": 429,
-    "TOO_MANY_ATTEMPTS": 429,
-    "INTERNAL": 500,
-    "PROVIDER_ERROR": 502,
-    "SOURCE_FAILED": 502,
-    "SERVICE_UNAVAILABLE": 503,
-}
+from contract.errors import REASONS
+
+# Every code Herald answers with, and its HTTP status: declared once, in the ErrorReason enum
+# (proto/herald/api/v1/errors.proto), which the core's errors and every surface share.
+HTTP_STATUS: Mapping[str, int] = {code: reason.http_status for code, reason in REASONS.items()}
+
 
 # When a status carries no ErrorInfo (it did not come from Herald's error mapping), its gRPC
 # code decides; nothing else about it is shown.
@@ -63,6 +36,16 @@ class ApiError(Exception):
     @property
     def http_status(self) -> int:
         return HTTP_STATUS[self.code]
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the same request may succeed later unchanged (the ErrorReason enum says)."""
+        return REASONS[self.code].retryable
+
+    @property
+    def argument(self) -> str | None:
+        """For VALIDATION_ERROR raised by the facade's schema check: the argument at fault."""
+        return self.metadata.get("argument")
 
     def body(self) -> dict[str, object]:
         body: dict[str, object] = {"error": self.message, "code": self.code}

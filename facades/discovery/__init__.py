@@ -1,7 +1,7 @@
 """Public discovery documents (SPEC 4, 5): RFC 9728 resource metadata, RFC 8414 authorization
 server metadata (at the three paths SPEC names), the RFC 9727 API catalog, the OpenAPI description
-of /v1 (openapi.py) and the guides for agents. Always current: built from the settings on every
-request (they are cheap)."""
+of /v1 (openapi.py) and the guides for agents. Always current: built from the settings and the
+core's catalog (the scopes), openapi.json once per catalog."""
 
 from __future__ import annotations
 
@@ -11,26 +11,26 @@ from typing import Any
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, json, text
 
+from contract.catalog import Catalog
 from facades.discovery.openapi import openapi_document
 from facades.settings import FacadeSettings
 from facades.web.templating import discovery_links
 
-RESOURCE_SCOPES = ["posts:write", "posts:read", "media:write"]
 _PUBLIC = {"Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*"}
 
 
-def protected_resource_metadata(settings: FacadeSettings) -> dict[str, Any]:
+def protected_resource_metadata(settings: FacadeSettings, catalog: Catalog) -> dict[str, Any]:
     return {
         "resource": f"{settings.base_url}/mcp",
         "authorization_servers": [settings.auth_url],
         "bearer_methods_supported": ["header"],
-        "scopes_supported": RESOURCE_SCOPES,
+        "scopes_supported": catalog.advertised_scopes,
         "resource_name": "Herald MCP server",
         "resource_documentation": f"{settings.base_url}/auth.md",
     }
 
 
-def authorization_server_metadata(settings: FacadeSettings) -> dict[str, Any]:
+def authorization_server_metadata(settings: FacadeSettings, catalog: Catalog) -> dict[str, Any]:
     auth = settings.auth_url
     endpoints = {
         "registration_endpoint": f"{auth}/oauth2/register",
@@ -46,7 +46,7 @@ def authorization_server_metadata(settings: FacadeSettings) -> dict[str, Any]:
         "revocation_endpoint": endpoints["revocation_endpoint"],
         "introspection_endpoint": f"{auth}/oauth2/introspect",
         "jwks_uri": f"{auth}/jwks",
-        "scopes_supported": RESOURCE_SCOPES,
+        "scopes_supported": catalog.advertised_scopes,
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
@@ -103,10 +103,12 @@ def discovery_blueprint() -> Blueprint:
     bp = Blueprint("discovery")
 
     async def resource_metadata(request: Request) -> HTTPResponse:
-        return json(protected_resource_metadata(request.app.ctx.settings), headers=_PUBLIC)
+        catalog = (await request.app.ctx.contract.get()).catalog
+        return json(protected_resource_metadata(request.app.ctx.settings, catalog), headers=_PUBLIC)
 
     async def server_metadata(request: Request) -> HTTPResponse:
-        return json(authorization_server_metadata(request.app.ctx.settings), headers=_PUBLIC)
+        catalog = (await request.app.ctx.contract.get()).catalog
+        return json(authorization_server_metadata(request.app.ctx.settings, catalog), headers=_PUBLIC)
 
     async def catalog(request: Request) -> HTTPResponse:
         settings = request.app.ctx.settings
@@ -118,7 +120,9 @@ def discovery_blueprint() -> Blueprint:
 
     async def openapi(request: Request) -> HTTPResponse:
         settings = request.app.ctx.settings
-        return json(openapi_document(settings), headers={**_PUBLIC, "Link": discovery_links(settings.base_url)})
+        contract = await request.app.ctx.contract.get()
+        document = contract.cached("openapi", lambda: openapi_document(settings, contract))
+        return json(document, headers={**_PUBLIC, "Link": discovery_links(settings.base_url)})
 
     async def llms_txt(request: Request) -> HTTPResponse:
         settings = request.app.ctx.settings

@@ -36,8 +36,22 @@ def access_token_authorization(request: Request) -> str:
     if scheme.lower() != "bearer" or not token or " " in token or not (token.isascii() and token.isprintable()):
         raise GateRefusal(401, "invalid_token", "malformed Authorization header: expected 'Bearer <access token>'")
     if not token.startswith(ACCESS_TOKEN_PREFIX):
-        raise GateRefusal(401, "invalid_token", "/mcp accepts only OAuth access tokens; API keys belong at /v1")
+        raise GateRefusal(401, "invalid_token", _not_an_access_token(token))
     return f"Bearer {token}"
+
+
+# What other Herald credentials look like, to tell a caller which one it sent.
+_OTHER_CREDENTIALS = {
+    "svc_": "an API key: API keys belong at /v1",
+    "hor_": "a refresh token: exchange it at the token endpoint for an access token",
+    "hss_": "a dashboard session: sessions belong to the dashboard",
+}
+
+
+def _not_an_access_token(token: str) -> str:
+    kind = next((what for prefix, what in _OTHER_CREDENTIALS.items() if token.startswith(prefix)), None)
+    sent = kind or "not an OAuth access token"
+    return f"/mcp accepts only OAuth access tokens issued by this server's authorization server; this is {sent}"
 
 
 def refusal_response(request: Request, refusal: GateRefusal) -> HTTPResponse:

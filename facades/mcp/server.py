@@ -1,131 +1,71 @@
 """POST /mcp: one JSON-RPC message in, one JSON answer out (MCP streamable HTTP, stateless,
-JSON response mode). Messages are (de)serialized with the MCP SDK's own wire types.
+JSON response mode), for the handshake revisions (2024-11-05 to 2025-11-25). Messages are
+checked with the MCP SDK's own wire types; the tools are the operation table's (tools.py).
 
-The tools arrive with their own issue; this module holds the transport, the handshake, the
-credential gate (every request is authenticated, there is no session) and `list_profiles`,
-the first tool, which also shows how a tool maps core errors: a missing scope is an HTTP 403
-challenge (so the client can re-authorize), anything else a tool result with `isError` and the
-stable `code`.
+Every request is authenticated (there is no session): the credential gate first, then the
+transport's headers, then the message.
 """
 
 from __future__ import annotations
 
-import json as jsonlib
 from typing import Any
 from urllib.parse import urlsplit
 
 import mcp_types as types
 from herald.identity.v1 import identity_pb2
-from herald.profiles.v1 import profiles_pb2
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
+from pydantic_core import from_json
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, empty, json
 
+from contract.operations import TOOLS
 from facades.errors import ApiError
 from facades.mcp.gate import GateRefusal, access_token_authorization, refusal_response
+from facades.mcp.tools import ACCESS_CODES, ToolCall, list_tools, tool_error
 
-SERVER_INFO = types.Implementation(name="herald", version="0.1.0")
-INSTRUCTIONS = "Herald publishes and schedules posts to connected social profiles. Tools: tools/list."
-
-LIST_PROFILES = types.Tool(
-    name="list_profiles",
-    description="List the organization's connected profiles, optionally filtered by tag.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "tag": {"type": "string", "description": "only profiles with this tag"},
-            "page_size": {"type": "integer", "minimum": 1, "maximum": 100},
-            "page_token": {"type": "string"},
-        },
-        "additionalProperties": False,
-    },
+SERVER_INFO = types.Implementation(name="herald", title="Herald", version="0.1.0")
+INSTRUCTIONS = (
+    "Herald publishes and schedules posts to the organization's connected social profiles. "
+    "Typical flow: list_profiles (pick slugs) → optionally create_media, PUT the bytes, confirm_media → "
+    "create_post with the slugs (and media_ids; send an idempotency_key to retry safely) → get_post or "
+    "list_posts to follow the status. Failures come back as tool errors with a stable `code`."
 )
+MCP_PROTOCOL_VERSION = "mcp-protocol-version"
+# The transport spec: a request without the header is taken as 2025-03-26.
+DEFAULT_PROTOCOL_VERSION = "2025-03-26"
 
 
-def _dump(model: Any) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+def _result(message_id: Any, result: dict[str, Any]) -> HTTPResponse:  # noqa: ANN401 - a JSON-RPC id
+    return json({"jsonrpc": "2.0", "id": message_id, "result": result})
 
 
-def _result(message_id: Any, result: Any) -> HTTPResponse:
-    body = result if isinstance(result, dict) else _dump(result)
-    return json({"jsonrpc": "2.0", "id": message_id, "result": body})
+def _error(message_id: Any, code: int, message: str, status: int = 200, data: Any = None) -> HTTPResponse:  # noqa: ANN401
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return json({"jsonrpc": "2.0", "id": message_id, "error": error}, status=status)
 
 
-def _error(message_id: Any, code: int, message: str, status: int = 200) -> HTTPResponse:
-    return json({"jsonrpc": "2.0", "id": message_id, "error": {"code": code, "message": message}}, status=status)
-
-
-class _Call:
-    """What one request needs to call the core as its token's principal."""
-
-    def __init__(self, request: Request, authorization: str) -> None:
-        self.core = request.app.ctx.core
-        self.authorization = authorization
-        self.audience = request.app.ctx.settings.mcp_resource
-
-    async def __call__(self, method: Any, message: Any) -> Any:
-        return (
-            await self.core.call(method, message, authorization=self.authorization, audience=self.audience)
-        ).response
-
-
-def _refusal_from(error: ApiError, scope_hint: str = "") -> GateRefusal | None:
-    if error.code == "UNAUTHORIZED":
+def _refusal_from(error: ApiError) -> GateRefusal | None:
+    if error.code in ("UNAUTHORIZED", "FORBIDDEN"):
         return GateRefusal(401, "invalid_token", error.message)
     if error.code == "INSUFFICIENT_SCOPE":
-        return GateRefusal(403, "insufficient_scope", error.message, error.metadata.get("scope", scope_hint))
-    if error.code == "FORBIDDEN":
-        return GateRefusal(401, "invalid_token", error.message)
+        # MCP authorization: one challenge naming every scope the call needs.
+        return GateRefusal(403, "insufficient_scope", error.message, error.metadata.get("scope", ""))
     return None
 
 
-async def _list_profiles(call: _Call, arguments: dict[str, Any]) -> dict[str, Any]:
-    request = profiles_pb2.ListProfilesRequest(
-        tag=str(arguments.get("tag", "")),
-        page_size=int(arguments.get("page_size", 0) or 0),
-        page_token=str(arguments.get("page_token", "")),
-    )
-    response = await call(call.core.profiles.ListProfiles, request)
-    profiles = [{"slug": p.slug, "connector": p.connector, "tags": list(p.tags)} for p in response.profiles]
-    out: dict[str, Any] = {"profiles": profiles}
-    if response.next_page_token:
-        out["next_page_token"] = response.next_page_token
-    return out
-
-
-TOOLS = {"list_profiles": (LIST_PROFILES, _list_profiles, "posts:read")}
-
-
-async def _call_tool(call: _Call, message_id: Any, params: dict[str, Any]) -> HTTPResponse:
-    name = params.get("name")
-    arguments = params.get("arguments") or {}
-    if name not in TOOLS or not isinstance(arguments, dict):
-        return _error(
-            message_id,
-            types.INVALID_PARAMS,
-            f"unknown tool {name!r}" if name not in TOOLS else "arguments must be an object",
-        )
-    _tool, handler, scope = TOOLS[name]
-    try:
-        output = await handler(call, arguments)
-    except (ValueError, TypeError) as error:
-        return _error(message_id, types.INVALID_PARAMS, f"invalid arguments: {error}")
-    except ApiError as error:
-        refusal = _refusal_from(error, scope)
-        if refusal is not None:
-            raise refusal from None
-        failed = {"error": error.message, "code": error.code}
-        content = [types.TextContent(type="text", text=jsonlib.dumps(failed))]
-        return _result(message_id, types.CallToolResult(content=content, structured_content=failed, is_error=True))
-    content = [types.TextContent(type="text", text=jsonlib.dumps(output))]
-    return _result(message_id, types.CallToolResult(content=content, structured_content=output))
-
-
-async def _check_token(call: _Call) -> None:
+async def _check_token(request: Request, authorization: str) -> None:
     """Authenticates a request that calls no tool (initialize, tools/list, ping)."""
+    core = request.app.ctx.core
     try:
-        await call(call.core.identity.GetPrincipal, identity_pb2.GetPrincipalRequest())
+        await core.call(
+            core.identity.GetPrincipal,
+            identity_pb2.GetPrincipalRequest(),
+            authorization=authorization,
+            audience=request.app.ctx.settings.mcp_resource,
+        )
     except ApiError as error:
         if error.code == "SUBSCRIPTION_REQUIRED":
             return  # a valid token: its tools will answer SUBSCRIPTION_REQUIRED
@@ -150,30 +90,49 @@ async def mcp_post(request: Request) -> HTTPResponse:
         return json({"error": "forbidden_origin", "error_description": "cross-origin requests are refused"}, status=403)
     try:
         authorization = access_token_authorization(request)
-        call = _Call(request, authorization)
-        return await _dispatch(request, call)
+        return await _dispatch(request, authorization)
     except GateRefusal as refusal:
         return refusal_response(request, refusal)
 
 
-async def _dispatch(request: Request, call: _Call) -> HTTPResponse:
+def _transport_error(request: Request) -> HTTPResponse | None:
+    """The streamable HTTP transport's header rules, before the message is read."""
     accept = request.headers.get("accept", "")
     if "application/json" not in accept and "*/*" not in accept:
         return _error(None, types.INVALID_REQUEST, "Accept must include application/json", status=406)
     if (request.headers.get("content-type") or "").split(";")[0].strip().lower() != "application/json":
         return _error(None, types.INVALID_REQUEST, "Content-Type must be application/json", status=415)
+    versions = request.headers.getall(MCP_PROTOCOL_VERSION, [])
+    if len(versions) > 1 or (versions and versions[0] not in HANDSHAKE_PROTOCOL_VERSIONS):
+        # 2025-06-18 transport: an invalid or unsupported version is 400 Bad Request.
+        requested = versions[0] if len(versions) == 1 else ", ".join(versions)
+        return _error(
+            None,
+            types.UNSUPPORTED_PROTOCOL_VERSION,
+            f"unsupported MCP-Protocol-Version {requested[:40]!r}",
+            status=400,
+            data={"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": requested[:40]},
+        )
+    return None
+
+
+async def _dispatch(request: Request, authorization: str) -> HTTPResponse:
+    if (refused := _transport_error(request)) is not None:
+        return refused
     try:
-        message = jsonlib.loads(request.body or b"")
-    except (ValueError, UnicodeDecodeError):
-        return _error(None, types.PARSE_ERROR, "the body is not JSON", status=400)
+        # pydantic-core's parser: invalid Unicode and nesting past 200 levels are parse errors
+        # too, not a stack overflow.
+        message = from_json(request.body or b"")
+    except ValueError as error:
+        return _error(None, types.PARSE_ERROR, f"the body is not valid JSON: {str(error)[:120]}", status=400)
     if not isinstance(message, dict):
-        return _error(None, types.INVALID_REQUEST, "send one JSON-RPC message (batches are not supported)", status=400)
+        return _error(None, types.INVALID_REQUEST, "send one JSON-RPC message (batches are not supported)", 400)
     if "id" not in message:
         try:
             types.JSONRPCNotification.model_validate(message)
         except ValidationError:
             return _error(None, types.INVALID_REQUEST, "not a JSON-RPC message", status=400)
-        await _check_token(call)
+        await _check_token(request, authorization)
         return empty(status=202)
     try:
         rpc = types.JSONRPCRequest.model_validate(message)
@@ -181,8 +140,8 @@ async def _dispatch(request: Request, call: _Call) -> HTTPResponse:
         return _error(message.get("id"), types.INVALID_REQUEST, "not a JSON-RPC request", status=400)
     params = rpc.params or {}
     if rpc.method == "tools/call":
-        return await _call_tool(call, rpc.id, params)
-    await _check_token(call)
+        return await _call_tool(request, authorization, rpc.id, params)
+    await _check_token(request, authorization)
     if rpc.method == "initialize":
         asked = params.get("protocolVersion")
         version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
@@ -192,22 +151,46 @@ async def _dispatch(request: Request, call: _Call) -> HTTPResponse:
             server_info=SERVER_INFO,
             instructions=INSTRUCTIONS,
         )
-        return _result(rpc.id, result)
+        return _result(rpc.id, result.model_dump(by_alias=True, exclude_none=True, mode="json"))
     if rpc.method == "ping":
         return _result(rpc.id, {})
     if rpc.method == "tools/list":
-        return _result(rpc.id, types.ListToolsResult(tools=[tool for tool, _, _ in TOOLS.values()]))
-    return _error(rpc.id, types.METHOD_NOT_FOUND, f"method {rpc.method!r} is not supported")
+        return _result(rpc.id, list_tools(await request.app.ctx.contract.get()))
+    return _error(rpc.id, types.METHOD_NOT_FOUND, f"method {rpc.method[:80]!r} is not supported")
+
+
+async def _call_tool(request: Request, authorization: str, message_id: Any, params: dict[str, Any]) -> HTTPResponse:  # noqa: ANN401
+    name = params.get("name")
+    arguments = params.get("arguments", {})
+    # Protocol faults (JSON-RPC errors): an unknown tool, or params that are not a tools/call's.
+    if not isinstance(name, str) or name not in TOOLS:
+        await _check_token(request, authorization)
+        return _error(message_id, types.INVALID_PARAMS, f"unknown tool {str(name)[:80]!r}; see tools/list")
+    if not isinstance(arguments, dict):
+        await _check_token(request, authorization)
+        return _error(message_id, types.INVALID_PARAMS, "arguments must be an object")
+    settings = request.app.ctx.settings
+    call = ToolCall(request.app.ctx.core, authorization, settings.mcp_resource)
+    try:
+        result = await call.run(TOOLS[name], await request.app.ctx.contract.get(), arguments)
+    except ApiError as error:
+        refusal = _refusal_from(error) if error.code in ACCESS_CODES else None
+        if refusal is not None:
+            raise refusal from None
+        result = tool_error(error)
+    return _result(message_id, result)
 
 
 async def mcp_not_allowed(request: Request) -> HTTPResponse:
-    """SPEC 4: the endpoint is stateless and POST-only; GET (no server stream) and DELETE (no
-    session) answer 405 with `Allow: POST`."""
+    """SPEC 4: the endpoint is stateless and POST-only; every other method (GET: no server
+    stream; DELETE: no session; HEAD, OPTIONS, PUT, PATCH) answers 405 with `Allow: POST`."""
     return json({"error": "use POST", "code": "METHOD_NOT_ALLOWED"}, status=405, headers={"Allow": "POST"})
 
 
 def mcp_blueprint() -> Blueprint:
     bp = Blueprint("mcp")
     bp.add_route(mcp_post, "/mcp", methods=["POST"], name="post")
-    bp.add_route(mcp_not_allowed, "/mcp", methods=["GET", "DELETE", "PUT", "PATCH"], name="not_allowed")
+    bp.add_route(
+        mcp_not_allowed, "/mcp", methods=["GET", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS"], name="not_allowed"
+    )
     return bp

@@ -31,13 +31,6 @@ PARAMETERS = (
     "code_challenge_method",
     "resource",
 )
-SCOPE_DESCRIPTIONS = {
-    "posts:write": "create, schedule, update and delete posts",
-    "posts:read": "read posts, their status and your connected profiles",
-    "media:write": "upload media and attach it to posts",
-    "generate:read": "read brand voice, recent posts and destination limits",
-    "generate:write": "run writing tools",
-}
 
 
 def _parameters(params: dict[str, str]) -> oauth_pb2.AuthorizationParameters:
@@ -86,7 +79,7 @@ async def _consent_page(request: Request, viewer: Viewer, params: dict[str, str]
         client_name=context.client_name,
         client_uri=context.client_uri,
         scopes=list(context.scopes),
-        scope_descriptions=SCOPE_DESCRIPTIONS,
+        scope_descriptions=(await request.app.ctx.contract.get()).catalog.scope_descriptions,
         redirect_uri=context.redirect_uri,
         resource=context.resource,
         action=request.path,

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import json as jsonlib
 from typing import Any
 
 from herald.identity.v1 import oauth_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, empty, json
 
-from facades.errors import OAuthError
+from facades.errors import ApiError, OAuthError
 from facades.oauth.integration import (
     NO_STORE,
     client_credentials,
@@ -19,7 +18,7 @@ from facades.oauth.integration import (
     oauth_json,
     protocol_call,
 )
-from facades.rest.body import is_valid_unicode
+from facades.validation import json_object
 
 _STRING_FIELDS = ("client_name", "client_uri", "scope", "token_endpoint_auth_method")
 _LIST_FIELDS = ("redirect_uris", "grant_types", "response_types")
@@ -56,11 +55,10 @@ async def register(request: Request) -> HTTPResponse:
         if content_type != "application/json":
             raise OAuthError("invalid_client_metadata", "the body must be application/json")
         try:
-            body = jsonlib.loads(request.body or b"")
-        except (ValueError, UnicodeDecodeError):
-            raise OAuthError("invalid_client_metadata", "the body is not valid JSON") from None
-        if not is_valid_unicode(body):
-            raise OAuthError("invalid_client_metadata", "strings must be valid Unicode")
+            # Malformed, not valid Unicode or nested past any metadata: all refused alike.
+            body = json_object(request.body, "the body")
+        except ApiError as error:
+            raise OAuthError("invalid_client_metadata", error.message) from None
         client = await protocol_call(
             request,
             "RegisterClient",

@@ -13,10 +13,13 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from sanic import Request
 from sanic.response import HTTPResponse
 
+from contract.requests import rpc_path
+from contract.resources import Media
 from facades.errors import ApiError
-from facades.rest import render
 from facades.rest.auth import api_key_authorization
 from facades.rest.respond import ok, reject_after_auth
+
+UPLOAD_MEDIA = rpc_path(media_pb2, "MediaService", "UploadMedia")
 
 FILE_FIELD = "file"
 MAX_BODY_BYTES = 100_000_000 + 1024 * 1024
@@ -107,7 +110,7 @@ async def upload(request: Request) -> HTTPResponse:
     boundary = _boundary(request)
     if boundary is None:
         error = ApiError("VALIDATION_ERROR", "send multipart/form-data with a `file` part")
-        return await reject_after_auth(request, authorization, error)
+        return await reject_after_auth(request, authorization, UPLOAD_MEDIA, error)
     # This route alone takes bodies past the app's limit: the largest file plus the multipart
     # framing. The core refuses the file itself past its type's limit (FILE_TOO_LARGE).
     request.stream.request_max_size = MAX_BODY_BYTES
@@ -128,11 +131,11 @@ async def upload(request: Request) -> HTTPResponse:
     except MultipartParseError:
         call.cancel()
         error = ApiError("VALIDATION_ERROR", "the multipart body is malformed")
-        return await reject_after_auth(request, authorization, error)
+        return await reject_after_auth(request, authorization, UPLOAD_MEDIA, error)
     except BaseException:
         call.cancel()
         raise
     if not call.done():
         await _put(queue, _DONE, call)
     result = await call
-    return ok(result, render.media(result.response), status=201)
+    return ok(result, Media.from_proto(result.response).model_dump(), status=201)

@@ -56,7 +56,19 @@ async def test_initialize_and_tools_list(http, channel, orgs):
     assert init.json()["result"]["protocolVersion"] == "2025-06-18"
     assert init.json()["result"]["serverInfo"]["name"] == "herald"
     tools = await mcp(http, tokens["access_token"], "tools/list")
-    assert [t["name"] for t in tools.json()["result"]["tools"]] == ["list_profiles"]
+    names = [t["name"] for t in tools.json()["result"]["tools"]]
+    assert names == [
+        "list_profiles",
+        "create_post",
+        "list_posts",
+        "get_post",
+        "update_post",
+        "cancel_post",
+        "retry_post",
+        "create_media",
+        "confirm_media",
+        "list_media",
+    ]
     unknown = await mcp(http, tokens["access_token"], "resources/list")
     assert unknown.json()["error"]["code"] == -32601
 

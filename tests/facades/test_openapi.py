@@ -15,10 +15,12 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
+from contract.binding import Contract
+from contract.catalog import Catalog
+from contract.errors import REASONS
+from contract.operations import OPERATIONS
+from core.server import catalog
 from facades.discovery.openapi import openapi_document
-from facades.errors import HTTP_STATUS
-from facades.rest import media as media_routes
-from facades.rest import posts as posts_routes
 from facades.settings import FacadeSettings
 
 HTTP_METHODS = {"get", "post", "put", "patch", "delete", "head", "options", "trace"}
@@ -39,7 +41,8 @@ CHECKS = ",".join(
 
 
 def _document(base_url: str = "http://herald.test") -> dict[str, Any]:
-    return openapi_document(FacadeSettings(base_url=base_url))
+    """The document a facade serves, bound to the catalog a core of this code serves."""
+    return openapi_document(FacadeSettings(base_url=base_url), Contract(Catalog(catalog())))
 
 
 def _sanic_v1_operations() -> set[tuple[str, str]]:
@@ -105,38 +108,48 @@ def test_every_v1_route_is_documented_and_nothing_else() -> None:
     assert documented == served, {"undocumented": served - documented, "not served": documented - served}
 
 
-def test_request_bodies_name_exactly_the_fields_the_routes_accept() -> None:
+def test_request_bodies_are_closed_and_carry_the_cores_limits() -> None:
+    """Body schemas come from the contract's models bound to the core's catalog: the limits the
+    core enforces appear in them (no copy of them exists in the facade)."""
+    limits = catalog().field_limits
     schemas = _document()["components"]["schemas"]
-    for name, fields in (
-        ("CreatePostsRequest", posts_routes.CREATE_FIELDS),
-        ("UpdatePostRequest", posts_routes.PATCH_FIELDS),
-        ("PresignRequest", media_routes.PRESIGN_FIELDS),
-        ("UpdateMediaRequest", media_routes.PATCH_FIELDS),
-    ):
-        assert set(schemas[name]["properties"]) == fields, name
+    for name in ("CreatePostsRequest", "UpdatePostRequest", "PresignRequest", "UpdateMediaRequest"):
         assert schemas[name]["additionalProperties"] is False, name
     create = schemas["CreatePostsRequest"]
     assert create["required"] == ["content", "profiles"]
-    assert create["properties"]["title"]["maxLength"] == 100
+    assert set(create["properties"]) == {"content", "profiles", "schedule_at", "media_ids", "post_types", "title"}
+    assert create["properties"]["title"]["anyOf"][0]["maxLength"] == limits.max_title_chars == 100
+    assert create["properties"]["profiles"]["maxItems"] == limits.max_profiles
+    assert create["properties"]["content"]["maxLength"] == limits.max_content_chars
+    # The path argument of PATCH travels in the path, not the body.
+    assert "post_id" not in schemas["UpdatePostRequest"]["properties"]
     presign = schemas["PresignRequest"]
     assert set(presign["required"]) == {"filename", "mime_type", "size_bytes"}
-    assert presign["properties"]["content_hash"]["pattern"] == "^[0-9a-f]{64}$"
+    assert presign["properties"]["content_hash"]["anyOf"][0]["pattern"] == "^[0-9a-f]{64}$"
+    idempotency = next(p for p in _document()["paths"]["/v1/posts"]["post"]["parameters"] if p["in"] == "header")
+    assert idempotency["name"] == "Idempotency-Key" and idempotency["schema"]["maxLength"] == 255
+    profiles_page = next(p for p in _document()["paths"]["/v1/profiles"]["get"]["parameters"] if p["name"] == "page_size")
+    assert profiles_page["schema"]["maximum"] == 500
 
 
-def test_error_codes_and_statuses_are_the_facades() -> None:
+def test_error_codes_and_statuses_are_the_enums() -> None:
     doc = _document()
-    assert doc["components"]["schemas"]["Error"]["properties"]["code"]["enum"] == list(HTTP_STATUS)
-    for name, response in doc["components"]["responses"].items():
-        status = int(name.removeprefix("Error"))
-        codes = response["content"]["application/json"]["schema"]["properties"]["code"]["enum"]
-        assert codes == [c for c, s in HTTP_STATUS.items() if s == status]
+    assert doc["components"]["schemas"]["Error"]["properties"]["code"]["enum"] == list(REASONS)
+    operations = {op.id: op for op in OPERATIONS}
     for path, item in doc["paths"].items():
         for method, operation in item.items():
             statuses = set(operation["responses"])
-            assert {"401", "402"} <= statuses, (method, path)
+            assert {"400", "401", "402", "503"} <= statuses, (method, path)
+            declared = set(operations[operation["operationId"]].all_errors)
+            documented = set()
             for status, response in operation["responses"].items():
                 if status.startswith("2"):
                     assert response["headers"]["X-Credits-Remaining"]["$ref"].endswith("/X-Credits-Remaining")
+                    continue
+                codes = response["content"]["application/json"]["schema"]["properties"]["code"]["enum"]
+                assert all(REASONS[code].http_status == int(status) for code in codes), (path, status, codes)
+                documented |= set(codes)
+            assert documented == declared, (method, path)
     assert "Idempotency-Key" in str(doc["paths"]["/v1/posts"]["post"]["parameters"])
 
 
@@ -146,7 +159,7 @@ async def test_served_with_the_stacks_base_url_and_advertised(http, stack) -> No
     assert response.headers["content-type"].startswith("application/json")
     assert response.headers["cache-control"] == "public, max-age=300"
     assert response.headers["access-control-allow-origin"] == "*"
-    assert response.json() == openapi_document(FacadeSettings(base_url=stack.base_url))
+    assert response.json() == _document(stack.base_url)
     catalog = (await http.get("/.well-known/api-catalog")).json()
     v1 = next(entry for entry in catalog["linkset"] if entry["anchor"] == f"{stack.base_url}/v1")
     assert v1["service-desc"] == [{"href": f"{stack.base_url}/openapi.json", "type": "application/json"}]

@@ -1,0 +1,53 @@
+"""Error reasons, declared once in proto/herald/api/v1/errors.proto (ErrorReason, with each
+reason's HTTP status and whether it is retryable), and the shapes failures take (SPEC 2, 7)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from herald.api.v1 import errors_pb2
+from pydantic import Field
+
+from contract.base import Response
+
+_PREFIX = "ERROR_REASON_"
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    code: str
+    http_status: int
+    retryable: bool
+
+
+def _reasons() -> dict[str, Reason]:
+    reasons = {}
+    for value in errors_pb2.ErrorReason.DESCRIPTOR.values:
+        if value.number == 0:
+            continue
+        options = value.GetOptions()
+        code = value.name.removeprefix(_PREFIX)
+        reasons[code] = Reason(code, options.Extensions[errors_pb2.http_status], options.Extensions[errors_pb2.retryable])
+    return reasons
+
+
+# Every stable code, in the enum's order: code → Reason.
+REASONS: dict[str, Reason] = _reasons()
+
+
+class Error(Response):
+    """Every failure at /v1 (SPEC 7): `error` is for humans and may change; branch on `code`."""
+
+    error: str
+    code: str = Field(json_schema_extra={"enum": list(REASONS)})
+    valid_for: list[str] = Field(
+        default=[], description="Only with PRESET_DESTINATION: the destinations the preset reaches."
+    )
+
+
+class CreditWarning(Response):
+    """Added to a success body once the balance is below the low-credit threshold (SPEC 2, 6.3)."""
+
+    code: Literal["low_credits"]
+    remaining: int

@@ -1,0 +1,361 @@
+"""The arguments of each operation (SPEC 4, docs/api.md), each converting itself to its core
+request message. Absent optional fields stay unset in the message, so the core's defaults apply."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from herald.credits.v1 import credits_pb2
+from herald.media.v1 import media_pb2
+from herald.posts.v1 import posts_pb2
+from herald.profiles.v1 import profiles_pb2
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from contract.base import DateTime, FromCatalog, InHeader, InPath, InQuery, Request, UniqueStrings
+from contract.catalog import Catalog
+from contract.resources import Connector, PostStatus
+
+INT64_MAX = 2**63 - 1
+
+
+def rpc_path(module: Any, service: str, method: str) -> str:  # noqa: ANN401 - a generated module
+    """The gRPC path of a core method, e.g. `/herald.posts.v1.PostService/CreatePosts`."""
+    descriptor = module.DESCRIPTOR.services_by_name[service]
+    return f"/{descriptor.full_name}/{descriptor.methods_by_name[method].name}"
+
+
+# An optional field that may be absent but not null (PATCH: absent keeps the current value).
+ABSENT = Field(default=None)
+
+
+def _page_size(path: str) -> Any:  # noqa: ANN401 - an Annotated type
+    return Annotated[int, InQuery(), FromCatalog(lambda c: c.page_size(path))]
+
+
+PageToken = Annotated[
+    str | None, InQuery(), Field(min_length=1, description="The `next_page_token` of the previous page.")
+]
+Tag = Annotated[
+    str | None,
+    InQuery(),
+    FromCatalog(lambda c: Field(pattern=c.limits.tag_pattern)),
+    Field(description="Only those with this tag (case-insensitive)."),
+]
+
+
+def _post_types_model(catalog: Catalog) -> type[BaseModel]:
+    """`post_types`: platform key → one of that platform's post types (the first is its default)."""
+    fields: dict[str, Any] = {
+        key: (Literal[types] | None, Field(default=None, description=f"Default: {types[0]}."))  # type: ignore[valid-type]
+        for key, types in catalog.post_types.items()
+    }
+    return create_model("PostTypes", __config__=ConfigDict(extra="forbid", strict=True), **fields)
+
+
+def _post_types(value: Any) -> dict[str, str]:  # noqa: ANN401 - the catalog-bound PostTypes model
+    if isinstance(value, BaseModel):
+        return {k: v for k, v in value.model_dump().items() if v is not None}
+    return dict(value or {})
+
+
+Content = Annotated[
+    str,
+    FromCatalog(lambda c: Field(min_length=1, max_length=c.limits.max_content_chars)),
+    Field(pattern=r"\S", description="Post body; never truncated: each destination's own limit is checked."),
+]
+MediaIds = Annotated[
+    UniqueStrings,
+    FromCatalog(lambda c: Field(max_length=c.limits.max_media_ids)),
+    Field(description="Confirmed media of this organization's library."),
+]
+
+
+class ListProfilesRequest(Request):
+    """List the organization's connected profiles, optionally by tag."""
+
+    tag: Tag = None
+    page_size: _page_size(rpc_path(profiles_pb2, "ProfileService", "ListProfiles")) = 0  # type: ignore[valid-type]
+    page_token: PageToken = None
+
+    def to_proto(self) -> profiles_pb2.ListProfilesRequest:
+        return profiles_pb2.ListProfilesRequest(
+            tag=self.tag or "", page_size=self.page_size, page_token=self.page_token or ""
+        )
+
+
+class GetProfileRequest(Request):
+    slug: Annotated[str, InPath(), Field(min_length=1, description="The profile's slug.")]
+
+    def to_proto(self) -> profiles_pb2.GetProfileRequest:
+        return profiles_pb2.GetProfileRequest(slug=self.slug)
+
+
+class GetCreditsRequest(Request):
+    ledger_limit: Annotated[
+        int | None,
+        InQuery(),
+        FromCatalog(
+            lambda c: Field(
+                ge=0,
+                le=c.limits.max_recent_ledger_entries,
+                description=f"How many recent ledger entries to include (default "
+                f"{c.limits.default_recent_ledger_entries}).",
+            )
+        ),
+    ] = None
+
+    def to_proto(self) -> credits_pb2.GetCreditAccountRequest:
+        message = credits_pb2.GetCreditAccountRequest()
+        if self.ledger_limit is not None:
+            message.recent_entries = self.ledger_limit
+        return message
+
+
+class ListLedgerRequest(Request):
+    page_size: _page_size(rpc_path(credits_pb2, "CreditsService", "ListLedgerEntries")) = 0  # type: ignore[valid-type]
+    page_token: PageToken = None
+
+    def to_proto(self) -> credits_pb2.ListLedgerEntriesRequest:
+        return credits_pb2.ListLedgerEntriesRequest(page_size=self.page_size, page_token=self.page_token or "")
+
+
+class CreatePostsRequest(Request):
+    """Publish or schedule one post per named profile (SPEC 4)."""
+
+    content: Content
+    profiles: Annotated[
+        UniqueStrings,
+        FromCatalog(lambda c: Field(min_length=1, max_length=c.limits.max_profiles)),
+        Field(description="Profile slugs of this organization; one post is created per profile."),
+    ]
+    schedule_at: Annotated[
+        DateTime | None,
+        Field(
+            description="ISO 8601 with an offset; omitted: publish now. At most 60 s in the past, "
+            "at most 366 days ahead."
+        ),
+    ] = None
+    media_ids: MediaIds | None = None
+    post_types: Annotated[
+        dict[str, str] | None,
+        FromCatalog(_post_types_model),
+        Field(description="Per-platform post type; platforms the request does not post to are ignored."),
+    ] = None
+    title: Annotated[
+        str | None,
+        FromCatalog(lambda c: Field(max_length=c.limits.max_title_chars)),
+        Field(description="Title for the video platform (required there)."),
+    ] = None
+    idempotency_key: Annotated[
+        str | None,
+        InHeader("Idempotency-Key"),
+        FromCatalog(lambda c: Field(max_length=c.limits.max_idempotency_key_chars)),
+        Field(
+            min_length=1,
+            pattern=r"^[!-~]([ -~]*[!-~])?$",
+            description="Printable ASCII. The same key with the same request within 24 hours answers the "
+            "first response again and creates nothing; with a different request: IDEMPOTENCY_KEY_REUSED.",
+        ),
+    ] = None
+
+    def to_proto(self) -> posts_pb2.CreatePostsRequest:
+        message = posts_pb2.CreatePostsRequest(
+            content=self.content,
+            profiles=self.profiles,
+            media_ids=self.media_ids or [],
+            post_types=_post_types(self.post_types),
+            request_id=self.idempotency_key or "",
+        )
+        if self.schedule_at is not None:
+            message.schedule_at = self.schedule_at
+        if self.title is not None:
+            message.title = self.title
+        return message
+
+
+class ListPostsRequest(Request):
+    """Filters combine with AND."""
+
+    status: Annotated[PostStatus | None, InQuery(), Field(description="Only posts in this status.")] = None
+    profile: Annotated[str | None, InQuery(), Field(min_length=1, description="Only posts for this profile slug.")] = (
+        None
+    )
+    connector: Annotated[Connector | None, InQuery(), Field(description="Only posts to this platform.")] = None
+    scheduled_after: Annotated[
+        DateTime | None, InQuery(), Field(description="Only posts scheduled at or after this time (inclusive).")
+    ] = None
+    scheduled_before: Annotated[
+        DateTime | None, InQuery(), Field(description="Only posts scheduled before this time (exclusive).")
+    ] = None
+    page_size: _page_size(rpc_path(posts_pb2, "PostService", "ListPosts")) = 0  # type: ignore[valid-type]
+    page_token: PageToken = None
+
+    def to_proto(self) -> posts_pb2.ListPostsRequest:
+        return posts_pb2.ListPostsRequest(
+            status=self.status or "",
+            profile=self.profile or "",
+            connector=self.connector or "",
+            scheduled_after=self.scheduled_after or "",
+            scheduled_before=self.scheduled_before or "",
+            page_size=self.page_size,
+            page_token=self.page_token or "",
+        )
+
+
+PostId = Annotated[str, InPath(), Field(min_length=1, description="The post's `id`.")]
+
+
+class GetPostRequest(Request):
+    post_id: PostId
+
+    def to_proto(self) -> posts_pb2.GetPostRequest:
+        return posts_pb2.GetPostRequest(post_id=self.post_id)
+
+
+class CancelPostRequest(Request):
+    post_id: PostId
+
+    def to_proto(self) -> posts_pb2.CancelPostRequest:
+        return posts_pb2.CancelPostRequest(post_id=self.post_id)
+
+
+class RetryPostRequest(Request):
+    post_id: PostId
+
+    def to_proto(self) -> posts_pb2.RetryPostRequest:
+        return posts_pb2.RetryPostRequest(post_id=self.post_id)
+
+
+class ListOutboxRequest(Request):
+    post_id: PostId
+
+    def to_proto(self) -> posts_pb2.ListOutboxEntriesRequest:
+        return posts_pb2.ListOutboxEntriesRequest(post_id=self.post_id)
+
+
+class UpdatePostRequest(Request):
+    """Only while the post is `scheduled` or `queued`; absent fields are kept."""
+
+    post_id: PostId
+    content: Content = ABSENT
+    schedule_at: Annotated[DateTime, Field(description="ISO 8601 with an offset.")] = ABSENT
+    media_ids: Annotated[MediaIds, Field(description="Replaces the attachments (`[]` removes them all).")] = ABSENT
+
+    def to_proto(self) -> posts_pb2.UpdatePostRequest:
+        message = posts_pb2.UpdatePostRequest(post_id=self.post_id)
+        if self.content is not None:
+            message.content = self.content
+        if self.schedule_at is not None:
+            message.schedule_at = self.schedule_at
+        if self.media_ids is not None:
+            message.update_media_ids = True
+            message.media_ids.extend(self.media_ids)
+        return message
+
+
+def _mime_types(catalog: Catalog) -> Any:  # noqa: ANN401 - a FieldInfo
+    return Field(
+        description=f"One of {', '.join(catalog.mime_types)}; any other is refused with UNSUPPORTED_MEDIA_TYPE."
+    )
+
+
+def _size_bytes(catalog: Catalog) -> Any:  # noqa: ANN401 - a FieldInfo
+    limits = {t.kind: t.presign_max_bytes for t in catalog.message.media_types}
+    return Field(
+        description="The exact size in bytes. At most "
+        + ", ".join(f"{size:,} for {kind}" for kind, size in limits.items())
+        + " (FILE_TOO_LARGE)."
+    )
+
+
+class PresignRequest(Request):
+    """Register an upload (SPEC 4): the bytes then go straight to object storage."""
+
+    filename: Annotated[
+        str,
+        FromCatalog(lambda c: Field(max_length=c.limits.max_filename_chars)),
+        Field(
+            min_length=1,
+            pattern=r"^[^/\x00-\x1f\x7f]*\S[^/\x00-\x1f\x7f]*$",
+            description="The original filename: printable, without '/'.",
+        ),
+    ]
+    mime_type: Annotated[str, FromCatalog(_mime_types), Field(min_length=1)]
+    size_bytes: Annotated[int, FromCatalog(_size_bytes), Field(ge=1, le=INT64_MAX)]
+    content_hash: Annotated[
+        str | None,
+        FromCatalog(lambda c: Field(pattern=c.limits.content_hash_pattern)),
+        Field(description="SHA-256 of the bytes, 64 lowercase hex characters; enables dedupe."),
+    ] = None
+
+    def to_proto(self) -> media_pb2.CreateUploadRequest:
+        return media_pb2.CreateUploadRequest(
+            filename=self.filename,
+            mime_type=self.mime_type,
+            size_bytes=self.size_bytes,
+            content_hash=self.content_hash or "",
+        )
+
+
+MediaId = Annotated[str, InPath(), Field(min_length=1, description="The media record's `media_id`.")]
+
+
+class ConfirmMediaRequest(Request):
+    media_id: MediaId
+
+    def to_proto(self) -> media_pb2.ConfirmMediaRequest:
+        return media_pb2.ConfirmMediaRequest(media_id=self.media_id)
+
+
+class GetMediaRequest(Request):
+    media_id: MediaId
+
+    def to_proto(self) -> media_pb2.GetMediaRequest:
+        return media_pb2.GetMediaRequest(media_id=self.media_id)
+
+
+class DeleteMediaRequest(Request):
+    media_id: MediaId
+
+    def to_proto(self) -> media_pb2.DeleteMediaRequest:
+        return media_pb2.DeleteMediaRequest(media_id=self.media_id)
+
+
+class ListMediaRequest(Request):
+    tag: Tag = None
+    page_size: _page_size(rpc_path(media_pb2, "MediaService", "ListMedia")) = 0  # type: ignore[valid-type]
+    page_token: PageToken = None
+
+    def to_proto(self) -> media_pb2.ListMediaRequest:
+        return media_pb2.ListMediaRequest(tag=self.tag or "", page_size=self.page_size, page_token=self.page_token or "")
+
+
+class UpdateMediaRequest(Request):
+    """Absent fields are kept."""
+
+    media_id: MediaId
+    description: Annotated[str, FromCatalog(lambda c: Field(max_length=c.limits.max_description_chars))] = ABSENT
+    tags: Annotated[
+        str, Field(description="Comma-separated tags (each 1-64 of a-z 0-9 _ : -); replaces the tags.")
+    ] = ABSENT
+
+    def to_proto(self) -> media_pb2.UpdateMediaRequest:
+        message = media_pb2.UpdateMediaRequest(media_id=self.media_id)
+        if self.description is not None:
+            message.description = self.description
+        if self.tags is not None:
+            message.tags = self.tags
+        return message
+
+
+class UploadMediaRequest(Request):
+    """The legacy multipart upload (SPEC 4, 9): one part named `file`; other parts are ignored."""
+
+    file: Annotated[
+        bytes,
+        Field(
+            json_schema_extra={"format": "binary", "contentMediaType": "application/octet-stream"},
+            description="The file; its filename and Content-Type become the record's name and mime_type.",
+        ),
+    ]
+

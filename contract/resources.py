@@ -1,0 +1,317 @@
+"""The resources Herald answers with (SPEC 2, docs/api.md), each built from its proto message."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from herald.credits.v1 import credits_pb2
+from herald.identity.v1 import identity_pb2
+from herald.media.v1 import media_pb2
+from herald.posts.v1 import posts_pb2
+from herald.profiles.v1 import profiles_pb2
+from pydantic import Field
+
+from contract.base import FromCatalog, Response, UtcTimestamp, timestamp
+
+POST_STATUSES: dict[int, str] = {
+    posts_pb2.POST_STATUS_SCHEDULED: "scheduled",
+    posts_pb2.POST_STATUS_QUEUED: "queued",
+    posts_pb2.POST_STATUS_PUBLISHING: "publishing",
+    posts_pb2.POST_STATUS_PUBLISHED: "published",
+    posts_pb2.POST_STATUS_FAILED: "failed",
+    posts_pb2.POST_STATUS_CANCELED: "canceled",
+}
+PLANS: dict[int, str] = {
+    identity_pb2.PLAN_ACTIVE: "active",
+    identity_pb2.PLAN_TRIALING: "trialing",
+    identity_pb2.PLAN_NONE: "none",
+}
+PostStatus = Literal["scheduled", "queued", "publishing", "published", "failed", "canceled"]
+Plan = Literal["active", "trialing", "none"]
+
+# Values the core's catalog enumerates.
+Connector = Annotated[str, FromCatalog(lambda c: Literal[c.connectors])]
+AnyPostType = Annotated[
+    str, FromCatalog(lambda c: Literal[tuple(sorted({t for types in c.post_types.values() for t in types}))])
+]
+MediaKind = Annotated[str, FromCatalog(lambda c: Literal[c.media_kinds])]
+MimeType = Annotated[str, FromCatalog(lambda c: Literal[c.mime_types])]
+FailureReason = Annotated[str, FromCatalog(lambda c: Literal[tuple(c.message.failure_reasons)])]
+
+
+def _id(prefix: str, description: str = "") -> Any:  # noqa: ANN401 - a FieldInfo
+    return Field(pattern=f"^{prefix}_", description=description or None)
+
+
+class Profile(Response):
+    """A connected destination profile, named by its slug (SPEC 2)."""
+
+    id: Annotated[str, _id("prf")]
+    slug: str
+    connector: Connector
+    display_name: str
+    tags: list[str] = Field(description="Lowercase.")
+    created_at: UtcTimestamp
+
+    @classmethod
+    def from_proto(cls, p: profiles_pb2.Profile) -> Profile:
+        return cls.model_construct(
+            id=p.id,
+            slug=p.slug,
+            connector=p.connector,
+            display_name=p.display_name,
+            tags=list(p.tags),
+            created_at=timestamp(p.create_time),
+        )
+
+
+class Post(Response):
+    """SPEC 2's Post plus the lifecycle fields of docs/posts.md."""
+
+    id: Annotated[str, _id("pst")]
+    profile: str = Field(description="Slug of the profile it was created for.")
+    connector: Connector
+    content: str
+    status: PostStatus
+    schedule_at: UtcTimestamp
+    created_at: UtcTimestamp
+    media_ids: list[str]
+    post_type: AnyPostType
+    title: str | None
+    failure_reason: FailureReason | None
+    platform_error: str | None = Field(description="The platform's own message.")
+    platform_post_id: str | None
+    url: str | None = Field(description="The published post's URL.")
+    published_at: UtcTimestamp | None
+    attempts: int = Field(ge=0)
+    updated_at: UtcTimestamp
+
+    @classmethod
+    def from_proto(cls, p: posts_pb2.Post) -> Post:
+        return cls.model_construct(
+            id=p.id,
+            profile=p.profile,
+            connector=p.connector,
+            content=p.content,
+            status=POST_STATUSES[p.status],
+            schedule_at=timestamp(p.schedule_time),
+            created_at=timestamp(p.create_time),
+            media_ids=list(p.media_ids),
+            post_type=p.post_type,
+            title=p.title if p.HasField("title") else None,
+            failure_reason=p.failure_reason or None,
+            platform_error=p.platform_error or None,
+            platform_post_id=p.platform_post_id or None,
+            url=p.platform_url or None,
+            published_at=timestamp(p.publish_time) if p.HasField("publish_time") else None,
+            attempts=p.attempts,
+            updated_at=timestamp(p.update_time),
+        )
+
+
+class OutboxEntry(Response):
+    """One recorded delivery of a post (sandbox: the exact platform requests, not sent)."""
+
+    id: Annotated[str, _id("obx")]
+    post_id: str
+    connector: Connector
+    mode: Literal["sandbox", "live"]
+    requests: list[dict[str, Any]] = Field(description="The platform requests, in order.")
+    platform_post_id: str
+    url: str
+    created_at: UtcTimestamp
+
+    @classmethod
+    def from_proto(cls, e: posts_pb2.OutboxEntry) -> OutboxEntry:
+        return cls.model_construct(
+            id=e.id,
+            post_id=e.post_id,
+            connector=e.connector,
+            mode=e.mode,
+            requests=json.loads(e.requests_json),
+            platform_post_id=e.platform_post_id,
+            url=e.platform_url,
+            created_at=timestamp(e.create_time),
+        )
+
+
+class Media(Response):
+    """SPEC 2's media record plus status, content_hash and image dimensions (docs/media.md)."""
+
+    media_id: Annotated[str, _id("med")]
+    type: MediaKind
+    mime_type: MimeType
+    size_bytes: int = Field(ge=0)
+    name: str = Field(description="The original filename.")
+    description: str = Field(description="Empty string by default.")
+    tags: str = Field(description="Comma-separated, lowercased; empty string by default.")
+    created_at: UtcTimestamp
+    status: Literal["pending", "confirmed"]
+    content_hash: Annotated[str, Field(pattern="^[0-9a-f]{64}$")] | None
+    width: Annotated[int, Field(ge=1)] | None
+    height: Annotated[int, Field(ge=1)] | None
+
+    @classmethod
+    def from_proto(cls, m: media_pb2.Media) -> Media:
+        return cls.model_construct(
+            media_id=m.media_id,
+            type=m.type,
+            mime_type=m.mime_type,
+            size_bytes=m.size_bytes,
+            name=m.name,
+            description=m.description,
+            tags=m.tags,
+            created_at=timestamp(m.create_time),
+            status=m.status,
+            content_hash=m.content_hash or None,
+            width=m.width or None,
+            height=m.height or None,
+        )
+
+
+class PresignResult(Response):
+    """An upload registered (SPEC 2): PUT the bytes to `upload_url`, then confirm."""
+
+    media_id: Annotated[str, _id("med")]
+    upload_url: str = Field(
+        json_schema_extra={"format": "uri"},
+        description="PUT the raw bytes here with `Content-Type` equal to the declared mime_type.",
+    )
+    expires_in: int = Field(description="Seconds until upload_url expires.")
+
+    @classmethod
+    def from_proto(cls, u: media_pb2.Upload) -> PresignResult:
+        return cls.model_construct(media_id=u.media_id, upload_url=u.upload_url, expires_in=u.expires_in)
+
+
+class PresignDuplicate(Response):
+    """The library already holds these bytes (by content_hash): nothing was created."""
+
+    media_id: Annotated[str, _id("med")]
+    duplicate: Literal[True]
+
+    @classmethod
+    def from_proto(cls, u: media_pb2.Upload) -> PresignDuplicate:
+        return cls.model_construct(media_id=u.media_id, duplicate=True)
+
+
+class LedgerEntry(Response):
+    """One movement of credits."""
+
+    id: Annotated[str, _id("led")]
+    delta: int = Field(description="Credits added (positive) or spent (negative).")
+    balance_after: int
+    reason: str = Field(description="e.g. `grant`, `post_delivery`, `refund`.")
+    reference: str = Field(description="What the entry is for, e.g. the post id.")
+    created_at: UtcTimestamp
+
+    @classmethod
+    def from_proto(cls, e: credits_pb2.LedgerEntry) -> LedgerEntry:
+        return cls.model_construct(
+            id=e.id,
+            delta=e.delta,
+            balance_after=e.balance_after,
+            reason=e.reason,
+            reference=e.reference,
+            created_at=timestamp(e.create_time),
+        )
+
+
+class CreditAccount(Response):
+    """The organization's credit balance, plan and most recent ledger entries."""
+
+    organization: str = Field(description="The organization's slug.")
+    balance: int
+    plan: Plan
+    low_credit_threshold: int
+    ledger: list[LedgerEntry] = Field(description="Newest first.")
+
+    @classmethod
+    def from_proto(cls, a: credits_pb2.CreditAccount) -> CreditAccount:
+        return cls.model_construct(
+            organization=a.organization,
+            balance=a.balance,
+            plan=PLANS.get(a.plan, "none"),
+            low_credit_threshold=a.low_credit_threshold,
+            ledger=[LedgerEntry.from_proto(e) for e in a.recent_entries],
+        )
+
+
+# Present only when there is a next page: pass it back as `page_token`.
+NextPageToken = Annotated[
+    str,
+    Field(
+        default=None,
+        min_length=1,
+        description="Present only when there is a next page; pass it back as `page_token`.",
+    ),
+]
+
+
+def _page(cls: type[Response], key: str, items: list[Response], token: str) -> Any:  # noqa: ANN401
+    return cls.model_construct(**{key: items}, **({"next_page_token": token} if token else {}))
+
+
+class ProfileList(Response):
+    """A page of profiles, in slug order."""
+
+    profiles: list[Profile]
+    next_page_token: NextPageToken
+
+    @classmethod
+    def from_proto(cls, r: profiles_pb2.ListProfilesResponse) -> ProfileList:
+        return _page(cls, "profiles", [Profile.from_proto(p) for p in r.profiles], r.next_page_token)
+
+
+class PostList(Response):
+    """A page of posts, newest first."""
+
+    posts: list[Post]
+    next_page_token: NextPageToken
+
+    @classmethod
+    def from_proto(cls, r: posts_pb2.ListPostsResponse) -> PostList:
+        return _page(cls, "posts", [Post.from_proto(p) for p in r.posts], r.next_page_token)
+
+
+class CreatedPosts(Response):
+    """The posts created, one per profile, in the order of `profiles`."""
+
+    posts: list[Post]
+
+    @classmethod
+    def from_proto(cls, r: posts_pb2.CreatePostsResponse) -> CreatedPosts:
+        return cls.model_construct(posts=[Post.from_proto(p) for p in r.posts])
+
+
+class OutboxEntries(Response):
+    """A post's recorded deliveries, oldest first."""
+
+    entries: list[OutboxEntry]
+
+    @classmethod
+    def from_proto(cls, r: posts_pb2.ListOutboxEntriesResponse) -> OutboxEntries:
+        return cls.model_construct(entries=[OutboxEntry.from_proto(e) for e in r.entries])
+
+
+class MediaList(Response):
+    """A page of confirmed media, newest first."""
+
+    media: list[Media]
+    next_page_token: NextPageToken
+
+    @classmethod
+    def from_proto(cls, r: media_pb2.ListMediaResponse) -> MediaList:
+        return _page(cls, "media", [Media.from_proto(m) for m in r.media], r.next_page_token)
+
+
+class LedgerPage(Response):
+    """A page of the credit ledger, newest first."""
+
+    entries: list[LedgerEntry]
+    next_page_token: NextPageToken
+
+    @classmethod
+    def from_proto(cls, r: credits_pb2.ListLedgerEntriesResponse) -> LedgerPage:
+        return _page(cls, "entries", [LedgerEntry.from_proto(e) for e in r.entries], r.next_page_token)

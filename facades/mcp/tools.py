@@ -1,0 +1,113 @@
+"""The MCP tools, built from the operation table (contract/operations.py): `tools/list` shows every
+operation that has a Tool, with input and output schemas from the same catalog-bound models the
+/v1 routes check; `tools/call` checks the arguments against the input model before anything
+reaches the core, calls the operation's core method and answers its response model.
+
+Results follow the MCP tools spec (2025-06-18 on): `structuredContent` that conforms to
+`outputSchema`, and the same JSON as a text block. A business failure is a result with `isError`
+whose text is `{code, error, retryable, argument?}` and no structuredContent (clients validate
+structuredContent against the output schema even on errors). A missing scope or a bad token is
+not a tool result: it is the HTTP challenge (403 / 401) a client re-authorizes from.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+
+from contract.binding import Contract
+from contract.errors import CreditWarning
+from contract.operations import TOOLS, Operation
+from facades.core_client import CoreClient, CoreResult
+from facades.errors import ApiError
+from facades.validation import validate
+
+
+def _tool(op: Operation, contract: Contract) -> types.Tool:
+    tool = op.tool
+    assert tool is not None
+    output_model = tool.output or next(iter(op.responses.values()))
+    output = contract.json_schema(output_model, mode="serialization")
+    output.setdefault("properties", {})["warning"] = {
+        **contract.json_schema(CreditWarning, mode="serialization"),
+        "description": "Present once the organization's credit balance is below the low-credit threshold.",
+    }
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=contract.json_schema(op.request),
+        output_schema=output,
+        annotations=types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive,
+            idempotent_hint=tool.idempotent,
+            open_world_hint=tool.open_world,
+        ),
+    )
+
+
+def list_tools(contract: Contract) -> dict[str, Any]:
+    """The tools/list result, in the table's order (deterministic), built once per catalog."""
+
+    def build() -> dict[str, Any]:
+        result = types.ListToolsResult(tools=[_tool(op, contract) for op in TOOLS.values()])
+        return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    return contract.cached("mcp.tools", build)
+
+
+class ToolCall:
+    """One tools/call as the token's principal: the core client, the credential and the audience."""
+
+    def __init__(self, core: CoreClient, authorization: str, audience: str) -> None:
+        self.core = core
+        self.authorization = authorization
+        self.audience = audience
+
+    async def run(self, op: Operation, contract: Contract, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The CallToolResult (as JSON) of one call; raises ApiError for access failures, which
+        the transport turns into challenges."""
+        tool = op.tool
+        assert tool is not None
+        try:
+            request = validate(contract.model(op.request), arguments)
+        except ApiError as error:
+            # Access first (credential, scope, plan), then the arguments (SPEC 7).
+            await self.core.check_access(op.rpc, authorization=self.authorization, audience=self.audience)
+            return tool_error(error)
+        try:
+            result: CoreResult[Any] = await self.core.call(
+                self.core.method(op.rpc), request.to_proto(), authorization=self.authorization, audience=self.audience
+            )
+        except ApiError as error:
+            if error.code in ACCESS_CODES:
+                raise
+            return tool_error(error)
+        output = tool.adapt(result.response, request) if tool.adapt else op.render(result.response)[1]
+        structured = output.model_dump(mode="json", exclude_unset=True)
+        if result.low_credits and result.credits_remaining is not None:
+            structured["warning"] = {"code": "low_credits", "remaining": result.credits_remaining}
+        return _result(structured)
+
+
+# Failures that are the token's, not the call's: answered as HTTP challenges.
+ACCESS_CODES = frozenset({"UNAUTHORIZED", "FORBIDDEN", "INSUFFICIENT_SCOPE"})
+
+
+def _result(structured: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
+
+
+def tool_error(error: ApiError) -> dict[str, Any]:
+    failure: dict[str, Any] = {"code": error.code, "error": error.message, "retryable": error.retryable}
+    if error.argument:
+        failure["argument"] = error.argument
+    if "valid_for" in error.metadata:
+        failure["valid_for"] = [v for v in error.metadata["valid_for"].split(",") if v]
+    text = json.dumps(failure, ensure_ascii=False)
+    return {"content": [{"type": "text", "text": text}], "isError": True}

@@ -1,0 +1,81 @@
+"""Where each argument of an operation travels over HTTP (path, query, header, JSON body, as the
+contract's model marks it), and reading them into one dict for the model to check."""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Union, get_args, get_origin
+
+from sanic import Request as HttpRequest
+
+from contract.base import InHeader, InPath, InQuery, Request
+from facades.errors import ApiError
+from facades.validation import json_object
+
+
+@dataclass(frozen=True, slots=True)
+class HttpFields:
+    path: tuple[str, ...]
+    query: dict[str, bool]  # name → whether it is an integer
+    headers: dict[str, str]  # argument → header name
+    body: frozenset[str]
+
+
+def _is_int(annotation: Any) -> bool:  # noqa: ANN401
+    if get_origin(annotation) in (Union, types.UnionType):
+        return any(_is_int(a) for a in get_args(annotation) if a is not type(None))
+    return annotation is int
+
+
+@cache
+def http_fields(model: type[Request]) -> HttpFields:
+    path, query, headers, body = [], {}, {}, []
+    for name, field in model.model_fields.items():
+        marks = field.metadata
+        if any(isinstance(m, InPath) for m in marks):
+            path.append(name)
+        elif any(isinstance(m, InQuery) for m in marks):
+            query[name] = _is_int(field.annotation)
+        elif header := next((m for m in marks if isinstance(m, InHeader)), None):
+            headers[name] = header.name
+        else:
+            body.append(name)
+    return HttpFields(tuple(path), query, headers, frozenset(body))
+
+
+def read_arguments(request: HttpRequest, fields: HttpFields, path_params: dict[str, str]) -> dict[str, Any]:
+    """The operation's arguments as sent; the model checks them. Unknown query parameters are
+    ignored (as HTTP APIs commonly do); unknown body fields and repeated parameters are refused."""
+    arguments: dict[str, Any] = {}
+    if fields.body:
+        body = json_object(request.body)
+        unknown = sorted(set(body) - fields.body)
+        if unknown:
+            names = ", ".join(k[:40] for k in unknown[:10])
+            raise ApiError("VALIDATION_ERROR", f"unknown fields: {names}", {"argument": unknown[0][:40]})
+        arguments.update(body)
+    for name, is_int in fields.query.items():
+        values = request.args.getlist(name)
+        if not values:
+            continue
+        if len(values) > 1:
+            raise ApiError("VALIDATION_ERROR", f"{name} must be sent once", {"argument": name})
+        arguments[name] = _integer(name, values[0]) if is_int else values[0]
+    for name, header in fields.headers.items():
+        values = request.headers.getall(header, [])
+        if len(values) > 1:
+            raise ApiError("VALIDATION_ERROR", f"send one {header} header", {"argument": name})
+        if values:
+            arguments[name] = values[0]
+    for name in fields.path:
+        arguments[name] = path_params[name]
+    return arguments
+
+
+def _integer(name: str, raw: str) -> int:
+    text = raw.strip()
+    if not text or not (text.isascii() and text.lstrip("-").isdigit()) or len(text) > 20:
+        raise ApiError("VALIDATION_ERROR", f"{name} must be an integer", {"argument": name})
+    return int(text)
