@@ -14,6 +14,7 @@ run: install
 test: install lint
 	./scripts/ensure_postgres.sh
 	./scripts/ensure_chromium.sh
+	./scripts/ensure_node_tools.sh
 	$(PY) -m pytest
 
 # Re-installs when the project metadata changes; uv makes a full install take seconds.
@@ -45,6 +46,7 @@ envoy-validate: install
 test-only: install
 	./scripts/ensure_postgres.sh
 	./scripts/ensure_chromium.sh
+	./scripts/ensure_node_tools.sh
 	$(PY) -m pytest
 
 bench: install

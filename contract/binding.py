@@ -57,7 +57,9 @@ class Contract:
                 overrides[name] = (annotation, info)
         if not overrides:
             return model
-        return create_model(model.__name__, __base__=model, __module__=model.__module__, __doc__=model.__doc__, **overrides)
+        return create_model(
+            model.__name__, __base__=model, __module__=model.__module__, __doc__=model.__doc__, **overrides
+        )
 
     def _bind(self, annotation: Any) -> Any:  # noqa: ANN401 - a type expression
         """The annotation with catalog constraints applied, also inside unions and containers

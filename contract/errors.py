@@ -28,7 +28,9 @@ def _reasons() -> dict[str, Reason]:
             continue
         options = value.GetOptions()
         code = value.name.removeprefix(_PREFIX)
-        reasons[code] = Reason(code, options.Extensions[errors_pb2.http_status], options.Extensions[errors_pb2.retryable])
+        reasons[code] = Reason(
+            code, options.Extensions[errors_pb2.http_status], options.Extensions[errors_pb2.retryable]
+        )
     return reasons
 
 

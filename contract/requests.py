@@ -327,7 +327,9 @@ class ListMediaRequest(Request):
     page_token: PageToken = None
 
     def to_proto(self) -> media_pb2.ListMediaRequest:
-        return media_pb2.ListMediaRequest(tag=self.tag or "", page_size=self.page_size, page_token=self.page_token or "")
+        return media_pb2.ListMediaRequest(
+            tag=self.tag or "", page_size=self.page_size, page_token=self.page_token or ""
+        )
 
 
 class UpdateMediaRequest(Request):
@@ -335,9 +337,9 @@ class UpdateMediaRequest(Request):
 
     media_id: MediaId
     description: Annotated[str, FromCatalog(lambda c: Field(max_length=c.limits.max_description_chars))] = ABSENT
-    tags: Annotated[
-        str, Field(description="Comma-separated tags (each 1-64 of a-z 0-9 _ : -); replaces the tags.")
-    ] = ABSENT
+    tags: Annotated[str, Field(description="Comma-separated tags (each 1-64 of a-z 0-9 _ : -); replaces the tags.")] = (
+        ABSENT
+    )
 
     def to_proto(self) -> media_pb2.UpdateMediaRequest:
         message = media_pb2.UpdateMediaRequest(media_id=self.media_id)
@@ -358,4 +360,3 @@ class UploadMediaRequest(Request):
             description="The file; its filename and Content-Type become the record's name and mime_type.",
         ),
     ]
-

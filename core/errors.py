@@ -1,11 +1,16 @@
-"""Typed domain errors. Each declares its stable SPEC error code and its gRPC status code;
-`core.rpc.errors` turns them into rich gRPC statuses in one place."""
+"""Typed domain errors. Each declares its stable error code, which must be a value of the
+ErrorReason enum (proto/herald/api/v1/errors.proto: the one list of codes, with their HTTP
+statuses), and its gRPC status code; `core.rpc.status` turns them into rich gRPC statuses."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 import grpc
+from herald.api.v1 import errors_pb2
+
+# The codes of the herald.api domain: ErrorReason's values without their prefix.
+API_REASONS = frozenset(name.removeprefix("ERROR_REASON_") for name in errors_pb2.ErrorReason.keys()[1:])
 
 
 class DomainError(Exception):
@@ -16,6 +21,12 @@ class DomainError(Exception):
     grpc_code: ClassVar[grpc.StatusCode] = grpc.StatusCode.INTERNAL
     # The ErrorInfo domain: Herald's own codes, or `herald.oauth` for RFC 6749 error codes.
     domain: ClassVar[str] = "herald.api"
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        # A code no surface knows would reach callers as a bare INTERNAL: refuse it at import.
+        if cls.domain == "herald.api" and cls.reason not in API_REASONS:
+            raise TypeError(f"{cls.__name__}.reason {cls.reason!r} is not an ErrorReason (herald/api/v1/errors.proto)")
 
     def __init__(self, message: str, **metadata: str) -> None:
         super().__init__(message)

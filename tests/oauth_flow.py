@@ -123,9 +123,14 @@ async def refresh(http: httpx.AsyncClient, client_id: str, refresh_token: str, *
 
 
 async def tokens_for(
-    http: httpx.AsyncClient, session_token: str, client_id: str, scope: str = "", client_secret: str | None = None
+    http: httpx.AsyncClient,
+    session_token: str,
+    client_id: str,
+    scope: str = "",
+    client_secret: str | None = None,
+    redirect_uri: str = REDIRECT_URI,
 ) -> dict:
-    auth = new_authorization(client_id, **({"scope": scope} if scope else {}))
+    auth = new_authorization(client_id, redirect_uri=redirect_uri, **({"scope": scope} if scope else {}))
     code = await code_for(http, session_token, auth)
     response = await exchange_code(http, auth, code, client_secret=client_secret)
     assert response.status_code == 200, response.text

@@ -14,10 +14,11 @@ from core.db.models import profile_tags, profiles
 from core.errors import Conflict, NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
+from core.posts.rules import PLATFORM_LIMITS
 from core.tags import normalize_tag
 
-# DESIGN 9: the platform keys, used as `connector`.
-CONNECTORS = ("x", "bluesky", "mastodon", "threads", "instagram", "tiktok", "youtube", "linkedin")
+# DESIGN 9: the platform keys, used as `connector` (the platform rules table is their one list).
+CONNECTORS = tuple(PLATFORM_LIMITS)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_TAGS = 20
 

@@ -56,8 +56,10 @@ def read_arguments(request: HttpRequest, fields: HttpFields, path_params: dict[s
             names = ", ".join(k[:40] for k in unknown[:10])
             raise ApiError("VALIDATION_ERROR", f"unknown fields: {names}", {"argument": unknown[0][:40]})
         arguments.update(body)
+    # Blank values kept: `?tag=` is an empty tag (refused), not an absent one.
+    query = request.get_args(keep_blank_values=True) if fields.query else None
     for name, is_int in fields.query.items():
-        values = request.args.getlist(name)
+        values = query.getlist(name, [])
         if not values:
             continue
         if len(values) > 1:

@@ -15,8 +15,6 @@ from facades.web.session import Viewer
 
 PROFILES_PER_PAGE = 50
 LEDGER_PER_PAGE = 25
-# The destination platform keys (SPEC 2, `connector`), in the order the form offers them.
-PLATFORMS = ("x", "bluesky", "mastodon", "threads", "instagram", "tiktok", "youtube", "linkedin")
 
 
 def _next_link(path: str, token: str) -> str | None:
@@ -33,7 +31,9 @@ async def _profiles_page(
 ) -> HTTPResponse:
     core = request.app.ctx.core
     token = page_token(request)
-    context = {"platforms": PLATFORMS, "form": form or {"platform": PLATFORMS[0]}, "error": error}
+    # The platform keys in the core's catalog order (SPEC 2, `connector`).
+    platforms = (await request.app.ctx.contract.get()).catalog.connectors
+    context = {"platforms": platforms, "form": form or {"platform": platforms[0]}, "error": error}
     try:
         result = await core.call(
             core.profiles.ListProfiles,

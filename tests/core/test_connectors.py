@@ -83,6 +83,9 @@ def only(requests: list[PlatformRequest]) -> PlatformRequest:
 
 
 def test_registry_has_one_connector_per_platform_key() -> None:
+    from core.posts.rules import PLATFORM_LIMITS
+
+    assert list(CONNECTORS) == list(PLATFORM_LIMITS)  # one list of platform keys: the rules table's
     assert sorted(CONNECTORS) == sorted(ACCOUNTS)
     assert all(connector.key == key for key, connector in CONNECTORS.items())
     with pytest.raises(KeyError):

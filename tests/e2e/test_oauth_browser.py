@@ -6,39 +6,16 @@ provider (discovery, registration, PKCE), with only the browser step scripted.""
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import httpx2
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
-from tests.oauth_flow import PASSWORD, REDIRECT_URI, mcp, new_authorization, refresh, register
-
-
-async def _approve_in_browser(page, url: str, email: str, redirect_prefix: str, shots=None) -> dict[str, str]:  # noqa: ANN001
-    """Opens the authorization URL, signs in, approves; returns the redirect's query."""
-    captured: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    async def catch(route) -> None:  # noqa: ANN001 - the client's redirect URI: nothing listens there
-        if not captured.done():
-            captured.set_result(route.request.url)
-        await route.fulfill(status=200, content_type="text/plain", body="authorized; you may close this tab")
-
-    await page.context.route(f"{redirect_prefix}**", catch)
-    await page.goto(url)
-    assert urlsplit(page.url).path == "/login"
-    await page.get_by_label("Email").fill(email)
-    await page.get_by_label("Password").fill(PASSWORD)
-    await page.get_by_role("button", name="Sign in").click()
-    await page.get_by_role("button", name="Approve").wait_for()
-    if shots is not None:
-        await page.screenshot(path=str(shots), full_page=True)
-    await page.get_by_role("button", name="Approve").click()
-    location = await asyncio.wait_for(captured, 15)
-    return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+from tests.e2e.agent_helpers import MemoryStorage, approve_in_browser
+from tests.oauth_flow import REDIRECT_URI, mcp, new_authorization, refresh, register
 
 
 async def test_agent_flow_through_the_real_pages(page, http, orgs, stack, artifacts_dir, backend):
@@ -49,7 +26,7 @@ async def test_agent_flow_through_the_real_pages(page, http, orgs, stack, artifa
     shots = artifacts_dir / "screenshots"
     shots.mkdir(exist_ok=True)
     url = f"{stack.base_url}/api/auth/oauth2/authorize?{auth.query()}"
-    params = await _approve_in_browser(page, url, org.email, REDIRECT_URI, shots / f"{backend}-consent.png")
+    params = await approve_in_browser(page, url, org.email, REDIRECT_URI, shots / f"{backend}-consent.png")
     assert params["state"] == auth.state
 
     token = await http.post(
@@ -79,24 +56,6 @@ async def test_agent_flow_through_the_real_pages(page, http, orgs, stack, artifa
     assert gone.status_code == 401 and 'error="invalid_token"' in gone.headers["www-authenticate"]
 
 
-class _MemoryStorage:
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
-
-
 async def test_mcp_sdk_oauth_client_provider(page, orgs, stack):
     org = await orgs()
     await orgs.profile(org, "sdk-profile", "bluesky")
@@ -104,13 +63,13 @@ async def test_mcp_sdk_oauth_client_provider(page, orgs, stack):
     approved: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
 
     async def redirect_handler(authorization_url: str) -> None:
-        approved.set_result(await _approve_in_browser(page, authorization_url, org.email, redirect))
+        approved.set_result(await approve_in_browser(page, authorization_url, org.email, redirect))
 
     async def callback_handler() -> AuthorizationCodeResult:
         params = await approved
         return AuthorizationCodeResult(code=params["code"], state=params.get("state"))
 
-    storage = _MemoryStorage()
+    storage = MemoryStorage()
     provider = OAuthClientProvider(
         server_url=f"{stack.base_url}/mcp",
         client_metadata=OAuthClientMetadata(

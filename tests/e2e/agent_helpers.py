@@ -1,0 +1,56 @@
+"""An agent's side of the OAuth flow in tests: a human approving in headless Chromium, and the
+token storage the MCP SDK's OAuthClientProvider keeps."""
+
+from __future__ import annotations
+
+import asyncio
+from urllib.parse import parse_qs, urlsplit
+
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from tests.oauth_flow import PASSWORD
+
+
+async def approve_in_browser(page, url: str, email: str, redirect_prefix: str, shots=None) -> dict[str, str]:  # noqa: ANN001
+    """Opens the authorization URL, signs in when the browser has no session yet, approves;
+    returns the query of the redirect to the client."""
+    captured: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def catch(route) -> None:  # noqa: ANN001 - the client's redirect URI: nothing listens there
+        if not captured.done():
+            captured.set_result(route.request.url)
+        await route.fulfill(status=200, content_type="text/plain", body="authorized; you may close this tab")
+
+    await page.context.unroute(f"{redirect_prefix}**")
+    await page.context.route(f"{redirect_prefix}**", catch)
+    await page.goto(url)
+    if urlsplit(page.url).path == "/login":
+        await page.get_by_label("Email").fill(email)
+        await page.get_by_label("Password").fill(PASSWORD)
+        await page.get_by_role("button", name="Sign in").click()
+    await page.get_by_role("button", name="Approve").wait_for()
+    if shots is not None:
+        await page.screenshot(path=str(shots), full_page=True)
+    await page.get_by_role("button", name="Approve").click()
+    location = await asyncio.wait_for(captured, 15)
+    return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+
+
+class MemoryStorage:
+    """The SDK's TokenStorage, in memory."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info

@@ -1,0 +1,199 @@
+"""An agent with nothing but Herald's base URL, on the official MCP SDK (streamable HTTP,
+OAuthClientProvider, era negotiation left on `auto`): 401 → discovery → registration → a human
+approving once in Chromium → every tool, with good and bad arguments → a post published by the
+sandbox publisher. Then a scope step-up: a client registered for posts:read re-authorizes for
+posts:write when create_post asks for it."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import httpx2
+from jsonschema import Draft202012Validator
+from mcp import Client
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+from tests.e2e.agent_helpers import MemoryStorage, approve_in_browser
+from tests.oauth_flow import register, sign_in, tokens_for
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108020000009077"
+    "53de0000000c4944415478da63f8cfc0000003010100c9fe92ef0000000049454e44ae426082"
+)
+
+
+def _provider(stack, page, email: str, redirect: str, storage: MemoryStorage, scope: str | None = None):  # noqa: ANN001, ANN202
+    """An OAuthClientProvider whose human approves every authorization in the browser."""
+    approvals: asyncio.Queue[dict[str, str]] = asyncio.Queue()
+
+    async def redirect_handler(authorization_url: str) -> None:
+        await approvals.put(await approve_in_browser(page, authorization_url, email, redirect))
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        params = await approvals.get()
+        return AuthorizationCodeResult(code=params["code"], state=params.get("state"))
+
+    provider = OAuthClientProvider(
+        server_url=f"{stack.base_url}/mcp",
+        client_metadata=OAuthClientMetadata(
+            client_name="Agent with a base URL",
+            redirect_uris=[redirect],
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+            scope=scope,
+        ),
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+    return provider
+
+
+def _output(result) -> dict:  # noqa: ANN001 - a CallToolResult
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+def _failure(result) -> dict:  # noqa: ANN001
+    assert result.is_error and result.structured_content is None
+    return json.loads(result.content[0].text)
+
+
+async def test_from_a_base_url_to_a_published_post(page, orgs, stack, worker) -> None:
+    org = await orgs(credits=100)
+    await orgs.profile(org, "launch-bsky", "bluesky", ("launch",))
+    await orgs.profile(org, "launch-x", "x", ("launch",))
+    storage = MemoryStorage()
+    provider = _provider(stack, page, org.email, "http://127.0.0.1:48124/callback", storage)
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http_client,
+        Client(streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)) as client,
+    ):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert len(tools) == 10 and all(t.output_schema and t.annotations for t in tools.values())
+
+        def conforms(name: str, out: dict) -> dict:
+            errors = [e.message for e in Draft202012Validator(tools[name].output_schema).iter_errors(out)]
+            assert not errors, (name, errors)
+            return out
+
+        profiles = conforms("list_profiles", _output(await client.call_tool("list_profiles", {"tag": "launch"})))
+        slugs = [p["slug"] for p in profiles["profiles"]]
+        assert slugs == ["launch-bsky", "launch-x"]
+        assert _failure(await client.call_tool("list_profiles", {"page_size": "all"}))["argument"] == "page_size"
+
+        ticket = conforms(
+            "create_media",
+            _output(
+                await client.call_tool(
+                    "create_media",
+                    {
+                        "filename": "dot.png",
+                        "mime_type": "image/png",
+                        "size_bytes": len(PNG),
+                        "content_hash": hashlib.sha256(PNG).hexdigest(),
+                    },
+                )
+            ),
+        )
+        assert _failure(await client.call_tool("create_media", {"filename": "x.png"}))["code"] == "VALIDATION_ERROR"
+        early = _failure(await client.call_tool("confirm_media", {"media_id": ticket["media_id"]}))
+        assert early["code"] == "FILE_NOT_UPLOADED"
+        async with httpx.AsyncClient() as storage_http:
+            put = await storage_http.put(ticket["upload"]["url"], content=PNG, headers=ticket["upload"]["headers"])
+            assert put.status_code == 200
+        media = conforms(
+            "confirm_media", _output(await client.call_tool("confirm_media", {"media_id": ticket["media_id"]}))
+        )
+        assert (
+            conforms("list_media", _output(await client.call_tool("list_media", {})))["media"][0]["media_id"]
+            == (media["media_id"])
+        )
+
+        too_long = _failure(await client.call_tool("create_post", {"content": "é" * 301, "profiles": slugs}))
+        assert too_long["code"] == "VALIDATION_ERROR" and "launch-bsky" in too_long["error"]
+        created = conforms(
+            "create_post",
+            _output(
+                await client.call_tool(
+                    "create_post",
+                    {
+                        "content": "Launch day 🚀",
+                        "profiles": slugs,
+                        "media_ids": [media["media_id"]],
+                        "idempotency_key": "launch-1",
+                    },
+                )
+            ),
+        )
+        ids = [p["id"] for p in created["posts"]]
+        for _ in range(200):
+            posts = [conforms("get_post", _output(await client.call_tool("get_post", {"post_id": i}))) for i in ids]
+            if all(p["status"] == "published" for p in posts):
+                break
+            await asyncio.sleep(0.05)
+        assert [p["status"] for p in posts] == ["published", "published"], posts
+        assert all(p["url"] for p in posts)
+        published = conforms("list_posts", _output(await client.call_tool("list_posts", {"status": "published"})))
+        assert sorted(p["id"] for p in published["posts"]) == sorted(ids)
+        assert _failure(await client.call_tool("list_posts", {"status": "sent"}))["argument"] == "status"
+
+        # Editing and canceling a scheduled post; retrying only a failed one.
+        when = (datetime.now(UTC) + timedelta(days=2)).isoformat()
+        scheduled = _output(
+            await client.call_tool("create_post", {"content": "Later", "profiles": ["launch-x"], "schedule_at": when})
+        )["posts"][0]
+        edited = conforms(
+            "update_post",
+            _output(await client.call_tool("update_post", {"post_id": scheduled["id"], "content": "Soon"})),
+        )
+        assert edited["content"] == "Soon"
+        assert _failure(await client.call_tool("update_post", {"post_id": ids[0], "content": "x"}))["code"] == (
+            "INVALID_POST_STATE"
+        )
+        canceled = conforms("cancel_post", _output(await client.call_tool("cancel_post", {"post_id": scheduled["id"]})))
+        assert canceled["status"] == "canceled"
+        retry = _failure(await client.call_tool("retry_post", {"post_id": ids[0]}))
+        assert (retry["code"], retry["retryable"]) == ("INVALID_POST_STATE", False)
+        assert _failure(await client.call_tool("cancel_post", {}))["argument"] == "post_id"
+
+    # One registration, one human approval; the tokens rotate from here on.
+    assert storage.client is not None and storage.tokens is not None and storage.tokens.refresh_token
+    assert set(storage.tokens.scope.split()) == {"posts:read", "posts:write", "media:write"}
+
+
+async def test_scope_step_up_for_a_dynamically_registered_client(page, orgs, stack, channel) -> None:
+    """The agent holds a posts:read token of a client registered for posts:read (as it would after
+    an earlier session); create_post needs posts:write."""
+    org = await orgs()
+    await orgs.profile(org, "step-x", "x")
+    redirect = "http://127.0.0.1:48125/callback"
+    async with httpx.AsyncClient(base_url=stack.base_url) as http:
+        client_info = await register(http, scope="posts:read", redirect_uris=[redirect])
+        tokens = await tokens_for(
+            http, await sign_in(channel, org.email), client_info["client_id"], "posts:read", redirect_uri=redirect
+        )
+    storage = MemoryStorage()
+    storage.client = OAuthClientInformationFull.model_validate(client_info)
+    storage.tokens = OAuthToken.model_validate(tokens)
+    provider = _provider(stack, page, org.email, redirect, storage, scope="posts:read")
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http_client,
+        Client(streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)) as client,
+    ):
+        assert _output(await client.call_tool("list_profiles", {}))["profiles"][0]["slug"] == "step-x"
+        assert storage.tokens.access_token == tokens["access_token"]
+        # 403 insufficient_scope (scope="posts:write") → the SDK re-authorizes with the union of
+        # scopes, the human approves in the browser, the call is replayed with the new token.
+        created = _output(await client.call_tool("create_post", {"content": "stepped up", "profiles": ["step-x"]}))
+        assert created["posts"][0]["profile"] == "step-x"
+    assert storage.client.client_id == client_info["client_id"]  # the same registration, no new client
+    assert set(storage.tokens.scope.split()) == {"posts:read", "posts:write"}

