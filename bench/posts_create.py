@@ -62,6 +62,7 @@ PROFILES = [("p-x", "x"), ("p-bsky", "bluesky"), ("p-li", "linkedin")]
 SLUGS = [slug for slug, _ in PROFILES]
 # Content of the captured request: replaced per request in the floor (it never occurs elsewhere).
 TEMPLATE_CONTENT = "bench template content 7f3a9c"
+BENCH_PASSWORD = "bench-password-1"
 
 
 def content_for(tag: str) -> str:
@@ -82,7 +83,7 @@ async def seed(database_url: str) -> dict[str, str]:
         boot = await admin.bootstrap(
             engine,
             email="bench@example.com",
-            password="bench-password-1",
+            password=BENCH_PASSWORD,
             org="bench",
             credits_=1_000_000,
             plan="active",

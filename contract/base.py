@@ -3,6 +3,7 @@ request field travels over HTTP, constraints taken from the core's catalog, and 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
@@ -27,8 +28,10 @@ class Request(BaseModel):
 
 
 class Response(BaseModel):
-    """A shape Herald answers with. Built from proto messages by `from_proto` (trusted data:
-    not validated again). Open in its own schema so a response body can add `warning`; the
+    """A shape Herald answers with: the model is its schema, and its `from_proto(message)`
+    classmethod renders a core message straight to that shape's JSON (a dict), without building
+    a model instance on the hot path (tests/test_contract_shapes.py checks every rendering
+    against its model). Open in its own schema so a response body can add `warning`; the
     documents that need closed shapes close them where they use them."""
 
     model_config = ConfigDict(frozen=True)
@@ -77,8 +80,7 @@ DateTime = Annotated[str, Field(min_length=1, json_schema_extra={"format": "date
 
 
 def timestamp(value: Timestamp) -> str:
-    dt = value.ToDatetime()
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(value.seconds)) + f".{value.nanos // 1_000_000:03d}Z"
 
 
 class SchemaGenerator(GenerateJsonSchema):

@@ -4,127 +4,26 @@ tool. The facade registers the /v1 routes, builds `tools/list` and `tools/call`,
 openapi.json from this table alone (facades/rest/operations.py, facades/mcp/tools.py,
 facades/discovery/openapi.py).
 
-Every /v1 route takes an API key (`svc_…`); every tool an OAuth access token for {base_url}/mcp.
-The scope a token needs is the core method's (its policy, served in the catalog), so it is not
-repeated here."""
+What a row holds: contract/operation.py. Every /v1 route takes an API key (`svc_…`); every tool
+an OAuth access token for {base_url}/mcp. The scope a token needs is the core method's (its
+policy, served in the catalog), so it is not repeated here."""
 
 from __future__ import annotations
-
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from herald.credits.v1 import credits_pb2
 from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
-from pydantic import BaseModel
 
 from contract import requests as rq
 from contract import resources as rs
-from contract.base import Request, Response
+from contract.operation import Operation, Tool
 from contract.requests import rpc_path
-
-# Every operation may also answer these: the credential (401), then the plan (402), a malformed
-# argument (400: any text argument may hold a character no text field takes, such as NUL), and
-# the core being unreachable (503). Listed once, added to each operation's own codes.
-COMMON_ERRORS = ("VALIDATION_ERROR", "UNAUTHORIZED", "SUBSCRIPTION_REQUIRED", "SERVICE_UNAVAILABLE")
-
-
-@dataclass(frozen=True, slots=True)
-class Tool:
-    """An operation as an MCP tool (annotations as the MCP tools spec defines them)."""
-
-    name: str
-    title: str
-    description: str
-    read_only: bool = False
-    destructive: bool = False
-    idempotent: bool = False
-    open_world: bool = False
-    # When the tool answers differently from the REST body (e.g. adds upload instructions).
-    output: type[Response] | None = None
-    adapt: Callable[[Any, Request], Response] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    id: str  # the OpenAPI operationId
-    method: str
-    path: str  # OpenAPI template, e.g. /v1/posts/{post_id}
-    summary: str
-    tag: str
-    rpc: str  # the core method's gRPC path
-    request: type[Request]
-    # Status → the response shape answered with it; `choose` picks one for a core response.
-    responses: Mapping[int, type[Response]]
-    errors: tuple[str, ...] = ()
-    description: str = ""
-    tool: Tool | None = None
-    choose: Callable[[Any], int] | None = None
-    # OpenAPI links: operations the response's id is used with next (parameter, value expression).
-    links: tuple[str, str, tuple[str, ...]] | None = None
-    # The request body's media type; a multipart upload is streamed by a handler of its own.
-    body_media_type: str = "application/json"
-
-    @property
-    def status(self) -> int:
-        """The success status when there is one (the first otherwise)."""
-        return next(iter(self.responses))
-
-    def render(self, message: Any) -> tuple[int, Response]:  # noqa: ANN401 - a proto message
-        status = self.choose(message) if self.choose else self.status
-        return status, self.responses[status].from_proto(message)  # type: ignore[attr-defined]
-
-    @property
-    def all_errors(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys((*self.errors, *COMMON_ERRORS)))
 
 
 def _presign_status(upload: media_pb2.Upload) -> int:
     # A duplicate creates nothing: 200, not 201 (docs/media.md).
     return 200 if upload.duplicate else 201
-
-
-class UploadInstructions(BaseModel):
-    method: str
-    url: str
-    headers: dict[str, str]
-
-
-class PresignTicket(Response):
-    """create_media's result: the record to confirm and how to upload its bytes."""
-
-    media_id: str
-    duplicate: bool
-    upload_url: str | None
-    expires_in: int | None
-    upload: UploadInstructions | None
-    next_step: str
-
-    @classmethod
-    def from_upload(cls, upload: media_pb2.Upload, request: rq.PresignRequest) -> PresignTicket:
-        if upload.duplicate:
-            return cls.model_construct(
-                media_id=upload.media_id,
-                duplicate=True,
-                upload_url=None,
-                expires_in=None,
-                upload=None,
-                next_step="Nothing to upload: the library already holds these bytes. Use media_id in create_post.",
-            )
-        return cls.model_construct(
-            media_id=upload.media_id,
-            duplicate=False,
-            upload_url=upload.upload_url,
-            expires_in=upload.expires_in,
-            upload=UploadInstructions.model_construct(
-                method="PUT", url=upload.upload_url, headers={"Content-Type": request.mime_type}
-            ),
-            next_step=f"PUT the raw bytes ({request.size_bytes} of them) to upload_url with the header "
-            f"Content-Type: {request.mime_type} within {upload.expires_in} s (no Authorization header), then call "
-            "confirm_media with media_id.",
-        )
 
 
 _POSTS = "create, list, edit, cancel and retry posts"
@@ -356,8 +255,8 @@ OPERATIONS: tuple[Operation, ...] = (
             "Then PUT the raw bytes to upload_url with the Content-Type header the result names (the bytes go "
             "straight to storage, not through this tool), and call confirm_media. With content_hash (SHA-256) "
             "of bytes already in the library the result says duplicate and nothing needs uploading.",
-            output=PresignTicket,
-            adapt=PresignTicket.from_upload,
+            output=rs.PresignTicket,
+            adapt=rs.PresignTicket.from_upload,
         ),
     ),
     Operation(

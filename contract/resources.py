@@ -10,7 +10,7 @@ from herald.identity.v1 import identity_pb2
 from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from contract.base import FromCatalog, Response, UtcTimestamp, timestamp
 
@@ -55,8 +55,8 @@ class Profile(Response):
     created_at: UtcTimestamp
 
     @classmethod
-    def from_proto(cls, p: profiles_pb2.Profile) -> Profile:
-        return cls.model_construct(
+    def from_proto(cls, p: profiles_pb2.Profile) -> dict[str, Any]:
+        return dict(
             id=p.id,
             slug=p.slug,
             connector=p.connector,
@@ -88,8 +88,8 @@ class Post(Response):
     updated_at: UtcTimestamp
 
     @classmethod
-    def from_proto(cls, p: posts_pb2.Post) -> Post:
-        return cls.model_construct(
+    def from_proto(cls, p: posts_pb2.Post) -> dict[str, Any]:
+        return dict(
             id=p.id,
             profile=p.profile,
             connector=p.connector,
@@ -123,8 +123,8 @@ class OutboxEntry(Response):
     created_at: UtcTimestamp
 
     @classmethod
-    def from_proto(cls, e: posts_pb2.OutboxEntry) -> OutboxEntry:
-        return cls.model_construct(
+    def from_proto(cls, e: posts_pb2.OutboxEntry) -> dict[str, Any]:
+        return dict(
             id=e.id,
             post_id=e.post_id,
             connector=e.connector,
@@ -153,8 +153,8 @@ class Media(Response):
     height: Annotated[int, Field(ge=1)] | None
 
     @classmethod
-    def from_proto(cls, m: media_pb2.Media) -> Media:
-        return cls.model_construct(
+    def from_proto(cls, m: media_pb2.Media) -> dict[str, Any]:
+        return dict(
             media_id=m.media_id,
             type=m.type,
             mime_type=m.mime_type,
@@ -181,8 +181,8 @@ class PresignResult(Response):
     expires_in: int = Field(description="Seconds until upload_url expires.")
 
     @classmethod
-    def from_proto(cls, u: media_pb2.Upload) -> PresignResult:
-        return cls.model_construct(media_id=u.media_id, upload_url=u.upload_url, expires_in=u.expires_in)
+    def from_proto(cls, u: media_pb2.Upload) -> dict[str, Any]:
+        return dict(media_id=u.media_id, upload_url=u.upload_url, expires_in=u.expires_in)
 
 
 class PresignDuplicate(Response):
@@ -192,8 +192,8 @@ class PresignDuplicate(Response):
     duplicate: Literal[True]
 
     @classmethod
-    def from_proto(cls, u: media_pb2.Upload) -> PresignDuplicate:
-        return cls.model_construct(media_id=u.media_id, duplicate=True)
+    def from_proto(cls, u: media_pb2.Upload) -> dict[str, Any]:
+        return dict(media_id=u.media_id, duplicate=True)
 
 
 class LedgerEntry(Response):
@@ -207,8 +207,8 @@ class LedgerEntry(Response):
     created_at: UtcTimestamp
 
     @classmethod
-    def from_proto(cls, e: credits_pb2.LedgerEntry) -> LedgerEntry:
-        return cls.model_construct(
+    def from_proto(cls, e: credits_pb2.LedgerEntry) -> dict[str, Any]:
+        return dict(
             id=e.id,
             delta=e.delta,
             balance_after=e.balance_after,
@@ -228,8 +228,8 @@ class CreditAccount(Response):
     ledger: list[LedgerEntry] = Field(description="Newest first.")
 
     @classmethod
-    def from_proto(cls, a: credits_pb2.CreditAccount) -> CreditAccount:
-        return cls.model_construct(
+    def from_proto(cls, a: credits_pb2.CreditAccount) -> dict[str, Any]:
+        return dict(
             organization=a.organization,
             balance=a.balance,
             plan=PLANS.get(a.plan, "none"),
@@ -249,8 +249,9 @@ NextPageToken = Annotated[
 ]
 
 
-def _page(cls: type[Response], key: str, items: list[Response], token: str) -> Any:  # noqa: ANN401
-    return cls.model_construct(**{key: items}, **({"next_page_token": token} if token else {}))
+def _page(key: str, items: list[dict[str, Any]], token: str) -> dict[str, Any]:
+    """A list body: `{key: items}`, plus `next_page_token` only when there is a next page."""
+    return {key: items, "next_page_token": token} if token else {key: items}
 
 
 class ProfileList(Response):
@@ -260,8 +261,8 @@ class ProfileList(Response):
     next_page_token: NextPageToken
 
     @classmethod
-    def from_proto(cls, r: profiles_pb2.ListProfilesResponse) -> ProfileList:
-        return _page(cls, "profiles", [Profile.from_proto(p) for p in r.profiles], r.next_page_token)
+    def from_proto(cls, r: profiles_pb2.ListProfilesResponse) -> dict[str, Any]:
+        return _page("profiles", [Profile.from_proto(p) for p in r.profiles], r.next_page_token)
 
 
 class PostList(Response):
@@ -271,8 +272,8 @@ class PostList(Response):
     next_page_token: NextPageToken
 
     @classmethod
-    def from_proto(cls, r: posts_pb2.ListPostsResponse) -> PostList:
-        return _page(cls, "posts", [Post.from_proto(p) for p in r.posts], r.next_page_token)
+    def from_proto(cls, r: posts_pb2.ListPostsResponse) -> dict[str, Any]:
+        return _page("posts", [Post.from_proto(p) for p in r.posts], r.next_page_token)
 
 
 class CreatedPosts(Response):
@@ -281,8 +282,8 @@ class CreatedPosts(Response):
     posts: list[Post]
 
     @classmethod
-    def from_proto(cls, r: posts_pb2.CreatePostsResponse) -> CreatedPosts:
-        return cls.model_construct(posts=[Post.from_proto(p) for p in r.posts])
+    def from_proto(cls, r: posts_pb2.CreatePostsResponse) -> dict[str, Any]:
+        return dict(posts=[Post.from_proto(p) for p in r.posts])
 
 
 class OutboxEntries(Response):
@@ -291,8 +292,8 @@ class OutboxEntries(Response):
     entries: list[OutboxEntry]
 
     @classmethod
-    def from_proto(cls, r: posts_pb2.ListOutboxEntriesResponse) -> OutboxEntries:
-        return cls.model_construct(entries=[OutboxEntry.from_proto(e) for e in r.entries])
+    def from_proto(cls, r: posts_pb2.ListOutboxEntriesResponse) -> dict[str, Any]:
+        return dict(entries=[OutboxEntry.from_proto(e) for e in r.entries])
 
 
 class MediaList(Response):
@@ -302,8 +303,8 @@ class MediaList(Response):
     next_page_token: NextPageToken
 
     @classmethod
-    def from_proto(cls, r: media_pb2.ListMediaResponse) -> MediaList:
-        return _page(cls, "media", [Media.from_proto(m) for m in r.media], r.next_page_token)
+    def from_proto(cls, r: media_pb2.ListMediaResponse) -> dict[str, Any]:
+        return _page("media", [Media.from_proto(m) for m in r.media], r.next_page_token)
 
 
 class LedgerPage(Response):
@@ -313,5 +314,44 @@ class LedgerPage(Response):
     next_page_token: NextPageToken
 
     @classmethod
-    def from_proto(cls, r: credits_pb2.ListLedgerEntriesResponse) -> LedgerPage:
-        return _page(cls, "entries", [LedgerEntry.from_proto(e) for e in r.entries], r.next_page_token)
+    def from_proto(cls, r: credits_pb2.ListLedgerEntriesResponse) -> dict[str, Any]:
+        return _page("entries", [LedgerEntry.from_proto(e) for e in r.entries], r.next_page_token)
+
+
+class UploadInstructions(BaseModel):
+    method: str
+    url: str
+    headers: dict[str, str]
+
+
+class PresignTicket(Response):
+    """create_media's result: the record to confirm and how to upload its bytes."""
+
+    media_id: str
+    duplicate: bool
+    upload_url: str | None
+    expires_in: int | None
+    upload: UploadInstructions | None
+    next_step: str
+
+    @classmethod
+    def from_upload(cls, upload: media_pb2.Upload, request: Any) -> dict[str, Any]:  # noqa: ANN401 - a PresignRequest
+        if upload.duplicate:
+            return dict(
+                media_id=upload.media_id,
+                duplicate=True,
+                upload_url=None,
+                expires_in=None,
+                upload=None,
+                next_step="Nothing to upload: the library already holds these bytes. Use media_id in create_post.",
+            )
+        return dict(
+            media_id=upload.media_id,
+            duplicate=False,
+            upload_url=upload.upload_url,
+            expires_in=upload.expires_in,
+            upload=dict(method="PUT", url=upload.upload_url, headers={"Content-Type": request.mime_type}),
+            next_step=f"PUT the raw bytes ({request.size_bytes} of them) to upload_url with the header "
+            f"Content-Type: {request.mime_type} within {upload.expires_in} s (no Authorization header), then call "
+            "confirm_media with media_id.",
+        )

@@ -25,10 +25,10 @@ def pkce_pair() -> tuple[str, str]:
     return verifier, challenge
 
 
-async def sign_in(channel: grpc.aio.Channel, email: str, organization: str = "") -> str:
+async def sign_in(channel: grpc.aio.Channel, email: str, organization: str = "", password: str = PASSWORD) -> str:
     """A dashboard session token for the user, from the core (as the sign-in page gets it)."""
     stub = accounts_pb2_grpc.AccountServiceStub(channel)
-    session = await stub.SignIn(accounts_pb2.SignInRequest(email=email, password=PASSWORD, organization=organization))
+    session = await stub.SignIn(accounts_pb2.SignInRequest(email=email, password=password, organization=organization))
     return session.token
 
 

@@ -12,6 +12,7 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, json, text
 
 from contract.catalog import Catalog
+from contract.operations import TOOLS
 from facades.discovery.openapi import openapi_document
 from facades.settings import FacadeSettings
 from facades.web.templating import discovery_links
@@ -96,6 +97,9 @@ def api_catalog(settings: FacadeSettings) -> dict[str, Any]:
 
 def _guide(name: str, settings: FacadeSettings) -> str:
     source = resources.files("facades.discovery").joinpath(name).read_text(encoding="utf-8")
+    # The tools as the operation table names them (one line each: name, title, twin route).
+    tools = "\n".join(f"- `{name}`: {op.tool.title} (`{op.method} {op.path}`)" for name, op in TOOLS.items())
+    source = source.replace("{mcp_tools}", tools)
     return source.replace("{base_url}", settings.base_url).replace("{auth_url}", settings.auth_url)
 
 

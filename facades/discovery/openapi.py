@@ -17,7 +17,8 @@ from pydantic.json_schema import models_json_schema
 from contract.base import SchemaGenerator
 from contract.binding import Contract
 from contract.errors import REASONS, CreditWarning, Error
-from contract.operations import OPERATIONS, TAGS, Operation
+from contract.operation import Operation
+from contract.operations import OPERATIONS, TAGS
 from facades.rest.arguments import http_fields
 from facades.settings import FacadeSettings
 

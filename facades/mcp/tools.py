@@ -19,7 +19,8 @@ import mcp_types as types
 
 from contract.binding import Contract
 from contract.errors import CreditWarning
-from contract.operations import TOOLS, Operation
+from contract.operation import Operation
+from contract.operations import TOOLS
 from facades.core_client import CoreClient, CoreResult
 from facades.errors import ApiError
 from facades.validation import validate
@@ -87,8 +88,7 @@ class ToolCall:
             if error.code in ACCESS_CODES:
                 raise
             return tool_error(error)
-        output = tool.adapt(result.response, request) if tool.adapt else op.render(result.response)[1]
-        structured = output.model_dump(mode="json", exclude_unset=True)
+        structured = tool.adapt(result.response, request) if tool.adapt else op.render(result.response)[1]
         if result.low_credits and result.credits_remaining is not None:
             structured["warning"] = {"code": "low_credits", "remaining": result.credits_remaining}
         return _result(structured)

@@ -138,4 +138,4 @@ async def upload(request: Request) -> HTTPResponse:
     if not call.done():
         await _put(queue, _DONE, call)
     result = await call
-    return ok(result, Media.from_proto(result.response).model_dump(), status=201)
+    return ok(result, Media.from_proto(result.response), status=201)

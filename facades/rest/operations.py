@@ -10,7 +10,8 @@ from collections.abc import Awaitable, Callable
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from contract.operations import OPERATIONS, Operation
+from contract.operation import Operation
+from contract.operations import OPERATIONS
 from facades.errors import ApiError
 from facades.rest.arguments import http_fields, read_arguments
 from facades.rest.auth import api_key_authorization
@@ -41,7 +42,7 @@ def _handler(op: Operation) -> Callable[..., Awaitable[HTTPResponse]]:
         core = request.app.ctx.core
         result = await core.call(core.method(op.rpc), message, authorization=authorization)
         status, body = op.render(result.response)
-        return ok(result, body.model_dump(exclude_unset=True), status)
+        return ok(result, body, status)
 
     handle.__name__ = op.id
     return handle

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import parse_qs, urlsplit
 
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.client.auth import OAuthClientProvider
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from tests.oauth_flow import PASSWORD
 
@@ -54,3 +55,32 @@ class MemoryStorage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self.client = client_info
+
+
+def approving_provider(  # noqa: ANN001 - a tests.harness Stack and a Playwright page
+    stack, page, email: str, redirect: str, storage: MemoryStorage, scope: str | None = None
+) -> OAuthClientProvider:
+    """An OAuthClientProvider whose human approves every authorization in the browser."""
+    approvals: asyncio.Queue[dict[str, str]] = asyncio.Queue()
+
+    async def redirect_handler(authorization_url: str) -> None:
+        await approvals.put(await approve_in_browser(page, authorization_url, email, redirect))
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        params = await approvals.get()
+        return AuthorizationCodeResult(code=params["code"], state=params.get("state"))
+
+    return OAuthClientProvider(
+        server_url=f"{stack.base_url}/mcp",
+        client_metadata=OAuthClientMetadata(
+            client_name="Test agent (SDK)",
+            redirect_uris=[redirect],
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+            scope=scope,
+        ),
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )

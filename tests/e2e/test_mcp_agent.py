@@ -15,45 +15,16 @@ import httpx
 import httpx2
 from jsonschema import Draft202012Validator
 from mcp import Client
-from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from tests.e2e.agent_helpers import MemoryStorage, approve_in_browser
+from tests.e2e.agent_helpers import MemoryStorage, approving_provider
 from tests.oauth_flow import register, sign_in, tokens_for
 
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108020000009077"
     "53de0000000c4944415478da63f8cfc0000003010100c9fe92ef0000000049454e44ae426082"
 )
-
-
-def _provider(stack, page, email: str, redirect: str, storage: MemoryStorage, scope: str | None = None):  # noqa: ANN001, ANN202
-    """An OAuthClientProvider whose human approves every authorization in the browser."""
-    approvals: asyncio.Queue[dict[str, str]] = asyncio.Queue()
-
-    async def redirect_handler(authorization_url: str) -> None:
-        await approvals.put(await approve_in_browser(page, authorization_url, email, redirect))
-
-    async def callback_handler() -> AuthorizationCodeResult:
-        params = await approvals.get()
-        return AuthorizationCodeResult(code=params["code"], state=params.get("state"))
-
-    provider = OAuthClientProvider(
-        server_url=f"{stack.base_url}/mcp",
-        client_metadata=OAuthClientMetadata(
-            client_name="Agent with a base URL",
-            redirect_uris=[redirect],
-            grant_types=["authorization_code", "refresh_token"],
-            response_types=["code"],
-            token_endpoint_auth_method="none",
-            scope=scope,
-        ),
-        storage=storage,
-        redirect_handler=redirect_handler,
-        callback_handler=callback_handler,
-    )
-    return provider
 
 
 def _output(result) -> dict:  # noqa: ANN001 - a CallToolResult
@@ -72,7 +43,7 @@ async def test_from_a_base_url_to_a_published_post(page, orgs, stack, worker) ->
     await orgs.profile(org, "launch-bsky", "bluesky", ("launch",))
     await orgs.profile(org, "launch-x", "x", ("launch",))
     storage = MemoryStorage()
-    provider = _provider(stack, page, org.email, "http://127.0.0.1:48124/callback", storage)
+    provider = approving_provider(stack, page, org.email, "http://127.0.0.1:48124/callback", storage)
     async with (
         httpx2.AsyncClient(auth=provider, timeout=30) as http_client,
         Client(streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)) as client,
@@ -184,7 +155,7 @@ async def test_scope_step_up_for_a_dynamically_registered_client(page, orgs, sta
     storage = MemoryStorage()
     storage.client = OAuthClientInformationFull.model_validate(client_info)
     storage.tokens = OAuthToken.model_validate(tokens)
-    provider = _provider(stack, page, org.email, redirect, storage, scope="posts:read")
+    provider = approving_provider(stack, page, org.email, redirect, storage, scope="posts:read")
     async with (
         httpx2.AsyncClient(auth=provider, timeout=30) as http_client,
         Client(streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)) as client,

@@ -5,16 +5,12 @@ provider (discovery, registration, PKCE), with only the browser step scripted.""
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
 import httpx2
 from mcp import Client
-from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
-from tests.e2e.agent_helpers import MemoryStorage, approve_in_browser
+from tests.e2e.agent_helpers import MemoryStorage, approve_in_browser, approving_provider
 from tests.oauth_flow import REDIRECT_URI, mcp, new_authorization, refresh, register
 
 
@@ -59,30 +55,8 @@ async def test_agent_flow_through_the_real_pages(page, http, orgs, stack, artifa
 async def test_mcp_sdk_oauth_client_provider(page, orgs, stack):
     org = await orgs()
     await orgs.profile(org, "sdk-profile", "bluesky")
-    redirect = "http://127.0.0.1:48123/callback"
-    approved: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
-
-    async def redirect_handler(authorization_url: str) -> None:
-        approved.set_result(await approve_in_browser(page, authorization_url, org.email, redirect))
-
-    async def callback_handler() -> AuthorizationCodeResult:
-        params = await approved
-        return AuthorizationCodeResult(code=params["code"], state=params.get("state"))
-
     storage = MemoryStorage()
-    provider = OAuthClientProvider(
-        server_url=f"{stack.base_url}/mcp",
-        client_metadata=OAuthClientMetadata(
-            client_name="SDK agent",
-            redirect_uris=[redirect],
-            grant_types=["authorization_code", "refresh_token"],
-            response_types=["code"],
-            token_endpoint_auth_method="none",
-        ),
-        storage=storage,
-        redirect_handler=redirect_handler,
-        callback_handler=callback_handler,
-    )
+    provider = approving_provider(stack, page, org.email, "http://127.0.0.1:48123/callback", storage)
     async with httpx2.AsyncClient(auth=provider, timeout=30) as http_client:
         transport = streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)
         async with Client(transport, mode="legacy") as client:

@@ -1,0 +1,147 @@
+"""Every response shape's `from_proto` renders exactly its model: the JSON the surfaces answer
+with validates strictly against the model whose schema openapi.json and the MCP output schemas
+publish, with every required field and no other. Pure: no process is started."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+from herald.credits.v1 import credits_pb2
+from herald.identity.v1 import identity_pb2
+from herald.media.v1 import media_pb2
+from herald.posts.v1 import posts_pb2
+from herald.profiles.v1 import profiles_pb2
+from jsonschema import Draft202012Validator
+
+from contract import resources as rs
+from contract.base import timestamp
+from contract.binding import Contract
+from contract.catalog import Catalog
+from contract.operations import OPERATIONS
+from contract.requests import PresignRequest
+from core.server import catalog
+
+NOW = Timestamp(seconds=1_795_000_000, nanos=123_456_789)
+PROFILE = profiles_pb2.Profile(
+    id="prf_1", slug="acme-x", connector="x", display_name="Acme", tags=["eu"], create_time=NOW
+)
+POST = posts_pb2.Post(
+    id="pst_1",
+    profile="acme-x",
+    connector="x",
+    content="hi",
+    status=posts_pb2.POST_STATUS_QUEUED,
+    schedule_time=NOW,
+    create_time=NOW,
+    update_time=NOW,
+    post_type="post",
+)
+PUBLISHED = posts_pb2.Post()
+PUBLISHED.CopyFrom(POST)
+PUBLISHED.status = posts_pb2.POST_STATUS_FAILED
+PUBLISHED.failure_reason = "insufficient_credits"
+PUBLISHED.title = "A title"
+PUBLISHED.publish_time.CopyFrom(NOW)
+PUBLISHED.media_ids.append("med_1")
+MEDIA = media_pb2.Media(
+    media_id="med_1",
+    type="image",
+    mime_type="image/png",
+    size_bytes=10,
+    name="a.png",
+    create_time=NOW,
+    status="pending",
+)
+CONFIRMED = media_pb2.Media()
+CONFIRMED.CopyFrom(MEDIA)
+CONFIRMED.status, CONFIRMED.content_hash, CONFIRMED.width, CONFIRMED.height = "confirmed", "ab" * 32, 4, 3
+ENTRY = credits_pb2.LedgerEntry(
+    id="led_1", delta=-1, balance_after=9, reason="post_delivery", reference="pst_1", create_time=NOW
+)
+OUTBOX = posts_pb2.OutboxEntry(
+    id="obx_1", post_id="pst_1", connector="x", mode="sandbox", requests_json='[{"method": "POST"}]', create_time=NOW
+)
+
+SAMPLES: list[tuple[type[rs.Response], Any]] = [
+    (rs.Profile, PROFILE),
+    (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE])),
+    (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE], next_page_token="next")),
+    (rs.Post, POST),
+    (rs.Post, PUBLISHED),
+    (rs.PostList, posts_pb2.ListPostsResponse(posts=[POST, PUBLISHED], next_page_token="n")),
+    (rs.CreatedPosts, posts_pb2.CreatePostsResponse(posts=[POST])),
+    (rs.OutboxEntries, posts_pb2.ListOutboxEntriesResponse(entries=[OUTBOX])),
+    (rs.Media, MEDIA),
+    (rs.Media, CONFIRMED),
+    (rs.MediaList, media_pb2.ListMediaResponse(media=[CONFIRMED])),
+    (rs.PresignResult, media_pb2.Upload(media_id="med_1", upload_url="http://s/u", expires_in=3600)),
+    (rs.PresignDuplicate, media_pb2.Upload(media_id="med_1", duplicate=True)),
+    (rs.LedgerEntry, ENTRY),
+    (rs.LedgerPage, credits_pb2.ListLedgerEntriesResponse(entries=[ENTRY], next_page_token="t")),
+    (
+        rs.CreditAccount,
+        credits_pb2.CreditAccount(
+            organization="acme",
+            balance=9,
+            plan=identity_pb2.PLAN_TRIALING,
+            low_credit_threshold=50,
+            recent_entries=[ENTRY],
+        ),
+    ),
+]
+
+
+def _closed(schema: dict[str, Any]) -> dict[str, Any]:
+    """The model's schema with every object closed (the shapes are exact)."""
+    if isinstance(schema, dict):
+        out = {k: _closed(v) for k, v in schema.items()}
+        if out.get("type") == "object" and "properties" in out:
+            out.setdefault("additionalProperties", False)
+        return out
+    if isinstance(schema, list):
+        return [_closed(v) for v in schema]
+    return schema
+
+
+@pytest.fixture(scope="module")
+def contract() -> Contract:
+    return Contract(Catalog(catalog()))
+
+
+def test_every_response_model_of_the_table_has_a_sample() -> None:
+    models = {r for op in OPERATIONS for r in op.responses.values()}
+    assert models <= {model for model, _ in SAMPLES}, models - {model for model, _ in SAMPLES}
+
+
+@pytest.mark.parametrize(("model", "message"), SAMPLES, ids=lambda v: getattr(v, "__name__", ""))
+def test_rendering_is_exactly_the_model(contract: Contract, model: type[rs.Response], message: Any) -> None:
+    rendered = model.from_proto(message)
+    json.dumps(rendered)  # JSON-ready as it is
+    bound = contract.model(model)
+    bound.model_validate(rendered, strict=True)
+    schema = _closed(contract.json_schema(model, mode="serialization"))
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in Draft202012Validator(schema).iter_errors(rendered)]
+    assert not errors, errors
+    if not any(isinstance(v, list) for v in rendered.values()):
+        assert set(rendered) == set(model.model_fields), set(model.model_fields) ^ set(rendered)
+
+
+def test_timestamps_are_utc_with_milliseconds() -> None:
+    assert timestamp(NOW) == "2026-11-18T11:06:40.123Z"
+    assert rs.Post.from_proto(PUBLISHED)["published_at"] == "2026-11-18T11:06:40.123Z"
+    assert rs.Post.from_proto(POST)["published_at"] is None
+
+
+def test_create_media_ticket_tells_how_to_upload(contract: Contract) -> None:
+    request = PresignRequest(filename="a.png", mime_type="image/png", size_bytes=10)
+    ticket = rs.PresignTicket.from_upload(
+        media_pb2.Upload(media_id="med_1", upload_url="http://s/u", expires_in=3600), request
+    )
+    assert ticket["upload"] == {"method": "PUT", "url": "http://s/u", "headers": {"Content-Type": "image/png"}}
+    duplicate = rs.PresignTicket.from_upload(media_pb2.Upload(media_id="med_1", duplicate=True), request)
+    for rendered in (ticket, duplicate):
+        contract.model(rs.PresignTicket).model_validate(rendered, strict=True)
+    assert duplicate["upload"] is None and duplicate["duplicate"] is True
