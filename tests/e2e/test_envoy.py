@@ -176,6 +176,15 @@ async def test_core_prefix_is_transcoded(via_envoy, orgs) -> None:
     assert "low_credit_threshold" in body  # preserve_proto_field_names
 
 
+async def test_the_catalog_is_transcoded_without_a_credential(via_envoy) -> None:
+    """Internal tools read the core's facts (platforms, limits, scopes) as JSON."""
+    response = await via_envoy.get("/core/v1/catalog")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [p["key"] for p in body["platforms"]][:2] == ["x", "bluesky"]
+    assert {s["name"] for s in body["scopes"] if s["advertised"]} == {"posts:write", "posts:read", "media:write"}
+
+
 async def test_core_prefix_errors(via_envoy) -> None:
     # The gRPC status becomes the HTTP status and the google.rpc.Status (with its ErrorInfo,
     # which the descriptor set carries) the JSON body.
