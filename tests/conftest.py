@@ -26,6 +26,22 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `one_backend` check what no SQL decides (a surface's protocol, its argument
+    checks, a client's flow): they run on the first backend only, which keeps CI's time for
+    what the database does decide."""
+    keep, dropped = [], []
+    for item in items:
+        backend = getattr(item, "callspec", None) and item.callspec.params.get("backend")
+        if backend and backend != BACKENDS[0] and item.get_closest_marker("one_backend"):
+            dropped.append(item)
+        else:
+            keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
 @pytest.fixture(scope="session")
 def database_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with database(backend, tmp_path_factory.mktemp(f"db-{backend}")) as url:

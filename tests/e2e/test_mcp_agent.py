@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import httpx2
+import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -20,6 +21,9 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from tests.e2e.agent_helpers import MemoryStorage, approving_provider
 from tests.oauth_flow import register, sign_in, tokens_for
+
+# An agent's flow through the SDK; the core paths it uses run on both backends elsewhere: nothing here depends on the database.
+pytestmark = pytest.mark.one_backend
 
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108020000009077"

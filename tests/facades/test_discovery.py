@@ -3,7 +3,11 @@ model, served without a credential."""
 
 from __future__ import annotations
 
+import pytest
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
+
+# Static documents: nothing here depends on the database.
+pytestmark = pytest.mark.one_backend
 
 AS_PATHS = (
     "/.well-known/oauth-authorization-server",
