@@ -125,13 +125,13 @@ async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> d
     # The core reads the inserted rows back only in older versions (5 statements); now it builds
     # the response from what it inserted (3). The floor replays whatever was captured.
     statements = [s for s in seen if not s["sql"].lstrip().upper().startswith(("BEGIN", "ROLLBACK", "COMMIT"))]
-    names = ("key_lookup", "profiles", "insert_posts", "select_posts", "select_post_media")[: len(statements)]
-    if len(statements) not in (3, 5) or not statements[2]["executemany"]:
+    named = dict(zip(_statement_names(statements), statements, strict=True))
+    if list(named)[:2] != ["key_lookup", "profiles"] or not named.get("insert_posts", {}).get("executemany"):
         raise RuntimeError(f"unexpected request path: {[s['sql'][:60] for s in statements]}")
-    insert = statements[2]
+    insert = named["insert_posts"]
     rows = [_as_dict(insert["sql"], row) for row in insert["params"]]
     return {
-        "statements": dict(zip(names, statements, strict=True)),
+        "statements": named,
         "varying": {
             "post_ids": [r.id for r in outcome.records],
             "delivery_keys": [row["delivery_key"] for row in rows],
@@ -140,6 +140,30 @@ async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> d
             "content": TEMPLATE_CONTENT,
         },
     }
+
+
+def _statement_names(statements: list[dict[str, Any]]) -> list[str]:
+    """What each captured statement is, by its SQL: the API key lookup, the profiles, the brand
+    voice's current phrases, the INSERT of the posts, and (older versions) the posts and their
+    media read back."""
+    names = []
+    for statement in statements:
+        sql = " ".join(statement["sql"].split()).lower()
+        if "from api_keys" in sql:
+            names.append("key_lookup")
+        elif "from brand_voices" in sql:
+            names.append("brand_voices")
+        elif sql.startswith("insert into posts"):
+            names.append("insert_posts")
+        elif "from post_media" in sql:
+            names.append("select_post_media")
+        elif "from posts" in sql:
+            names.append("select_posts")
+        elif "from profiles" in sql:
+            names.append("profiles")
+        else:
+            raise RuntimeError(f"unknown statement in the request path: {sql[:80]}")
+    return names
 
 
 def _as_dict(insert_sql: str, row: Any) -> dict[str, Any]:
@@ -265,6 +289,7 @@ async def floor_load_postgresql(
     st = captured["statements"]
     q_key, p_key = st["key_lookup"]["sql"], st["key_lookup"]["params"]
     q_prof, p_prof = st["profiles"]["sql"], st["profiles"]["params"]
+    voice = st.get("brand_voices")
     q_ins, rows_ins = st["insert_posts"]["sql"], st["insert_posts"]["params"]
     read_back = "select_posts" in st
     if read_back:
@@ -283,6 +308,8 @@ async def floor_load_postgresql(
                     await conn.rollback()
                     return "API key rejected"
                 targets = await (await conn.execute(q_prof, p_prof)).fetchall()
+                if voice is not None:
+                    await (await conn.execute(voice["sql"], voice["params"])).fetchall()
                 async with conn.cursor() as cur:
                     await cur.executemany(q_ins, [_sub(r, mapping) for r in rows_ins])
                 back = None
@@ -314,6 +341,7 @@ async def floor_load_sqlite(
     fresh = _Fresh(captured["varying"], sqlite=True)
     db = sqlite_floor_connection(path)
     key, prof, ins = (st[n] for n in ("key_lookup", "profiles", "insert_posts"))
+    voice = st.get("brand_voices")
     sel, med = st.get("select_posts"), st.get("select_post_media")
 
     def run(seconds: float) -> dict[str, Any]:
@@ -328,6 +356,8 @@ async def floor_load_sqlite(
             ok = row is not None and secret_matches(api_key, row[1]) and row[4] is None
             if ok:
                 db.execute(prof["sql"], prof["params"]).fetchall()
+                if voice is not None:
+                    db.execute(voice["sql"], voice["params"]).fetchall()
                 db.executemany(ins["sql"], [_sub(r, mapping) for r in ins["params"]])
                 failure = None
                 if sel is not None and med is not None:

@@ -46,6 +46,8 @@ class Error(Response):
     valid_for: list[str] = Field(
         default=[], description="Only with PRESET_DESTINATION: the destinations the preset reaches."
     )
+    phrase: str = Field(default="", description="Only with NEVER_PUBLISH_PHRASE: the phrase found.")
+    profile: str = Field(default="", description="Only with NEVER_PUBLISH_PHRASE: the profile whose voice forbids it.")
 
 
 class CreditWarning(Response):

@@ -10,6 +10,7 @@ policy, served in the catalog), so it is not repeated here."""
 
 from __future__ import annotations
 
+from herald.brand.v1 import brand_pb2
 from herald.credits.v1 import credits_pb2
 from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
@@ -356,11 +357,51 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        id="getBrandVoice",
+        method="GET",
+        path="/v1/brand-voice",
+        summary="The organization's brand voice, or the one in effect for a profile",
+        tag="brand",
+        rpc=rpc_path(brand_pb2, "BrandVoiceService", "GetBrandVoice"),
+        request=rq.GetBrandVoiceRequest,
+        responses={200: rs.BrandVoice},
+        errors=("NOT_FOUND",),
+        tool=Tool(
+            name="get_brand_voice",
+            title="Read the brand voice",
+            description="Read how this organization writes before drafting a post: the voice in words, its tone, "
+            "audience, approved example posts to imitate, preferred terms (use X instead of Y), emoji and hashtag "
+            "habits, signature hashtags, and the never-publish phrases: a post containing one of them is refused "
+            "(NEVER_PUBLISH_PHRASE), so never write them. Pass a profile slug to get the voice in effect for that "
+            "profile (its override applied).",
+            read_only=True,
+            idempotent=True,
+        ),
+    ),
+    Operation(
+        id="updateBrandVoice",
+        method="PUT",
+        path="/v1/brand-voice",
+        summary="Save a new version of the brand voice (or of a profile's override)",
+        tag="brand",
+        rpc=rpc_path(brand_pb2, "BrandVoiceService", "UpdateBrandVoice"),
+        request=rq.UpdateBrandVoiceRequest,
+        responses={200: rs.BrandVoice},
+        errors=("NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE"),
+        description="Replaces the whole document: fields not sent are cleared. With `expected_version`, refused "
+        "with CONFLICT unless that is the current version. Posts are checked against the never-publish phrases "
+        "from the next request on, and again when they go out.",
+    ),
+)
+
 TAGS = {
     "profiles": "Connected destination profiles.",
     "credits": "The organization's credit balance and ledger.",
     "posts": f"Posts: {_POSTS}.",
     "media": "The media library: presign, confirm, manage.",
+    "brand": "The brand voice: how the organization writes and what it never publishes.",
 }
 OPERATIONS_BY_ID = {op.id: op for op in OPERATIONS}
 TOOLS = {op.tool.name: op for op in OPERATIONS if op.tool is not None}

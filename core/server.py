@@ -13,6 +13,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from herald.brand.v1 import brand_pb2, brand_pb2_grpc
 from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 from herald.identity.v1 import (
@@ -28,6 +29,8 @@ from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core.brand.servicer import POLICIES as BRAND_POLICIES
+from core.brand.servicer import BrandVoiceServicer
 from core.catalog.service import build_catalog
 from core.catalog.servicer import POLICIES as CATALOG_POLICIES
 from core.catalog.servicer import CatalogServicer
@@ -78,6 +81,7 @@ SERVICES = (
     _service(profiles_pb2, "ProfileService", PROFILE_POLICIES, profiles_pb2_grpc),
     _service(posts_pb2, "PostService", POST_POLICIES, posts_pb2_grpc),
     _service(media_pb2, "MediaService", MEDIA_POLICIES, media_pb2_grpc),
+    _service(brand_pb2, "BrandVoiceService", BRAND_POLICIES, brand_pb2_grpc),
 )
 
 
@@ -104,6 +108,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "ProfileService": ProfileServicer(),
         "PostService": PostServicer(),
         "MediaService": MediaServicer(storage),
+        "BrandVoiceService": BrandVoiceServicer(),
     }
 
 

@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 from google.protobuf import descriptor_pool, message_factory
+from herald.brand.v1 import brand_pb2_grpc
 from herald.credits.v1 import credits_pb2_grpc
 from herald.identity.v1 import accounts_pb2_grpc, identity_pb2, identity_pb2_grpc, oauth_pb2_grpc
 from herald.media.v1 import media_pb2_grpc
@@ -40,6 +41,7 @@ class _Stubs:
     profiles: profiles_pb2_grpc.ProfileServiceStub
     posts: posts_pb2_grpc.PostServiceStub
     media: media_pb2_grpc.MediaServiceStub
+    brand: brand_pb2_grpc.BrandVoiceServiceStub
     # Callables of core methods named by gRPC path (the operation table's `rpc`), made on first use.
     methods: dict[str, Any] = field(default_factory=dict)
 
@@ -78,6 +80,7 @@ def _open(target: str) -> _Stubs:
         profiles_pb2_grpc.ProfileServiceStub(channel),
         posts_pb2_grpc.PostServiceStub(channel),
         media_pb2_grpc.MediaServiceStub(channel),
+        brand_pb2_grpc.BrandVoiceServiceStub(channel),
     )
 
 
@@ -130,6 +133,10 @@ class CoreClient:
     @property
     def media(self) -> media_pb2_grpc.MediaServiceStub:
         return self._next().media
+
+    @property
+    def brand(self) -> brand_pb2_grpc.BrandVoiceServiceStub:
+        return self._next().brand
 
     async def call(
         self, method: Any, request: Any, *, authorization: str | None, audience: str | None = None

@@ -51,6 +51,8 @@ class ApiError(Exception):
         body: dict[str, object] = {"error": self.message, "code": self.code}
         if self.code == "PRESET_DESTINATION" and "valid_for" in self.metadata:
             body["valid_for"] = [v for v in self.metadata["valid_for"].split(",") if v]
+        if self.code == "NEVER_PUBLISH_PHRASE":
+            body.update({k: self.metadata[k] for k in ("phrase", "profile") if k in self.metadata})
         return body
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
+from herald.brand.v1 import brand_pb2
 from herald.credits.v1 import credits_pb2
 from herald.identity.v1 import identity_pb2
 from herald.media.v1 import media_pb2
@@ -65,7 +66,24 @@ OUTBOX = posts_pb2.OutboxEntry(
     id="obx_1", post_id="pst_1", connector="x", mode="sandbox", requests_json='[{"method": "POST"}]', create_time=NOW
 )
 
+VOICE = brand_pb2.BrandVoice(
+    profile="acme-x",
+    version=2,
+    profile_version=1,
+    description="Plain.",
+    tone=["warm"],
+    never_publish=["cheap"],
+    preferred_terms=[brand_pb2.PreferredTerm(use="customers", instead_of="users")],
+    emoji=brand_pb2.EMOJI_HABIT_NONE,
+    hashtags=brand_pb2.HASHTAG_HABIT_MANY,
+    signature_hashtags=["#acme"],
+    update_time=NOW,
+    updated_by="a@example.com",
+)
+
 SAMPLES: list[tuple[type[rs.Response], Any]] = [
+    (rs.BrandVoice, VOICE),
+    (rs.BrandVoice, brand_pb2.BrandVoice()),
     (rs.Profile, PROFILE),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE])),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE], next_page_token="next")),

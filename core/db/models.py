@@ -7,6 +7,7 @@ from typing import Optional
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     ForeignKey,
     Index,
@@ -16,6 +17,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -173,6 +175,8 @@ class Post(Base):
         Index("ix_posts_status_due_at", "status", "due_at"),
         Index("ix_posts_org_id_id", "org_id", "id"),
         Index("ix_posts_org_id_schedule_at", "org_id", "schedule_at"),
+        # get_recent_posts: an organization's published posts, newest first.
+        Index("ix_posts_org_id_published_at", "org_id", "published_at"),
     )
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
@@ -194,6 +198,8 @@ class Post(Base):
     delivery_key: Mapped[str] = mapped_column(String(64))
     lease_owner: Mapped[Optional[str]] = mapped_column(String(64))
     failure_reason: Mapped[str] = mapped_column(String(32), default="")
+    # A human explanation of failure_reason when Herald has one (e.g. the never-publish phrase).
+    failure_detail: Mapped[str] = mapped_column(Text, default="", server_default="")
     platform_error: Mapped[str] = mapped_column(Text, default="")
     platform_post_id: Mapped[str] = mapped_column(String(128), default="")
     platform_url: Mapped[str] = mapped_column(String(500), default="")
@@ -353,6 +359,36 @@ class OAuthSigningKey(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class BrandVoice(Base):
+    """One version of a brand voice document (core/brand): the organization's (`scope` = "org")
+    or a profile's override (`scope` = the profile's id). Versions are kept; one per scope is
+    current."""
+
+    __tablename__ = "brand_voices"
+    __table_args__ = (
+        UniqueConstraint("org_id", "scope", "version"),
+        Index(
+            "ix_brand_voices_current",
+            "org_id",
+            "scope",
+            unique=True,
+            sqlite_where=text("is_current"),
+            postgresql_where=text("is_current"),
+        ),
+    )
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    scope: Mapped[str] = mapped_column(String(32))
+    profile_id: Mapped[Optional[str]] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    version: Mapped[int] = mapped_column(Integer)
+    is_current: Mapped[bool] = mapped_column(Boolean)
+    # The document as JSON (core/brand/voice.py), never-publish phrases included.
+    document: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_by: Mapped[str] = mapped_column(String(320))
+
+
 users = User.__table__
 organizations = Organization.__table__
 memberships = Membership.__table__
@@ -371,3 +407,4 @@ oauth_codes = OAuthCode.__table__
 oauth_grants = OAuthGrant.__table__
 oauth_tokens = OAuthToken.__table__
 oauth_signing_keys = OAuthSigningKey.__table__
+brand_voices = BrandVoice.__table__

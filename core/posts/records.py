@@ -14,12 +14,20 @@ from core.db.models import post_media, posts
 STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled")
 EDITABLE = ("scheduled", "queued")
 # Why a failed post failed (docs/posts.md "Lifecycle"): the publisher sets one of these.
-FAILURE_REASONS = ("insufficient_credits", "platform_rejected", "needs_reauth", "retries_exhausted", "delivery_uncertain")
+FAILURE_REASONS = (
+    "insufficient_credits",
+    "platform_rejected",
+    "needs_reauth",
+    "retries_exhausted",
+    "delivery_uncertain",
+    "never_publish_phrase",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class PostRecord:
     id: str
+    profile_id: str
     profile: str
     connector: str
     content: str
@@ -31,6 +39,7 @@ class PostRecord:
     post_type: str
     title: str | None
     failure_reason: str
+    failure_detail: str
     platform_error: str
     platform_post_id: str
     platform_url: str
@@ -40,6 +49,7 @@ class PostRecord:
 
 POST_COLUMNS = (
     posts.c.id,
+    posts.c.profile_id,
     posts.c.profile_slug,
     posts.c.connector,
     posts.c.content,
@@ -50,6 +60,7 @@ POST_COLUMNS = (
     posts.c.post_type,
     posts.c.title,
     posts.c.failure_reason,
+    posts.c.failure_detail,
     posts.c.platform_error,
     posts.c.platform_post_id,
     posts.c.platform_url,
@@ -78,6 +89,7 @@ async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
     return [
         PostRecord(
             id=r.id,
+            profile_id=r.profile_id,
             profile=r.profile_slug,
             connector=r.connector,
             content=r.content,
@@ -89,6 +101,7 @@ async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
             post_type=r.post_type,
             title=r.title,
             failure_reason=r.failure_reason,
+            failure_detail=r.failure_detail,
             platform_error=r.platform_error,
             platform_post_id=r.platform_post_id,
             platform_url=r.platform_url,

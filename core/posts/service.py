@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.brand import service as brand
 from core.db.models import post_media, posts
 from core.errors import NotFound, ValidationError
 from core.ids import new_id
@@ -78,6 +79,7 @@ async def create_posts(
                 "charged": 0,
                 "delivery_key": new_delivery_key(),
                 "failure_reason": "",
+                "failure_detail": "",
                 "platform_error": "",
                 "platform_post_id": "",
                 "platform_url": "",
@@ -95,6 +97,7 @@ async def create_posts(
     records = [
         PostRecord(
             id=r["id"],
+            profile_id=r["profile_id"],
             profile=r["profile_slug"],
             connector=r["connector"],
             content=r["content"],
@@ -106,6 +109,7 @@ async def create_posts(
             post_type=r["post_type"],
             title=r["title"],
             failure_reason="",
+            failure_detail="",
             platform_error="",
             platform_post_id="",
             platform_url="",
@@ -183,6 +187,8 @@ async def update_post(
     content = current.content if change.content is None else change.content
     if change.content is not None:
         check_content_for(current.connector, current.profile, content, current.title, current.post_type)
+        found = await brand.matchers(conn, org_id, [current.profile_id])
+        brand.refuse_never_publish(found[current.profile_id], current.profile, content)
         values["content"] = content
     if change.schedule_at is not None:
         when = parse_schedule(change.schedule_at, now)
@@ -226,6 +232,7 @@ async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: date
             status="queued",
             due_at=now,
             failure_reason="",
+            failure_detail="",
             platform_error="",
             delivery_key=new_delivery_key(),
             attempts=0,

@@ -50,6 +50,7 @@ def post_message(record: PostRecord) -> posts_pb2.Post:
         media_ids=list(record.media_ids),
         post_type=record.post_type,
         failure_reason=record.failure_reason,
+        failure_detail=record.failure_detail,
         platform_error=record.platform_error,
         platform_post_id=record.platform_post_id,
         platform_url=record.platform_url,

@@ -1,8 +1,8 @@
 """Every check POST /v1/posts makes before anything is created (SPEC 4, 7, 8; PLATFORMS.md).
 
 Order: the request's own fields (VALIDATION_ERROR), then the media library (INVALID_MEDIA), then
-each destination's rules for the text (VALIDATION_ERROR) and the attachments
-(INVALID_MEDIA_COMBINATION). Every problem of the failing step is named in one message.
+each destination's rules for the text (VALIDATION_ERROR), the brand voice's never-publish phrases
+(NEVER_PUBLISH_PHRASE) and the attachments (INVALID_MEDIA_COMBINATION). Every problem of the failing step is named in one message.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import grpc
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.brand import service as brand
 from core.db.models import media, profiles
 from core.errors import DomainError, ValidationError
 from core.posts.rules import POST_TYPES, MediaInfo, content_problems, default_post_type, media_problems
@@ -81,6 +82,9 @@ async def validate_create(conn: AsyncConnection, org_id: str, request: CreateReq
     found_media = await load_media(conn, org_id, list(request.media_ids))
     for target in targets:
         check_content_for(target.connector, target.slug, request.content, request.title, post_types[target.connector])
+    phrases = await brand.matchers(conn, org_id, [t.id for t in targets])
+    for target in targets:
+        brand.refuse_never_publish(phrases[target.id], target.slug, request.content, request.title)
     for target in targets:
         check_media_for(target.connector, target.slug, post_types[target.connector], found_media)
     return CreatePlan(targets, schedule_at, found_media, post_types)

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core.brand import service as brand
 from core.connectors.base import OutgoingMedia
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
@@ -83,9 +84,24 @@ async def claim_due(
             rows = (await conn.execute(stmt)).all()
             if not rows:
                 return []
+            phrases = await _never_publish(conn, [row for row in rows if row.charged == 0])
             claimed = []
             for row in rows:
                 charged = row.charged
+                found = phrases.get(row.id)
+                if charged == 0 and found is not None:
+                    # The voice may have changed since the post was accepted: it fails, uncharged.
+                    await conn.execute(
+                        update(posts)
+                        .where(posts.c.id == row.id)
+                        .values(
+                            status="failed",
+                            failure_reason="never_publish_phrase",
+                            failure_detail=f"the text contains {found!r}, which the brand voice never publishes",
+                            updated_at=now,
+                        )
+                    )
+                    continue
                 if charged == 0:
                     try:
                         await credits.debit(
@@ -143,6 +159,23 @@ async def claim_due(
     ]
 
 
+async def _never_publish(conn, rows: list) -> dict[str, str]:  # noqa: ANN001
+    """The posts among `rows` whose content or title holds a never-publish phrase of the voice
+    in effect now, with the phrase: one query per organization in the batch."""
+    by_org: dict[str, list] = {}
+    for row in rows:
+        by_org.setdefault(row.org_id, []).append(row)
+    found = {}
+    for org_id, org_rows in by_org.items():
+        matchers = await brand.matchers(conn, org_id, [row.profile_id for row in org_rows])
+        for row in org_rows:
+            matcher = matchers[row.profile_id]
+            phrase = matcher.find(row.content) or (matcher.find(row.title) if row.title else None) if matcher else None
+            if phrase is not None:
+                found[row.id] = phrase
+    return found
+
+
 async def _attachments(conn, settings: CoreSettings, post_ids: list[str]) -> dict[str, tuple[OutgoingMedia, ...]]:  # noqa: ANN001
     if not post_ids:
         return {}
@@ -197,6 +230,7 @@ async def record_published(
                 published_at=now,
                 lease_owner=None,
                 failure_reason="",
+                failure_detail="",
                 platform_error="",
                 updated_at=now,
             )

@@ -107,7 +107,7 @@ def tool_error(error: ApiError) -> dict[str, Any]:
     failure: dict[str, Any] = {"code": error.code, "error": error.message, "retryable": error.retryable}
     if error.argument:
         failure["argument"] = error.argument
-    if "valid_for" in error.metadata:
-        failure["valid_for"] = [v for v in error.metadata["valid_for"].split(",") if v]
+    body = error.body()
+    failure.update({k: body[k] for k in ("valid_for", "phrase", "profile") if k in body})
     text = json.dumps(failure, ensure_ascii=False)
     return {"content": [{"type": "text", "text": text}], "isError": True}

@@ -31,6 +31,7 @@ NOTICES = {
     "key-revoked": "The API key is revoked. Requests made with it are refused from now on.",
     "agent-revoked": "The agent is disconnected. Its tokens are refused from now on.",
     "profile-added": "The sandbox profile is added.",
+    "voice-saved": "The brand voice is saved as a new version.",
 }
 
 

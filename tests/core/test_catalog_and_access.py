@@ -82,6 +82,9 @@ async def test_check_access_names_every_scope_the_method_needs(channel, orgs, ht
     missing = error_info(await _check(channel, CREATE_POSTS, token))
     # Scope before plan (SPEC 7's order, as calling the method would answer).
     assert (missing.reason, missing.metadata["scope"]) == ("INSUFFICIENT_SCOPE", "posts:write")
+    # Agents read the brand voice; they never save it, whatever their scopes.
+    saving = error_info(await _check(channel, "/herald.brand.v1.BrandVoiceService/UpdateBrandVoice", token))
+    assert saving.reason == "FORBIDDEN"
 
 
 @pytest.mark.parametrize(

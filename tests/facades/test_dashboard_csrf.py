@@ -67,6 +67,7 @@ async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs
         "/dashboard/organization": {"organization": other},
         "/dashboard/agents/grt_unknown/revoke": {},
         "/dashboard/profiles": {"slug": "forged", "platform": "x"},
+        "/dashboard/brand-voice": {"description": "forged", "never_publish": "forged"},
         "/logout": {},
     }
     for path, fields in forms.items():
@@ -80,6 +81,7 @@ async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs
     assert await key_ids(http) == keys
     assert (await http.get("/v1/profiles", headers=org.auth)).status_code == 200
     assert "forged" not in (await http.get("/dashboard/profiles")).text
+    assert (await http.get("/v1/brand-voice", headers=org.auth)).json()["version"] == 0
     overview = await http.get("/dashboard")
     assert overview.status_code == 200
     assert f'id="organization">{current}<' in overview.text
@@ -118,7 +120,14 @@ async def test_sign_in_and_sign_up_refuse_missing_or_wrong_tokens(browser_like, 
 
 async def test_unauthenticated_pages_redirect_to_sign_in(browser_like) -> None:  # noqa: ANN001
     http = browser_like
-    for path in ("/dashboard", "/dashboard/keys", "/dashboard/agents", "/dashboard/profiles", "/dashboard/credits"):
+    for path in (
+        "/dashboard",
+        "/dashboard/keys",
+        "/dashboard/agents",
+        "/dashboard/profiles",
+        "/dashboard/credits",
+        "/dashboard/brand-voice",
+    ):
         response = await http.get(path)
         assert response.status_code == 303, path
         assert response.headers["location"] == "/login?next=" + path.replace("/", "%2F")

@@ -29,6 +29,7 @@ TOOLS = [
     "create_media",
     "confirm_media",
     "list_media",
+    "get_brand_voice",
 ]
 WRITE_TOOLS = {
     "create_post": ("posts:write", {"content": "hi", "profiles": ["acme-x"]}),

@@ -39,6 +39,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_PROVIDER_ERROR: _ClassVar[ErrorReason]
     ERROR_REASON_SOURCE_FAILED: _ClassVar[ErrorReason]
     ERROR_REASON_SERVICE_UNAVAILABLE: _ClassVar[ErrorReason]
+    ERROR_REASON_NEVER_PUBLISH_PHRASE: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_VALIDATION_ERROR: ErrorReason
 ERROR_REASON_INVALID_MEDIA: ErrorReason
@@ -71,6 +72,7 @@ ERROR_REASON_INTERNAL: ErrorReason
 ERROR_REASON_PROVIDER_ERROR: ErrorReason
 ERROR_REASON_SOURCE_FAILED: ErrorReason
 ERROR_REASON_SERVICE_UNAVAILABLE: ErrorReason
+ERROR_REASON_NEVER_PUBLISH_PHRASE: ErrorReason
 HTTP_STATUS_FIELD_NUMBER: _ClassVar[int]
 http_status: _descriptor.FieldDescriptor
 RETRYABLE_FIELD_NUMBER: _ClassVar[int]

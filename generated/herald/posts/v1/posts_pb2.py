@@ -27,7 +27,7 @@ from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior_
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/posts/v1/posts.proto\x12\x0fherald.posts.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf1\x03\n\x04Post\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07profile\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x04 \x01(\t\x12+\n\x06status\x18\x05 \x01(\x0e\x32\x1b.herald.posts.v1.PostStatus\x12\x31\n\rschedule_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tmedia_ids\x18\x08 \x03(\t\x12\x11\n\tpost_type\x18\t \x01(\t\x12\x12\n\x05title\x18\n \x01(\tH\x00\x88\x01\x01\x12\x16\n\x0e\x66\x61ilure_reason\x18\x0b \x01(\t\x12\x16\n\x0eplatform_error\x18\x0c \x01(\t\x12\x18\n\x10platform_post_id\x18\r \x01(\t\x12\x14\n\x0cplatform_url\x18\x0e \x01(\t\x12\x30\n\x0cpublish_time\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x61ttempts\x18\x10 \x01(\x05\x12/\n\x0bupdate_time\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\n\x06_title\"\xac\x02\n\x12\x43reatePostsRequest\x12\x15\n\x07\x63ontent\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08profiles\x18\x02 \x03(\tB\x04\xe2\x41\x01\x02\x12\x18\n\x0bschedule_at\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x11\n\tmedia_ids\x18\x04 \x03(\t\x12\x46\n\npost_types\x18\x05 \x03(\x0b\x32\x32.herald.posts.v1.CreatePostsRequest.PostTypesEntry\x12\x12\n\x05title\x18\x06 \x01(\tH\x01\x88\x01\x01\x12\x12\n\nrequest_id\x18\x07 \x01(\t\x1a\x30\n\x0ePostTypesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0e\n\x0c_schedule_atB\x08\n\x06_title\";\n\x13\x43reatePostsResponse\x12$\n\x05posts\x18\x01 \x03(\x0b\x32\x15.herald.posts.v1.Post\"\xa0\x01\n\x10ListPostsRequest\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x0f\n\x07profile\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x17\n\x0fscheduled_after\x18\x04 \x01(\t\x12\x18\n\x10scheduled_before\x18\x05 \x01(\t\x12\x11\n\tpage_size\x18\x06 \x01(\x05\x12\x12\n\npage_token\x18\x07 \x01(\t\"R\n\x11ListPostsResponse\x12$\n\x05posts\x18\x01 \x03(\x0b\x32\x15.herald.posts.v1.Post\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"!\n\x0eGetPostRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\"\x9d\x01\n\x11UpdatePostRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x14\n\x07\x63ontent\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0bschedule_at\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x18\n\x10update_media_ids\x18\x04 \x01(\x08\x12\x11\n\tmedia_ids\x18\x05 \x03(\tB\n\n\x08_contentB\x0e\n\x0c_schedule_at\"$\n\x11\x43\x61ncelPostRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\"#\n\x10RetryPostRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\"+\n\x18ListOutboxEntriesRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\"\xc3\x01\n\x0bOutboxEntry\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07post_id\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x0c\n\x04mode\x18\x04 \x01(\t\x12\x15\n\rrequests_json\x18\x05 \x01(\t\x12\x18\n\x10platform_post_id\x18\x06 \x01(\t\x12\x14\n\x0cplatform_url\x18\x07 \x01(\t\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"J\n\x19ListOutboxEntriesResponse\x12-\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1c.herald.posts.v1.OutboxEntry*\xc5\x01\n\nPostStatus\x12\x1b\n\x17POST_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15POST_STATUS_SCHEDULED\x10\x01\x12\x16\n\x12POST_STATUS_QUEUED\x10\x02\x12\x1a\n\x16POST_STATUS_PUBLISHING\x10\x03\x12\x19\n\x15POST_STATUS_PUBLISHED\x10\x04\x12\x16\n\x12POST_STATUS_FAILED\x10\x05\x12\x18\n\x14POST_STATUS_CANCELED\x10\x06\x32\x91\x06\n\x0bPostService\x12n\n\x0b\x43reatePosts\x12#.herald.posts.v1.CreatePostsRequest\x1a$.herald.posts.v1.CreatePostsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/posts:\x01*\x12\x65\n\tListPosts\x12!.herald.posts.v1.ListPostsRequest\x1a\".herald.posts.v1.ListPostsResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/posts\x12^\n\x07GetPost\x12\x1f.herald.posts.v1.GetPostRequest\x1a\x15.herald.posts.v1.Post\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/posts/{post_id}\x12g\n\nUpdatePost\x12\".herald.posts.v1.UpdatePostRequest\x1a\x15.herald.posts.v1.Post\"\x1e\x82\xd3\xe4\x93\x02\x18\x32\x13/v1/posts/{post_id}:\x01*\x12\x64\n\nCancelPost\x12\".herald.posts.v1.CancelPostRequest\x1a\x15.herald.posts.v1.Post\"\x1b\x82\xd3\xe4\x93\x02\x15*\x13/v1/posts/{post_id}\x12k\n\tRetryPost\x12!.herald.posts.v1.RetryPostRequest\x1a\x15.herald.posts.v1.Post\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/posts/{post_id}:retry:\x01*\x12\x8e\x01\n\x11ListOutboxEntries\x12).herald.posts.v1.ListOutboxEntriesRequest\x1a*.herald.posts.v1.ListOutboxEntriesResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/posts/{post_id}/outboxb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/posts/v1/posts.proto\x12\x0fherald.posts.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x89\x04\n\x04Post\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07profile\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x04 \x01(\t\x12+\n\x06status\x18\x05 \x01(\x0e\x32\x1b.herald.posts.v1.PostStatus\x12\x31\n\rschedule_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tmedia_ids\x18\x08 \x03(\t\x12\x11\n\tpost_type\x18\t \x01(\t\x12\x12\n\x05title\x18\n \x01(\tH\x00\x88\x01\x01\x12\x16\n\x0e\x66\x61ilure_reason\x18\x0b \x01(\t\x12\x16\n\x0eplatform_error\x18\x0c \x01(\t\x12\x18\n\x10platform_post_id\x18\r \x01(\t\x12\x14\n\x0cplatform_url\x18\x0e \x01(\t\x12\x30\n\x0cpublish_time\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x61ttempts\x18\x10 \x01(\x05\x12/\n\x0bupdate_time\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x66\x61ilure_detail\x18\x12 \x01(\tB\x08\n\x06_title\"\xac\x02\n\x12\x43reatePostsRequest\x12\x15\n\x07\x63ontent\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08profiles\x18\x02 \x03(\tB\x04\xe2\x41\x01\x02\x12\x18\n\x0bschedule_at\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x11\n\tmedia_ids\x18\x04 \x03(\t\x12\x46\n\npost_types\x18\x05 \x03(\x0b\x32\x32.herald.posts.v1.CreatePostsRequest.PostTypesEntry\x12\x12\n\x05title\x18\x06 \x01(\tH\x01\x88\x01\x01\x12\x12\n\nrequest_id\x18\x07 \x01(\t\x1a\x30\n\x0ePostTypesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0e\n\x0c_schedule_atB\x08\n\x06_title\";\n\x13\x43reatePostsResponse\x12$\n\x05posts\x18\x01 \x03(\x0b\x32\x15.herald.posts.v1.Post\"\xa0\x01\n\x10ListPostsRequest\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x0f\n\x07profile\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x17\n\x0fscheduled_after\x18\x04 \x01(\t\x12\x18\n\x10scheduled_before\x18\x05 \x01(\t\x12\x11\n\tpage_size\x18\x06 \x01(\x05\x12\x12\n\npage_token\x18\x07 \x01(\t\"R\n\x11ListPostsResponse\x12$\n\x05posts\x18\x01 \x03(\x0b\x32\x15.herald.posts.v1.Post\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"!\n\x0eGetPostRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\"\x9d\x01\n\x11UpdatePostRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\x12\x14\n\x07\x63ontent\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0bschedule_at\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x18\n\x10update_media_ids\x18\x04 \x01(\x08\x12\x11\n\tmedia_ids\x18\x05 \x03(\tB\n\n\x08_contentB\x0e\n\x0c_schedule_at\"$\n\x11\x43\x61ncelPostRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\"#\n\x10RetryPostRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\"+\n\x18ListOutboxEntriesRequest\x12\x0f\n\x07post_id\x18\x01 \x01(\t\"\xc3\x01\n\x0bOutboxEntry\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07post_id\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x0c\n\x04mode\x18\x04 \x01(\t\x12\x15\n\rrequests_json\x18\x05 \x01(\t\x12\x18\n\x10platform_post_id\x18\x06 \x01(\t\x12\x14\n\x0cplatform_url\x18\x07 \x01(\t\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"J\n\x19ListOutboxEntriesResponse\x12-\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1c.herald.posts.v1.OutboxEntry*\xc5\x01\n\nPostStatus\x12\x1b\n\x17POST_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15POST_STATUS_SCHEDULED\x10\x01\x12\x16\n\x12POST_STATUS_QUEUED\x10\x02\x12\x1a\n\x16POST_STATUS_PUBLISHING\x10\x03\x12\x19\n\x15POST_STATUS_PUBLISHED\x10\x04\x12\x16\n\x12POST_STATUS_FAILED\x10\x05\x12\x18\n\x14POST_STATUS_CANCELED\x10\x06\x32\x91\x06\n\x0bPostService\x12n\n\x0b\x43reatePosts\x12#.herald.posts.v1.CreatePostsRequest\x1a$.herald.posts.v1.CreatePostsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/posts:\x01*\x12\x65\n\tListPosts\x12!.herald.posts.v1.ListPostsRequest\x1a\".herald.posts.v1.ListPostsResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/posts\x12^\n\x07GetPost\x12\x1f.herald.posts.v1.GetPostRequest\x1a\x15.herald.posts.v1.Post\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/posts/{post_id}\x12g\n\nUpdatePost\x12\".herald.posts.v1.UpdatePostRequest\x1a\x15.herald.posts.v1.Post\"\x1e\x82\xd3\xe4\x93\x02\x18\x32\x13/v1/posts/{post_id}:\x01*\x12\x64\n\nCancelPost\x12\".herald.posts.v1.CancelPostRequest\x1a\x15.herald.posts.v1.Post\"\x1b\x82\xd3\xe4\x93\x02\x15*\x13/v1/posts/{post_id}\x12k\n\tRetryPost\x12!.herald.posts.v1.RetryPostRequest\x1a\x15.herald.posts.v1.Post\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/posts/{post_id}:retry:\x01*\x12\x8e\x01\n\x11ListOutboxEntries\x12).herald.posts.v1.ListOutboxEntriesRequest\x1a*.herald.posts.v1.ListOutboxEntriesResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/posts/{post_id}/outboxb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -54,34 +54,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_POSTSERVICE'].methods_by_name['RetryPost']._serialized_options = b'\202\323\344\223\002\036\"\031/v1/posts/{post_id}:retry:\001*'
   _globals['_POSTSERVICE'].methods_by_name['ListOutboxEntries']._loaded_options = None
   _globals['_POSTSERVICE'].methods_by_name['ListOutboxEntries']._serialized_options = b'\202\323\344\223\002\034\022\032/v1/posts/{post_id}/outbox'
-  _globals['_POSTSTATUS']._serialized_start=1845
-  _globals['_POSTSTATUS']._serialized_end=2042
+  _globals['_POSTSTATUS']._serialized_start=1869
+  _globals['_POSTSTATUS']._serialized_end=2066
   _globals['_POST']._serialized_start=145
-  _globals['_POST']._serialized_end=642
-  _globals['_CREATEPOSTSREQUEST']._serialized_start=645
-  _globals['_CREATEPOSTSREQUEST']._serialized_end=945
-  _globals['_CREATEPOSTSREQUEST_POSTTYPESENTRY']._serialized_start=871
-  _globals['_CREATEPOSTSREQUEST_POSTTYPESENTRY']._serialized_end=919
-  _globals['_CREATEPOSTSRESPONSE']._serialized_start=947
-  _globals['_CREATEPOSTSRESPONSE']._serialized_end=1006
-  _globals['_LISTPOSTSREQUEST']._serialized_start=1009
-  _globals['_LISTPOSTSREQUEST']._serialized_end=1169
-  _globals['_LISTPOSTSRESPONSE']._serialized_start=1171
-  _globals['_LISTPOSTSRESPONSE']._serialized_end=1253
-  _globals['_GETPOSTREQUEST']._serialized_start=1255
-  _globals['_GETPOSTREQUEST']._serialized_end=1288
-  _globals['_UPDATEPOSTREQUEST']._serialized_start=1291
-  _globals['_UPDATEPOSTREQUEST']._serialized_end=1448
-  _globals['_CANCELPOSTREQUEST']._serialized_start=1450
-  _globals['_CANCELPOSTREQUEST']._serialized_end=1486
-  _globals['_RETRYPOSTREQUEST']._serialized_start=1488
-  _globals['_RETRYPOSTREQUEST']._serialized_end=1523
-  _globals['_LISTOUTBOXENTRIESREQUEST']._serialized_start=1525
-  _globals['_LISTOUTBOXENTRIESREQUEST']._serialized_end=1568
-  _globals['_OUTBOXENTRY']._serialized_start=1571
-  _globals['_OUTBOXENTRY']._serialized_end=1766
-  _globals['_LISTOUTBOXENTRIESRESPONSE']._serialized_start=1768
-  _globals['_LISTOUTBOXENTRIESRESPONSE']._serialized_end=1842
-  _globals['_POSTSERVICE']._serialized_start=2045
-  _globals['_POSTSERVICE']._serialized_end=2830
+  _globals['_POST']._serialized_end=666
+  _globals['_CREATEPOSTSREQUEST']._serialized_start=669
+  _globals['_CREATEPOSTSREQUEST']._serialized_end=969
+  _globals['_CREATEPOSTSREQUEST_POSTTYPESENTRY']._serialized_start=895
+  _globals['_CREATEPOSTSREQUEST_POSTTYPESENTRY']._serialized_end=943
+  _globals['_CREATEPOSTSRESPONSE']._serialized_start=971
+  _globals['_CREATEPOSTSRESPONSE']._serialized_end=1030
+  _globals['_LISTPOSTSREQUEST']._serialized_start=1033
+  _globals['_LISTPOSTSREQUEST']._serialized_end=1193
+  _globals['_LISTPOSTSRESPONSE']._serialized_start=1195
+  _globals['_LISTPOSTSRESPONSE']._serialized_end=1277
+  _globals['_GETPOSTREQUEST']._serialized_start=1279
+  _globals['_GETPOSTREQUEST']._serialized_end=1312
+  _globals['_UPDATEPOSTREQUEST']._serialized_start=1315
+  _globals['_UPDATEPOSTREQUEST']._serialized_end=1472
+  _globals['_CANCELPOSTREQUEST']._serialized_start=1474
+  _globals['_CANCELPOSTREQUEST']._serialized_end=1510
+  _globals['_RETRYPOSTREQUEST']._serialized_start=1512
+  _globals['_RETRYPOSTREQUEST']._serialized_end=1547
+  _globals['_LISTOUTBOXENTRIESREQUEST']._serialized_start=1549
+  _globals['_LISTOUTBOXENTRIESREQUEST']._serialized_end=1592
+  _globals['_OUTBOXENTRY']._serialized_start=1595
+  _globals['_OUTBOXENTRY']._serialized_end=1790
+  _globals['_LISTOUTBOXENTRIESRESPONSE']._serialized_start=1792
+  _globals['_LISTOUTBOXENTRIESRESPONSE']._serialized_end=1866
+  _globals['_POSTSERVICE']._serialized_start=2069
+  _globals['_POSTSERVICE']._serialized_end=2854
 # @@protoc_insertion_point(module_scope)

@@ -30,7 +30,7 @@ POST_STATUS_FAILED: PostStatus
 POST_STATUS_CANCELED: PostStatus
 
 class Post(_message.Message):
-    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time")
+    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail")
     ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -48,6 +48,7 @@ class Post(_message.Message):
     PUBLISH_TIME_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_DETAIL_FIELD_NUMBER: _ClassVar[int]
     id: str
     profile: str
     connector: str
@@ -65,7 +66,8 @@ class Post(_message.Message):
     publish_time: _timestamp_pb2.Timestamp
     attempts: int
     update_time: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    failure_detail: str
+    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ...) -> None: ...
 
 class CreatePostsRequest(_message.Message):
     __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id")

@@ -86,6 +86,7 @@ class PostServiceServicer:
         """Creates one post per named profile, all or nothing.
         Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, VALIDATION_ERROR (content,
         profiles, schedule_at, title, post_types; platform limits),
+        NEVER_PUBLISH_PHRASE (metadata phrase, profile),
         INVALID_MEDIA, INVALID_MEDIA_COMBINATION, IDEMPOTENCY_KEY_REUSED
         (ALREADY_EXISTS) when request_id was used with a different request.
         """
@@ -112,8 +113,9 @@ class PostServiceServicer:
     def UpdatePost(self, request, context):
         """Changes content, schedule_at or media of a post not yet publishing.
         Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND, VALIDATION_ERROR,
-        INVALID_MEDIA, INVALID_MEDIA_COMBINATION, INVALID_POST_STATE
-        (FAILED_PRECONDITION) once the post is publishing or done.
+        NEVER_PUBLISH_PHRASE, INVALID_MEDIA, INVALID_MEDIA_COMBINATION,
+        INVALID_POST_STATE (FAILED_PRECONDITION) once the post is publishing or
+        done.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
