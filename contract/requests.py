@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from herald.brand.v1 import brand_pb2
 from herald.credits.v1 import credits_pb2
 from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
@@ -120,8 +119,8 @@ class ListLedgerRequest(Request):
         return credits_pb2.ListLedgerEntriesRequest(page_size=self.page_size, page_token=self.page_token or "")
 
 
-class CreatePostsRequest(Request):
-    """Publish or schedule one post per named profile (SPEC 4)."""
+class PostFields(Request):
+    """The fields of a post as POST /v1/posts takes them (also checked by the dry run)."""
 
     content: Content
     profiles: Annotated[
@@ -147,6 +146,25 @@ class CreatePostsRequest(Request):
         FromCatalog(lambda c: Field(max_length=c.limits.max_title_chars)),
         Field(description="Title for the video platform (required there)."),
     ] = None
+
+    def create_message(self, request_id: str = "") -> posts_pb2.CreatePostsRequest:
+        message = posts_pb2.CreatePostsRequest(
+            content=self.content,
+            profiles=self.profiles,
+            media_ids=self.media_ids or [],
+            post_types=_post_types(self.post_types),
+            request_id=request_id,
+        )
+        if self.schedule_at is not None:
+            message.schedule_at = self.schedule_at
+        if self.title is not None:
+            message.title = self.title
+        return message
+
+
+class CreatePostsRequest(PostFields):
+    """Publish or schedule one post per named profile (SPEC 4)."""
+
     idempotency_key: Annotated[
         str | None,
         InHeader("Idempotency-Key"),
@@ -160,18 +178,7 @@ class CreatePostsRequest(Request):
     ] = None
 
     def to_proto(self) -> posts_pb2.CreatePostsRequest:
-        message = posts_pb2.CreatePostsRequest(
-            content=self.content,
-            profiles=self.profiles,
-            media_ids=self.media_ids or [],
-            post_types=_post_types(self.post_types),
-            request_id=self.idempotency_key or "",
-        )
-        if self.schedule_at is not None:
-            message.schedule_at = self.schedule_at
-        if self.title is not None:
-            message.title = self.title
-        return message
+        return self.create_message(self.idempotency_key or "")
 
 
 class ListPostsRequest(Request):
@@ -361,71 +368,3 @@ class UploadMediaRequest(Request):
             description="The file; its filename and Content-Type become the record's name and mime_type.",
         ),
     ]
-
-
-# Brand voice (docs/brand-voice.md). The core checks every limit (VALIDATION_ERROR naming it).
-VoiceProfile = Annotated[
-    str | None,
-    InQuery(),
-    Field(min_length=1, description="A profile's slug: its voice (the organization's with its override applied)."),
-]
-
-
-class GetBrandVoiceRequest(Request):
-    profile: VoiceProfile = None
-
-    def to_proto(self) -> brand_pb2.GetBrandVoiceRequest:
-        return brand_pb2.GetBrandVoiceRequest(profile=self.profile or "")
-
-
-class PreferredTermInput(Request):
-    use: str = Field(description="The term to write.")
-    instead_of: str = Field(description="The term not to write.")
-
-
-class UpdateBrandVoiceRequest(Request):
-    """A new version of the organization's voice, or of one profile's override (`profile`).
-    Every field not sent is cleared; in an override an empty field means "as the
-    organization's", and never_publish adds to the organization's phrases."""
-
-    profile: Annotated[
-        str | None, InQuery(), Field(min_length=1, description="A profile's slug: replace its override.")
-    ] = None
-    expected_version: Annotated[
-        int,
-        Field(ge=0, le=2**31 - 1, description="Refuse (CONFLICT) unless the current version is this one."),
-    ] = ABSENT
-    description: str = Field(default="", description="The voice in words (at most 2,000 characters).")
-    tone: list[str] = Field(default=[], description="A few words for the tone, e.g. warm, direct (at most 10).")
-    audience: str = Field(default="", description="Who the posts are for (at most 1,000 characters).")
-    examples: list[str] = Field(default=[], description="Approved example posts (at most 10 of 5,000 characters).")
-    never_publish: list[str] = Field(
-        default=[],
-        description="Phrases never published (at most 200 of 100 characters): a post holding one is refused, "
-        "compared case- and accent-insensitively as whole words or phrases.",
-    )
-    preferred_terms: list[PreferredTermInput] = Field(default=[], description="Terms to use instead of others.")
-    emoji: Literal["none", "sparing", "frequent"] | None = Field(default=None, description="Default: sparing.")
-    hashtags: Literal["none", "few", "many"] | None = Field(default=None, description="Default: few.")
-    signature_hashtags: list[str] = Field(default=[], description="Hashtags the voice signs with (at most 10).")
-
-    def to_proto(self) -> brand_pb2.UpdateBrandVoiceRequest:
-        message = brand_pb2.UpdateBrandVoiceRequest(
-            voice=brand_pb2.BrandVoice(
-                profile=self.profile or "",
-                description=self.description,
-                tone=self.tone,
-                audience=self.audience,
-                examples=self.examples,
-                never_publish=self.never_publish,
-                preferred_terms=[
-                    brand_pb2.PreferredTerm(use=t.use, instead_of=t.instead_of) for t in self.preferred_terms
-                ],
-                emoji=f"EMOJI_HABIT_{self.emoji.upper()}" if self.emoji else "EMOJI_HABIT_UNSPECIFIED",
-                hashtags=f"HASHTAG_HABIT_{self.hashtags.upper()}" if self.hashtags else "HASHTAG_HABIT_UNSPECIFIED",
-                signature_hashtags=self.signature_hashtags,
-            )
-        )
-        if self.expected_version is not None:
-            message.expected_version = self.expected_version
-        return message

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from herald.brand.v1 import brand_pb2
 from herald.credits.v1 import credits_pb2
 from herald.identity.v1 import identity_pb2
 from herald.media.v1 import media_pb2
@@ -358,50 +357,3 @@ class PresignTicket(Response):
             f"Content-Type: {request.mime_type} within {upload.expires_in} s (no Authorization header), then call "
             "confirm_media with media_id.",
         )
-
-
-_EMOJI = {0: "sparing", 1: "none", 2: "sparing", 3: "frequent"}
-_HASHTAGS = {0: "few", 1: "none", 2: "few", 3: "many"}
-
-
-class PreferredTerm(Response):
-    use: str
-    instead_of: str
-
-
-class BrandVoice(Response):
-    """A brand voice: the organization's, or the one in effect for a profile (docs/brand-voice.md)."""
-
-    profile: str | None = Field(description="The profile's slug; null for the organization's voice.")
-    version: int = Field(ge=0, description="The organization's voice version; 0 before one was saved.")
-    profile_version: int = Field(ge=0, description="The profile's override version; 0 without one.")
-    description: str
-    tone: list[str]
-    audience: str
-    examples: list[str] = Field(description="Approved example posts.")
-    never_publish: list[str] = Field(description="Phrases a post must never contain (refused: NEVER_PUBLISH_PHRASE).")
-    preferred_terms: list[PreferredTerm]
-    emoji: Literal["none", "sparing", "frequent"]
-    hashtags: Literal["none", "few", "many"]
-    signature_hashtags: list[str]
-    updated_at: UtcTimestamp | None
-    updated_by: str | None = Field(description="Who saved the latest version (email).")
-
-    @classmethod
-    def from_proto(cls, v: brand_pb2.BrandVoice) -> dict[str, Any]:
-        return {
-            "profile": v.profile or None,
-            "version": v.version,
-            "profile_version": v.profile_version,
-            "description": v.description,
-            "tone": list(v.tone),
-            "audience": v.audience,
-            "examples": list(v.examples),
-            "never_publish": list(v.never_publish),
-            "preferred_terms": [{"use": t.use, "instead_of": t.instead_of} for t in v.preferred_terms],
-            "emoji": _EMOJI[v.emoji],
-            "hashtags": _HASHTAGS[v.hashtags],
-            "signature_hashtags": list(v.signature_hashtags),
-            "updated_at": timestamp(v.update_time) if v.HasField("update_time") else None,
-            "updated_by": v.updated_by or None,
-        }

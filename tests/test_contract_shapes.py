@@ -17,12 +17,14 @@ from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
 from jsonschema import Draft202012Validator
 
+from contract import brand, writing
 from contract import resources as rs
 from contract.base import timestamp
 from contract.binding import Contract
 from contract.catalog import Catalog
 from contract.operations import OPERATIONS
 from contract.requests import PresignRequest
+from core.catalog.service import platform_message
 from core.server import catalog
 
 NOW = Timestamp(seconds=1_795_000_000, nanos=123_456_789)
@@ -81,9 +83,33 @@ VOICE = brand_pb2.BrandVoice(
     updated_by="a@example.com",
 )
 
+REPORT = posts_pb2.ValidatePostsResponse(
+    valid=False,
+    problems=[posts_pb2.Problem(code="INVALID_MEDIA", message="no such media")],
+    profiles=[
+        posts_pb2.ProfileCheck(
+            profile="acme-x", connector="x", post_type="post", valid=True, length=5, max_length=280, unit="u"
+        ),
+        posts_pb2.ProfileCheck(
+            profile="nope", problems=[posts_pb2.Problem(code="VALIDATION_ERROR", message="unknown")]
+        ),
+    ],
+    credits_required=2,
+    credit_balance=1,
+)
+LIMITS = profiles_pb2.GetDestinationLimitsResponse(
+    destinations=[
+        profiles_pb2.DestinationLimits(profile=slug, display_name=slug, platform=platform_message(key))
+        for slug, key in (("acme-x", "x"), ("acme-yt", "youtube"), ("acme-ig", "instagram"))
+    ]
+)
+
 SAMPLES: list[tuple[type[rs.Response], Any]] = [
-    (rs.BrandVoice, VOICE),
-    (rs.BrandVoice, brand_pb2.BrandVoice()),
+    (writing.ValidationReport, REPORT),
+    (writing.DestinationLimitsList, LIMITS),
+    (writing.SingleDestinationLimits, LIMITS),
+    (brand.BrandVoice, VOICE),
+    (brand.BrandVoice, brand_pb2.BrandVoice()),
     (rs.Profile, PROFILE),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE])),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE], next_page_token="next")),

@@ -5,6 +5,7 @@ of its own: each value is read from the module that checks it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 
 from herald.catalog.v1 import catalog_pb2
 
@@ -78,10 +79,16 @@ def _platform(key: str, p: Mapping) -> catalog_pb2.Platform:
     return platform
 
 
+@cache
+def platform_message(key: str) -> catalog_pb2.Platform:
+    """One platform's rules as the catalog serves them (get_destination_limits)."""
+    return _platform(key, PLATFORM_LIMITS[key])
+
+
 def build_catalog(policies: Mapping[str, MethodPolicy]) -> catalog_pb2.Catalog:
     """The catalog of a core serving methods with these policies (keyed by full method name)."""
     return catalog_pb2.Catalog(
-        platforms=[_platform(key, p) for key, p in PLATFORM_LIMITS.items()],
+        platforms=[platform_message(key) for key in PLATFORM_LIMITS],
         media_types=[
             catalog_pb2.MediaType(
                 mime_type=mime_type,

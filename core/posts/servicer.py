@@ -7,7 +7,7 @@ import json
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.pagination import page_request
-from core.posts import outbox, service
+from core.posts import dry_run, outbox, recent, service
 from core.posts.idempotency import request_hash
 from core.posts.records import PostRecord
 from core.posts.validation import CreateRequest
@@ -26,6 +26,10 @@ POLICIES = {
     "CancelPost": MethodPolicy(scopes=_WRITE, writes=True),
     "RetryPost": MethodPolicy(scopes=_WRITE, writes=True),
     "ListOutboxEntries": MethodPolicy(scopes=_READ),
+    # A dry run of CreatePosts: it creates nothing, so reading posts is enough.
+    "ValidatePosts": MethodPolicy(scopes=_READ),
+    # Writing tools (SPEC 5: generate:read reads recent posts).
+    "ListRecentPosts": MethodPolicy(scopes=frozenset({"generate:read"}), page=PageBounds(default=20, maximum=100)),
 }
 
 STATUS_TO_PROTO = {
@@ -63,6 +67,17 @@ def post_message(record: PostRecord) -> posts_pb2.Post:
     return message
 
 
+def _create_request(request: posts_pb2.CreatePostsRequest) -> CreateRequest:
+    return CreateRequest(
+        content=request.content,
+        profiles=list(request.profiles),
+        schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
+        media_ids=tuple(request.media_ids),
+        post_types=dict(request.post_types),
+        title=request.title if request.HasField("title") else None,
+    )
+
+
 def _response(records: list[PostRecord]) -> posts_pb2.CreatePostsResponse:
     return posts_pb2.CreatePostsResponse(posts=[post_message(r) for r in records])
 
@@ -76,14 +91,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         outcome = await service.create_posts(
             call.conn,
             call.principal.org_id,
-            CreateRequest(
-                content=request.content,
-                profiles=list(request.profiles),
-                schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
-                media_ids=tuple(request.media_ids),
-                post_types=dict(request.post_types),
-                title=request.title if request.HasField("title") else None,
-            ),
+            _create_request(request),
             call.now,
             idempotency_key=request.request_id,
             request_digest=request_hash(fingerprint.SerializeToString(deterministic=True)),
@@ -127,6 +135,45 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
     async def RetryPost(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         return post_message(await service.retry_post(call.conn, call.principal.org_id, request.post_id, call.now))
+
+    async def ValidatePosts(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        run = await dry_run.validate_posts(
+            call.conn,
+            call.principal.org_id,
+            _create_request(request.posts),
+            call.now,
+            balance=call.principal.credit_balance,
+            post_cost=call.settings.post_cost,
+        )
+        return posts_pb2.ValidatePostsResponse(
+            valid=run.valid,
+            deliverable=run.deliverable,
+            problems=[posts_pb2.Problem(code=p.code, message=p.message) for p in run.problems],
+            profiles=[
+                posts_pb2.ProfileCheck(
+                    profile=c.profile,
+                    connector=c.connector,
+                    post_type=c.post_type,
+                    valid=c.valid,
+                    problems=[posts_pb2.Problem(code=p.code, message=p.message) for p in c.problems],
+                    length=c.length,
+                    max_length=c.max_length,
+                    unit=c.unit,
+                )
+                for c in run.profiles
+            ],
+            credits_required=run.credits_required,
+            credit_balance=run.balance,
+        )
+
+    async def ListRecentPosts(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, POLICIES["ListRecentPosts"].page)
+        records, token = await recent.list_recent_posts(
+            call.conn, call.principal.org_id, profile=request.profile, connector=request.connector, page=page
+        )
+        return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
 
     async def ListOutboxEntries(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()

@@ -74,7 +74,7 @@ class CreatePlan:
 
 
 async def validate_create(conn: AsyncConnection, org_id: str, request: CreateRequest, now: datetime) -> CreatePlan:
-    _check_fields(request)
+    check_fields(request)
     schedule_at = parse_schedule(request.schedule_at, now)
     targets = await _load_profiles(conn, org_id, request.profiles)
     overrides = request.post_types or {}
@@ -90,7 +90,7 @@ async def validate_create(conn: AsyncConnection, org_id: str, request: CreateReq
     return CreatePlan(targets, schedule_at, found_media, post_types)
 
 
-def _check_fields(request: CreateRequest) -> None:
+def check_fields(request: CreateRequest) -> None:
     if not request.content.strip():
         raise ValidationError("content is required")
     if len(request.content) > MAX_CONTENT_CHARS:

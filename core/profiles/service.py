@@ -143,3 +143,30 @@ async def _profiles_with_tags(conn: AsyncConnection, stmt: Select, params: dict[
         if row.tag is not None:
             tags[row.id].append(row.tag)
     return [Profile(p.id, p.slug, p.connector, p.display_name, tuple(tags[p.id]), p.created_at) for p in result]
+
+
+MAX_NAMED_PROFILES = 50
+MAX_ALL_PROFILES = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileRef:
+    slug: str
+    connector: str
+    display_name: str
+
+
+async def profiles_for_limits(conn: AsyncConnection, org_id: str, slugs: list[str]) -> list[ProfileRef]:
+    """The named profiles in the order named (NOT_FOUND naming any unknown one), or every profile
+    of the organization in slug order when none is named."""
+    if len(slugs) > MAX_NAMED_PROFILES:
+        raise ValidationError(f"name at most {MAX_NAMED_PROFILES} profiles")
+    stmt = select(profiles.c.slug, profiles.c.connector, profiles.c.display_name).where(profiles.c.org_id == org_id)
+    if slugs:
+        rows = {r.slug: r for r in await conn.execute(stmt.where(profiles.c.slug.in_(slugs)))}
+        unknown = [s for s in slugs if s not in rows]
+        if unknown:
+            raise NotFound(f"no profile {', '.join(repr(s[:64]) for s in unknown[:10])} in this organization")
+        return [ProfileRef(rows[s].slug, rows[s].connector, rows[s].display_name) for s in dict.fromkeys(slugs)]
+    rows = await conn.execute(stmt.order_by(profiles.c.slug).limit(MAX_ALL_PROFILES))
+    return [ProfileRef(r.slug, r.connector, r.display_name) for r in rows]

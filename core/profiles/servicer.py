@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 
+from core.catalog.service import platform_message
 from core.identity.principal import CredentialKind
 from core.pagination import page_request
 from core.profiles import service
@@ -18,6 +19,8 @@ POLICIES = {
     "ListProfiles": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True, page=PageBounds(default=100, maximum=500)),
     "GetProfile": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True),
     # The dashboard's "connect a sandbox profile" form: humans only, with or without a plan.
+    # Writing tools (SPEC 5: generate:read reads destination limits).
+    "GetDestinationLimits": MethodPolicy(scopes=frozenset({"generate:read"})),
     "CreateProfile": MethodPolicy(
         credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True
     ),
@@ -59,3 +62,15 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
             now=call.now,
         )
         return profile_message(created)
+
+    async def GetDestinationLimits(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        found = await service.profiles_for_limits(call.conn, call.principal.org_id, list(request.profiles))
+        return profiles_pb2.GetDestinationLimitsResponse(
+            destinations=[
+                profiles_pb2.DestinationLimits(
+                    profile=p.slug, display_name=p.display_name, platform=platform_message(p.connector)
+                )
+                for p in found
+            ]
+        )

@@ -18,15 +18,18 @@ from facades.validation import json_object
 @dataclass(frozen=True, slots=True)
 class HttpFields:
     path: tuple[str, ...]
-    query: dict[str, bool]  # name → whether it is an integer
+    query: dict[str, str]  # name → "int", "list" (the parameter repeated) or "str"
     headers: dict[str, str]  # argument → header name
     body: frozenset[str]
 
 
-def _is_int(annotation: Any) -> bool:  # noqa: ANN401
+def _query_kind(annotation: Any) -> str:  # noqa: ANN401
     if get_origin(annotation) in (Union, types.UnionType):
-        return any(_is_int(a) for a in get_args(annotation) if a is not type(None))
-    return annotation is int
+        kinds = {_query_kind(a) for a in get_args(annotation) if a is not type(None)}
+        return next(iter(kinds)) if len(kinds) == 1 else "str"
+    if annotation is int:
+        return "int"
+    return "list" if get_origin(annotation) is list else "str"
 
 
 @cache
@@ -37,7 +40,7 @@ def http_fields(model: type[Request]) -> HttpFields:
         if any(isinstance(m, InPath) for m in marks):
             path.append(name)
         elif any(isinstance(m, InQuery) for m in marks):
-            query[name] = _is_int(field.annotation)
+            query[name] = _query_kind(field.annotation)
         elif header := next((m for m in marks if isinstance(m, InHeader)), None):
             headers[name] = header.name
         else:
@@ -58,13 +61,16 @@ def read_arguments(request: HttpRequest, fields: HttpFields, path_params: dict[s
         arguments.update(body)
     # Blank values kept: `?tag=` is an empty tag (refused), not an absent one.
     query = request.get_args(keep_blank_values=True) if fields.query else None
-    for name, is_int in fields.query.items():
+    for name, kind in fields.query.items():
         values = query.getlist(name, [])
         if not values:
             continue
+        if kind == "list":
+            arguments[name] = values  # ?profiles=a&profiles=b
+            continue
         if len(values) > 1:
             raise ApiError("VALIDATION_ERROR", f"{name} must be sent once", {"argument": name})
-        arguments[name] = _integer(name, values[0]) if is_int else values[0]
+        arguments[name] = _integer(name, values[0]) if kind == "int" else values[0]
     for name, header in fields.headers.items():
         values = request.headers.getall(header, [])
         if len(values) > 1:

@@ -24,8 +24,15 @@ CUSTOM_HANDLERS: dict[str, Callable[..., Awaitable[HTTPResponse]]] = {"uploadMed
 
 
 def sanic_path(path: str) -> str:
-    """`/v1/posts/{post_id}` → `/v1/posts/<post_id:str>`."""
-    return re.sub(r"\{(\w+)\}", r"<\1:str>", path)
+    """`/v1/posts/{post_id}` → `/v1/posts/<post_id:str>`. A segment holding a custom method
+    (`/v1/posts:validate`, AIP-136) becomes a one-value pattern: Sanic's router percent-encodes
+    the `:` of a static segment and would never match the request's literal `:`."""
+    parts = []
+    for part in path.split("/"):
+        if ":" in part and not part.startswith("{"):
+            part = "<custom_method:" + re.escape(part).replace(":", r"\:") + ">"
+        parts.append(re.sub(r"\{(\w+)\}", r"<\1:str>", part))
+    return "/".join(parts)
 
 
 def _handler(op: Operation) -> Callable[..., Awaitable[HTTPResponse]]:

@@ -30,6 +30,9 @@ TOOLS = [
     "confirm_media",
     "list_media",
     "get_brand_voice",
+    "validate_post",
+    "get_recent_posts",
+    "get_destination_limits",
 ]
 WRITE_TOOLS = {
     "create_post": ("posts:write", {"content": "hi", "profiles": ["acme-x"]}),

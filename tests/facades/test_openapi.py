@@ -54,6 +54,8 @@ def _sanic_v1_operations() -> set[tuple[str, str]]:
         uri = "/" + route.path.lstrip("/")
         if not uri.startswith("/v1/") and uri != "/v1":
             continue
+        # A custom method's segment is a one-value pattern (facades/rest/operations.py: sanic_path).
+        uri = re.sub(r"<custom_method:([^>]*)>", lambda m: m.group(1).replace("\\", ""), uri)
         path = re.sub(r"<([A-Za-z_]\w*)(?::[^>]*)?>", r"{\1}", uri)
         operations |= {(method.lower(), path) for method in route.methods if method not in ("HEAD", "OPTIONS")}
     return operations

@@ -21,6 +21,8 @@ def v1_routes() -> list[tuple[str, str]]:
         path = "/" + route.path.lstrip("/")
         if not path.startswith("/v1/"):
             continue
+        # A custom method's segment is a one-value pattern (`/v1/posts:validate`); others a value.
+        path = re.sub(r"<custom_method:([^>]*)>", lambda m: m.group(1).replace("\\", ""), path)
         path = re.sub(r"<[^>]+>", "placeholder", path)
         for method in route.methods:
             if method not in ("HEAD", "OPTIONS"):

@@ -189,3 +189,65 @@ class ListOutboxEntriesResponse(_message.Message):
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[OutboxEntry]
     def __init__(self, entries: _Optional[_Iterable[_Union[OutboxEntry, _Mapping]]] = ...) -> None: ...
+
+class Problem(_message.Message):
+    __slots__ = ("code", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    message: str
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class ValidatePostsRequest(_message.Message):
+    __slots__ = ("posts",)
+    POSTS_FIELD_NUMBER: _ClassVar[int]
+    posts: CreatePostsRequest
+    def __init__(self, posts: _Optional[_Union[CreatePostsRequest, _Mapping]] = ...) -> None: ...
+
+class ProfileCheck(_message.Message):
+    __slots__ = ("profile", "connector", "post_type", "valid", "problems", "length", "max_length", "unit")
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    CONNECTOR_FIELD_NUMBER: _ClassVar[int]
+    POST_TYPE_FIELD_NUMBER: _ClassVar[int]
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    MAX_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    UNIT_FIELD_NUMBER: _ClassVar[int]
+    profile: str
+    connector: str
+    post_type: str
+    valid: bool
+    problems: _containers.RepeatedCompositeFieldContainer[Problem]
+    length: int
+    max_length: int
+    unit: str
+    def __init__(self, profile: _Optional[str] = ..., connector: _Optional[str] = ..., post_type: _Optional[str] = ..., valid: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., length: _Optional[int] = ..., max_length: _Optional[int] = ..., unit: _Optional[str] = ...) -> None: ...
+
+class ValidatePostsResponse(_message.Message):
+    __slots__ = ("valid", "deliverable", "problems", "profiles", "credits_required", "credit_balance")
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    DELIVERABLE_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    PROFILES_FIELD_NUMBER: _ClassVar[int]
+    CREDITS_REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    CREDIT_BALANCE_FIELD_NUMBER: _ClassVar[int]
+    valid: bool
+    deliverable: bool
+    problems: _containers.RepeatedCompositeFieldContainer[Problem]
+    profiles: _containers.RepeatedCompositeFieldContainer[ProfileCheck]
+    credits_required: int
+    credit_balance: int
+    def __init__(self, valid: _Optional[bool] = ..., deliverable: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., profiles: _Optional[_Iterable[_Union[ProfileCheck, _Mapping]]] = ..., credits_required: _Optional[int] = ..., credit_balance: _Optional[int] = ...) -> None: ...
+
+class ListRecentPostsRequest(_message.Message):
+    __slots__ = ("profile", "connector", "page_size", "page_token")
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    CONNECTOR_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    profile: str
+    connector: str
+    page_size: int
+    page_token: str
+    def __init__(self, profile: _Optional[str] = ..., connector: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...

@@ -68,6 +68,16 @@ class PostServiceStub:
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.RetryPostRequest.SerializeToString,
                 response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.Post.FromString,
                 _registered_method=True)
+        self.ValidatePosts = channel.unary_unary(
+                '/herald.posts.v1.PostService/ValidatePosts',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsResponse.FromString,
+                _registered_method=True)
+        self.ListRecentPosts = channel.unary_unary(
+                '/herald.posts.v1.PostService/ListRecentPosts',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.FromString,
+                _registered_method=True)
         self.ListOutboxEntries = channel.unary_unary(
                 '/herald.posts.v1.PostService/ListOutboxEntries',
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesRequest.SerializeToString,
@@ -138,6 +148,27 @@ class PostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ValidatePosts(self, request, context):
+        """Checks a CreatePosts request exactly as creation would, for every profile
+        at once, and creates nothing: per-profile problems (platform limits
+        counted each platform's way, media rules, never-publish phrases),
+        request-wide problems, and whether the credit balance covers delivery.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED (problems of the request are
+        answered, not raised).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRecentPosts(self, request, context):
+        """Lists the organization's published posts, newest first by the time they
+        went out, optionally of one profile or platform.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, VALIDATION_ERROR.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListOutboxEntries(self, request, context):
         """Lists what was delivered (sandbox: the exact platform requests that would
         have been sent) for one post.
@@ -179,6 +210,16 @@ def add_PostServiceServicer_to_server(servicer, server):
                     servicer.RetryPost,
                     request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.RetryPostRequest.FromString,
                     response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.Post.SerializeToString,
+            ),
+            'ValidatePosts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ValidatePosts,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsResponse.SerializeToString,
+            ),
+            'ListRecentPosts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRecentPosts,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.SerializeToString,
             ),
             'ListOutboxEntries': grpc.unary_unary_rpc_method_handler(
                     servicer.ListOutboxEntries,
@@ -352,6 +393,60 @@ class PostService:
             '/herald.posts.v1.PostService/RetryPost',
             herald_dot_posts_dot_v1_dot_posts__pb2.RetryPostRequest.SerializeToString,
             herald_dot_posts_dot_v1_dot_posts__pb2.Post.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ValidatePosts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/ValidatePosts',
+            herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRecentPosts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/ListRecentPosts',
+            herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -2,6 +2,7 @@ import datetime
 
 from google.api import annotations_pb2 as _annotations_pb2
 from google.api import field_behavior_pb2 as _field_behavior_pb2
+from herald.catalog.v1 import catalog_pb2 as _catalog_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -56,3 +57,25 @@ class GetProfileRequest(_message.Message):
     SLUG_FIELD_NUMBER: _ClassVar[int]
     slug: str
     def __init__(self, slug: _Optional[str] = ...) -> None: ...
+
+class GetDestinationLimitsRequest(_message.Message):
+    __slots__ = ("profiles",)
+    PROFILES_FIELD_NUMBER: _ClassVar[int]
+    profiles: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, profiles: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DestinationLimits(_message.Message):
+    __slots__ = ("profile", "display_name", "platform")
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_FIELD_NUMBER: _ClassVar[int]
+    profile: str
+    display_name: str
+    platform: _catalog_pb2.Platform
+    def __init__(self, profile: _Optional[str] = ..., display_name: _Optional[str] = ..., platform: _Optional[_Union[_catalog_pb2.Platform, _Mapping]] = ...) -> None: ...
+
+class GetDestinationLimitsResponse(_message.Message):
+    __slots__ = ("destinations",)
+    DESTINATIONS_FIELD_NUMBER: _ClassVar[int]
+    destinations: _containers.RepeatedCompositeFieldContainer[DestinationLimits]
+    def __init__(self, destinations: _Optional[_Iterable[_Union[DestinationLimits, _Mapping]]] = ...) -> None: ...

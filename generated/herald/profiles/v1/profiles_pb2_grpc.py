@@ -51,6 +51,11 @@ class ProfileServiceStub:
                 request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.SerializeToString,
                 response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
                 _registered_method=True)
+        self.GetDestinationLimits = channel.unary_unary(
+                '/herald.profiles.v1.ProfileService/GetDestinationLimits',
+                request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsRequest.SerializeToString,
+                response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsResponse.FromString,
+                _registered_method=True)
 
 
 class ProfileServiceServicer:
@@ -91,6 +96,18 @@ class ProfileServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetDestinationLimits(self, request, context):
+        """Returns, for each named profile (or every profile of the organization),
+        the rules of its platform as the core's catalog holds them: the real text
+        limit and how the platform counts, title rules, post types and their
+        media rules, media caps.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND naming an unknown
+        profile, VALIDATION_ERROR (more than 50 profiles named).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ProfileServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -108,6 +125,11 @@ def add_ProfileServiceServicer_to_server(servicer, server):
                     servicer.CreateProfile,
                     request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.FromString,
                     response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.SerializeToString,
+            ),
+            'GetDestinationLimits': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDestinationLimits,
+                    request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsRequest.FromString,
+                    response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -193,6 +215,33 @@ class ProfileService:
             '/herald.profiles.v1.ProfileService/CreateProfile',
             herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.SerializeToString,
             herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDestinationLimits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.profiles.v1.ProfileService/GetDestinationLimits',
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsRequest.SerializeToString,
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsResponse.FromString,
             options,
             channel_credentials,
             insecure,

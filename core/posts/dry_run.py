@@ -1,0 +1,120 @@
+"""The dry run of POST /v1/posts (`POST /v1/posts:validate`, MCP `validate_post`): every check
+creation makes, for every profile at once, answered instead of raised; nothing is written.
+
+It runs the same rule functions as creation (core/posts/validation.py, core/posts/rules.py,
+core/brand): `valid` is true exactly when creation would accept the request (tested against
+creation on the same inputs). Creation stops at the first failing step; the dry run reports
+every problem of every step it can reach (media rules need the media to exist; a request-wide
+problem such as a blank content or a bad schedule is reported once, not per profile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.brand import service as brand
+from core.db.models import profiles
+from core.errors import DomainError
+from core.posts.rules import PLATFORM_LIMITS, content_problems, count, default_post_type, media_problems
+from core.posts.schedule import parse_schedule
+from core.posts.validation import CreateRequest, InvalidMedia, check_fields, load_media
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    code: str
+    message: str
+
+
+@dataclass(slots=True)
+class ProfileCheck:
+    profile: str
+    connector: str = ""
+    post_type: str = ""
+    problems: list[Problem] = field(default_factory=list)
+    # The content as the platform counts it, against its limit (0 when the profile is unknown).
+    length: int = 0
+    max_length: int = 0
+    unit: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True, slots=True)
+class DryRun:
+    problems: list[Problem]
+    profiles: list[ProfileCheck]
+    credits_required: int
+    balance: int
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems and all(p.valid for p in self.profiles)
+
+    @property
+    def deliverable(self) -> bool:
+        return self.valid and self.balance >= self.credits_required
+
+
+def _problem(error: DomainError) -> Problem:
+    return Problem(error.reason, error.message)
+
+
+async def validate_posts(
+    conn: AsyncConnection, org_id: str, request: CreateRequest, now: datetime, *, balance: int, post_cost: int
+) -> DryRun:
+    problems: list[Problem] = []
+    try:
+        check_fields(request)
+    except DomainError as error:
+        problems.append(_problem(error))
+    try:
+        parse_schedule(request.schedule_at, now)
+    except DomainError as error:
+        problems.append(_problem(error))
+    slugs = list(dict.fromkeys(request.profiles))
+    rows = await conn.execute(
+        select(profiles.c.id, profiles.c.slug, profiles.c.connector).where(
+            profiles.c.org_id == org_id, profiles.c.slug.in_(slugs)
+        )
+    )
+    known = {r.slug: r for r in rows}
+    media = None
+    try:
+        media = await load_media(conn, org_id, list(dict.fromkeys(request.media_ids)))
+    except InvalidMedia as error:
+        problems.append(_problem(error))
+    overrides = request.post_types or {}
+    phrases = await brand.matchers(conn, org_id, [r.id for r in known.values()])
+    checks = []
+    for slug in slugs:
+        row = known.get(slug)
+        if row is None:
+            checks.append(ProfileCheck(slug, problems=[Problem("VALIDATION_ERROR", f"unknown profile {slug[:64]!r}")]))
+            continue
+        post_type = overrides.get(row.connector) or default_post_type(row.connector)
+        check = ProfileCheck(slug, row.connector, post_type)
+        platform = PLATFORM_LIMITS[row.connector]
+        check.max_length, check.unit = platform["max_length"], platform["unit"]
+        check.length = count(row.connector, request.content)
+        if post_type not in platform["media"]:
+            check.problems.append(Problem("VALIDATION_ERROR", f"{post_type[:40]!r} is not a post type of {row.connector}"))
+            checks.append(check)
+            continue
+        for text in content_problems(row.connector, request.content, title=request.title, post_type=post_type):
+            check.problems.append(Problem("VALIDATION_ERROR", text))
+        try:
+            brand.refuse_never_publish(phrases[row.id], slug, request.content, request.title)
+        except DomainError as error:
+            check.problems.append(_problem(error))
+        if media is not None:
+            for text in media_problems(row.connector, post_type, media):
+                check.problems.append(Problem("INVALID_MEDIA_COMBINATION", text))
+        checks.append(check)
+    return DryRun(problems, checks, post_cost * len(checks), balance)
