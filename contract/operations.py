@@ -11,9 +11,9 @@ policy, served in the catalog), so it is not repeated here."""
 from __future__ import annotations
 
 from contract.operation import Operation
-from contract.table import accounts, media, posts, writing
+from contract.table import accounts, generate, media, posts, writing
 
-OPERATIONS: tuple[Operation, ...] = (*accounts.ROWS, *posts.ROWS, *media.ROWS, *writing.ROWS)
+OPERATIONS: tuple[Operation, ...] = (*accounts.ROWS, *posts.ROWS, *media.ROWS, *writing.ROWS, *generate.ROWS)
 
 TAGS = {
     "profiles": "Connected destination profiles.",

@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from herald.brand.v1 import brand_pb2, brand_pb2_grpc
 from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
+from herald.generate.v1 import generate_pb2, generate_pb2_grpc
 from herald.identity.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
@@ -37,6 +38,8 @@ from core.catalog.servicer import CatalogServicer
 from core.credits.servicer import POLICIES as CREDITS_POLICIES
 from core.credits.servicer import CreditsServicer
 from core.db.engine import create_engine
+from core.generate.servicer import POLICIES as GENERATE_POLICIES
+from core.generate.servicer import GenerateServicer
 from core.identity.accounts_servicer import POLICIES as ACCOUNT_POLICIES
 from core.identity.accounts_servicer import AccountServicer
 from core.identity.servicer import POLICIES as IDENTITY_POLICIES
@@ -82,6 +85,7 @@ SERVICES = (
     _service(posts_pb2, "PostService", POST_POLICIES, posts_pb2_grpc),
     _service(media_pb2, "MediaService", MEDIA_POLICIES, media_pb2_grpc),
     _service(brand_pb2, "BrandVoiceService", BRAND_POLICIES, brand_pb2_grpc),
+    _service(generate_pb2, "GenerateService", GENERATE_POLICIES, generate_pb2_grpc),
 )
 
 
@@ -109,6 +113,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "PostService": PostServicer(),
         "MediaService": MediaServicer(storage),
         "BrandVoiceService": BrandVoiceServicer(),
+        "GenerateService": GenerateServicer(),
     }
 
 

@@ -51,6 +51,29 @@ class CoreSettings(BaseSettings):
     # Sandbox only: simulated platform latency per delivery, in milliseconds.
     sandbox_latency_ms: int = Field(default=0, ge=0, le=60_000)
 
+    # The lease job queue the workers share (core/jobs): how often an idle worker looks for due
+    # jobs, how long it holds one, how many it runs at once, and the backoff between attempts.
+    jobs_poll_seconds: float = Field(default=0.2, gt=0)
+    jobs_lease_seconds: float = Field(default=120.0, gt=0)
+    jobs_batch_size: int = Field(default=8, ge=1, le=100)
+    jobs_backoff_seconds: float = Field(default=2.0, ge=0)
+    jobs_backoff_cap_seconds: float = Field(default=60.0, ge=0)
+
+    # Writing tools (core/generate, docs/writing-tools.md). `builtin`: the deterministic, model-free
+    # engine (the embedded default); `openai`: any OpenAI-compatible chat-completions server.
+    generation_backend: Literal["builtin", "openai"] = "builtin"
+    generation_openai_base_url: str = ""
+    generation_openai_api_key: SecretStr = SecretStr("")
+    generation_openai_model: str = ""
+    # One backend request's deadline, and the attempts a run gets before it fails.
+    generation_timeout_seconds: float = Field(default=60.0, gt=0)
+    generation_max_attempts: int = Field(default=3, ge=1, le=20)
+    # How long a generate_* call waits for its run before answering with the run's id instead.
+    generation_wait_seconds: float = Field(default=3.0, ge=0, le=60)
+    # Credits one run costs, per backend (a failed run is refunded).
+    generation_builtin_cost: int = Field(default=0, ge=0)
+    generation_openai_cost: int = Field(default=1, ge=0)
+
     # Accounts and OAuth (core/identity, core/oauth; SPEC 5, 8).
     # The plan an organization created at sign-up starts on (billing is outside Herald).
     signup_plan: PlanName = "trialing"

@@ -11,6 +11,7 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.brand.v1 import brand_pb2
 from herald.credits.v1 import credits_pb2
+from herald.generate.v1 import generate_pb2
 from herald.identity.v1 import identity_pb2
 from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
@@ -18,6 +19,7 @@ from herald.profiles.v1 import profiles_pb2
 from jsonschema import Draft202012Validator
 
 from contract import brand, writing
+from contract import generate as gen
 from contract import resources as rs
 from contract.base import timestamp
 from contract.binding import Contract
@@ -104,7 +106,46 @@ LIMITS = profiles_pb2.GetDestinationLimitsResponse(
     ]
 )
 
+RUN = generate_pb2.GenerateRun(
+    id="run_1",
+    tool="generate_thread",
+    status=generate_pb2.RUN_STATUS_READY,
+    backend="builtin",
+    output=generate_pb2.GenerateOutput(
+        drafts=[
+            generate_pb2.Draft(
+                profile="acme-x",
+                connector="x",
+                variant=1,
+                parts=[generate_pb2.Part(text="a 1/2", length=5, max_length=280, unit="u")] * 2,
+                fits=True,
+            )
+        ],
+        hashtags=["#a"],
+        notes=["fewer"],
+    ),
+    create_time=NOW,
+    finish_time=NOW,
+)
+FAILED_RUN = generate_pb2.GenerateRun(
+    id="run_2",
+    tool="generate_post",
+    status=generate_pb2.RUN_STATUS_FAILED,
+    backend="openai",
+    error=generate_pb2.RunError(code="GENERATION_TIMEOUT", message="slow"),
+    create_time=NOW,
+    finish_time=NOW,
+)
+
 SAMPLES: list[tuple[type[rs.Response], Any]] = [
+    (gen.GenerateRun, RUN),
+    (gen.GenerateRun, FAILED_RUN),
+    (
+        gen.GenerateRun,
+        generate_pb2.GenerateRun(
+            id="run_3", tool="generate_post", status=generate_pb2.RUN_STATUS_QUEUED, create_time=NOW
+        ),
+    ),
     (writing.ValidationReport, REPORT),
     (writing.DestinationLimitsList, LIMITS),
     (writing.SingleDestinationLimits, LIMITS),

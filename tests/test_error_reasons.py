@@ -69,6 +69,8 @@ def test_spec_codes_keep_their_statuses() -> None:
         "PROVIDER_ERROR",
         "SOURCE_FAILED",
         "SERVICE_UNAVAILABLE",
+        "GENERATION_FAILED",
+        "GENERATION_TIMEOUT",
     }
 
 

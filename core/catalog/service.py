@@ -11,6 +11,7 @@ from herald.catalog.v1 import catalog_pb2
 
 from core.credits.service import MAX_RECENT_ENTRIES
 from core.credits.servicer import DEFAULT_RECENT_ENTRIES
+from core.generate import catalogue as generation
 from core.identity.scopes import SCOPES
 from core.media.service import ALLOWED_TYPES, HASH_RE, LEGACY_LIMITS, MAX_DESCRIPTION, MAX_FILENAME, PRESIGN_LIMITS
 from core.posts.idempotency import MAX_KEY_LENGTH
@@ -125,6 +126,11 @@ def build_catalog(policies: Mapping[str, MethodPolicy]) -> catalog_pb2.Catalog:
             content_hash_pattern=HASH_RE.pattern,
             max_recent_ledger_entries=MAX_RECENT_ENTRIES,
             default_recent_ledger_entries=DEFAULT_RECENT_ENTRIES,
+            max_brief_chars=generation.MAX_BRIEF,
+            max_thread_text_chars=generation.MAX_THREAD_TEXT,
+            max_generate_profiles=generation.MAX_PROFILES,
+            max_variations=generation.MAX_VARIATIONS,
+            max_hashtags=generation.MAX_HASHTAGS,
         ),
         failure_reasons=FAILURE_REASONS,
     )

@@ -293,6 +293,35 @@ def count(connector: str, text: str) -> int:
     return _utf16_units(text)  # instagram, tiktok, linkedin
 
 
+def text_problems(connector: str, text: str) -> list[str]:
+    """Problems with a text as this platform counts and bounds it (length, bytes, links, hashtags,
+    mentions, forbidden characters), [] when it fits. Blank text is fine here: whether the
+    platform needs text at all is `content_problems`'. Generated drafts pass this same check."""
+    p = _platform(connector)
+    name, problems = p["name"], []
+    if text.strip():
+        length = count(connector, text)
+        if length > p["max_length"]:
+            problems.append(f"content is {length} {p['unit']}, over the {name} limit of {p['max_length']}")
+    if "max_utf8_bytes" in p and (size := len(text.encode())) > p["max_utf8_bytes"]:
+        problems.append(f"content is {size} UTF-8 bytes, over the {name} limit of {p['max_utf8_bytes']} bytes")
+    if "max_links" in p:
+        links = {u["url"] for u in extract_urls_with_indices(text)}
+        if len(links) > p["max_links"]:
+            problems.append(f"content has {len(links)} distinct links, over the {name} limit of {p['max_links']}")
+    for key, pattern, what in (
+        ("max_hashtags", _HASHTAG, "hashtags"),
+        ("max_mentions", _INSTAGRAM_MENTION, "@mentions"),
+    ):
+        if key in p and (found := len(pattern.findall(text))) > p[key]:
+            problems.append(f"content has {found} {what}, over the {name} limit of {p[key]}")
+    forbidden = p.get("forbidden_characters", "")
+    bad = sorted({c for c in forbidden if c in text}) if forbidden else []
+    if bad:
+        problems.append(f"content contains {' and '.join(bad)}, which {name} does not allow")
+    return problems
+
+
 def content_problems(connector: str, content: str, *, title: str | None, post_type: str) -> list[str]:
     """Human-readable problems with the text (and YouTube's title) for this platform, [] when fine.
     Each names the count and the limit; nothing is truncated. The request-wide title rule (SPEC 8)
@@ -300,25 +329,9 @@ def content_problems(connector: str, content: str, *, title: str | None, post_ty
     p = _platform(connector)
     _media_rule(connector, post_type)
     name, problems = p["name"], []
-    if not content.strip():
-        if p["requires_text"]:
-            problems.append(f"content is empty, and {name} needs text")
-    else:
-        length = count(connector, content)
-        if length > p["max_length"]:
-            problems.append(f"content is {length} {p['unit']}, over the {name} limit of {p['max_length']}")
-    if "max_utf8_bytes" in p and (size := len(content.encode())) > p["max_utf8_bytes"]:
-        problems.append(f"content is {size} UTF-8 bytes, over the {name} limit of {p['max_utf8_bytes']} bytes")
-    if "max_links" in p:
-        links = {u["url"] for u in extract_urls_with_indices(content)}
-        if len(links) > p["max_links"]:
-            problems.append(f"content has {len(links)} distinct links, over the {name} limit of {p['max_links']}")
-    for key, pattern, what in (
-        ("max_hashtags", _HASHTAG, "hashtags"),
-        ("max_mentions", _INSTAGRAM_MENTION, "@mentions"),
-    ):
-        if key in p and (found := len(pattern.findall(content))) > p[key]:
-            problems.append(f"content has {found} {what}, over the {name} limit of {p[key]}")
+    if not content.strip() and p["requires_text"]:
+        problems.append(f"content is empty, and {name} needs text")
+    problems += text_problems(connector, content)
     if p.get("title_required"):
         if title is None or not title.strip():
             problems.append(
@@ -327,10 +340,9 @@ def content_problems(connector: str, content: str, *, title: str | None, post_ty
             )
         elif len(title) > p["max_title_length"]:
             problems.append(f"title is {len(title)} characters, over the {name} limit of {p['max_title_length']}")
-    for field, text in (("title", title if p.get("title_required") else None), ("content", content)):
-        bad = sorted({c for c in text or "" if c in p.get("forbidden_characters", "")})
+        bad = sorted({c for c in title or "" if c in p.get("forbidden_characters", "")})
         if bad:
-            problems.append(f"{field} contains {' and '.join(bad)}, which {name} does not allow")
+            problems.append(f"title contains {' and '.join(bad)}, which {name} does not allow")
     return problems
 
 

@@ -1,4 +1,5 @@
-"""`herald worker`: the publisher process. Any number of them share one database."""
+"""`herald worker`: the publisher, the lease job queue (generation runs) and housekeeping. Any
+number of them share one database."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import logging
 import signal
 
 from core.db.engine import create_engine
+from core.generate.service import GenerateJobs, backends
+from core.jobs.runner import JobRunner
 from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
 from core.storage.factory import object_storage
@@ -23,10 +26,18 @@ async def run_worker(settings: CoreSettings) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        log.info("worker %s publishing (mode=%s)", publisher.worker_id, settings.publish_mode)
-        await asyncio.gather(
-            publisher.run(stop),
-            run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
-        )
+        generation = backends(settings)
+        jobs = JobRunner(settings, engine, [GenerateJobs(settings, engine, generation)], publisher.worker_id)
+        log.info("worker %s publishing (mode=%s), running jobs", publisher.worker_id, settings.publish_mode)
+        try:
+            await asyncio.gather(
+                publisher.run(stop),
+                jobs.run(stop),
+                run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
+            )
+        finally:
+            for backend in generation.values():
+                if hasattr(backend, "close"):
+                    await backend.close()
     finally:
         await engine.dispose()

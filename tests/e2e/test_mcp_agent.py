@@ -173,3 +173,67 @@ async def test_scope_step_up_for_a_dynamically_registered_client(page, orgs, sta
         assert created["posts"][0]["profile"] == "step-x"
     assert storage.client.client_id == client_info["client_id"]  # the same registration, no new client
     assert set(storage.tokens.scope.split()) == {"posts:read", "posts:write"}
+
+
+async def test_the_writing_tools_through_the_sdk(page, http, orgs, stack, worker) -> None:
+    """Every writing tool through the official SDK. The agent starts with the resource metadata's
+    scopes; the first tool that needs generate:read, then generate:write, is answered 403 and the
+    SDK steps up (the human approves in the browser each time)."""
+    org = await orgs(credits=50)
+    await orgs.profile(org, "w-x", "x")
+    await orgs.profile(org, "w-bsky", "bluesky")
+    await http.put(
+        "/v1/brand-voice",
+        json={"never_publish": ["cheap"], "signature_hashtags": ["Acme"], "description": "Plain."},
+        headers=org.auth,
+    )
+    published = (
+        await http.post("/v1/posts", json={"content": "Already out", "profiles": ["w-x"]}, headers=org.auth)
+    ).json()
+    for _ in range(200):
+        if (await http.get(f"/v1/posts/{published['posts'][0]['id']}", headers=org.auth)).json()[
+            "status"
+        ] == "published":
+            break
+        await asyncio.sleep(0.05)
+    storage = MemoryStorage()
+    provider = approving_provider(stack, page, org.email, "http://127.0.0.1:48126/callback", storage)
+    brief = "Herald drafts posts in your voice. Details at https://herald.example/voice for @team."
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http_client,
+        Client(streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)) as client,
+    ):
+        voice = _output(await client.call_tool("get_brand_voice", {}))
+        assert voice["never_publish"] == ["cheap"]
+        recent = _output(await client.call_tool("get_recent_posts", {}))
+        assert [p["content"] for p in recent["posts"]] == ["Already out"]
+        limits = _output(await client.call_tool("get_destination_limits", {"profiles": ["w-bsky"]}))
+        assert limits["destinations"][0]["text"]["unit"] == "graphemes"
+        check = _output(await client.call_tool("validate_post", {"content": "so cheap", "profiles": ["w-x"]}))
+        assert check["valid"] is False and check["profiles"][0]["problems"][0]["code"] == "NEVER_PUBLISH_PHRASE"
+        post = _output(await client.call_tool("generate_post", {"brief": brief, "profiles": ["w-x", "w-bsky"]}))
+        assert post["status"] == "ready" and all(d["fits"] for d in post["output"]["drafts"])
+        thread = _output(await client.call_tool("generate_thread", {"text": brief * 8, "profiles": ["w-x"]}))
+        assert len(thread["output"]["drafts"][0]["parts"]) > 1
+        variations = _output(
+            await client.call_tool("generate_variations", {"brief": brief, "profiles": ["w-x"], "count": 2})
+        )
+        assert len(variations["output"]["drafts"]) == 2
+        tags = _output(await client.call_tool("generate_hashtags", {"text": brief, "count": 3}))
+        assert tags["output"]["hashtags"][0] == "#Acme"
+        rewrite = _output(
+            await client.call_tool(
+                "rewrite_for_destination",
+                {"text": brief + " More about the product, in detail." * 12, "profile": "w-x"},
+            )
+        )
+        assert rewrite["output"]["drafts"][0]["fits"]
+        again = _output(await client.call_tool("get_generate_run", {"run_id": post["id"]}))
+        assert again == post
+        bad = _failure(await client.call_tool("generate_post", {"brief": "", "profiles": ["w-x"]}))
+        assert (bad["code"], bad["argument"]) == ("VALIDATION_ERROR", "brief")
+        # The drafted post goes out as written.
+        text = post["output"]["drafts"][0]["parts"][0]["text"]
+        created = _output(await client.call_tool("create_post", {"content": text, "profiles": ["w-x"]}))
+        assert created["posts"][0]["content"] == text
+    assert {"generate:read", "generate:write"} <= set(storage.tokens.scope.split())

@@ -33,6 +33,12 @@ TOOLS = [
     "validate_post",
     "get_recent_posts",
     "get_destination_limits",
+    "generate_post",
+    "generate_thread",
+    "generate_variations",
+    "generate_hashtags",
+    "rewrite_for_destination",
+    "get_generate_run",
 ]
 WRITE_TOOLS = {
     "create_post": ("posts:write", {"content": "hi", "profiles": ["acme-x"]}),

@@ -11,6 +11,10 @@ import pytest
 from facades.app import create_app
 from facades.settings import FacadeSettings
 
+# That every route takes the /v1 credential rule is the facade's; the SQL behind revocation, plans
+# and key lookups runs on both backends in tests/core (test_grpc_surface, test_credentials).
+pytestmark = pytest.mark.one_backend
+
 
 def v1_routes() -> list[tuple[str, str]]:
     """Every /v1 route the facade serves, read from its router so a new route is covered here

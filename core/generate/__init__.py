@@ -1,0 +1,1 @@
+"""Writing tools: the generate_* catalogue, its backends and its runs (herald.generate.v1)."""

@@ -1,0 +1,1 @@
+"""Local servers that speak the real APIs of what this machine cannot reach, for the real clients to talk to over HTTP."""
