@@ -15,7 +15,7 @@ test: install lint
 	./scripts/ensure_postgres.sh
 	./scripts/ensure_chromium.sh
 	./scripts/ensure_node_tools.sh
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 # Re-installs when the project metadata changes; uv makes a full install take seconds.
 install: $(STAMP)
@@ -47,7 +47,7 @@ test-only: install
 	./scripts/ensure_postgres.sh
 	./scripts/ensure_chromium.sh
 	./scripts/ensure_node_tools.sh
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 bench: install
 	./scripts/ensure_postgres.sh

@@ -37,6 +37,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             dropped.append(item)
         else:
             keep.append(item)
+            if backend:
+                # Under `pytest -n 2 --dist loadgroup` (make test) each backend's tests share one
+                # worker, so each worker starts one backend's stack.
+                item.add_marker(pytest.mark.xdist_group(backend))
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
