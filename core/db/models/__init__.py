@@ -1,0 +1,81 @@
+"""The schema: typed SQLAlchemy 2 models, one module per domain. Hot paths use their Table objects
+with Core statements; this package exports both."""
+
+from __future__ import annotations
+
+from core.db.models.accounts import ApiKey, CreditLedgerEntry, Membership, Organization, Session, User
+from core.db.models.base import ID, NAMING, Base
+from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
+from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia
+from core.db.models.profiles import Profile, ProfileTag
+from core.db.models.writing import BrandVoice, GenerateRun, Job
+
+users = User.__table__
+organizations = Organization.__table__
+memberships = Membership.__table__
+api_keys = ApiKey.__table__
+credit_ledger = CreditLedgerEntry.__table__
+profiles = Profile.__table__
+profile_tags = ProfileTag.__table__
+media = Media.__table__
+posts = Post.__table__
+post_media = PostMedia.__table__
+outbox = OutboxEntry.__table__
+idempotency_keys = IdempotencyKey.__table__
+sessions = Session.__table__
+oauth_clients = OAuthClient.__table__
+oauth_codes = OAuthCode.__table__
+oauth_grants = OAuthGrant.__table__
+oauth_tokens = OAuthToken.__table__
+oauth_signing_keys = OAuthSigningKey.__table__
+brand_voices = BrandVoice.__table__
+jobs = Job.__table__
+generate_runs = GenerateRun.__table__
+
+__all__ = [
+    "ID",
+    "NAMING",
+    "Base",
+    "User",
+    "Organization",
+    "Membership",
+    "ApiKey",
+    "CreditLedgerEntry",
+    "Session",
+    "Profile",
+    "ProfileTag",
+    "Media",
+    "Post",
+    "PostMedia",
+    "OutboxEntry",
+    "IdempotencyKey",
+    "OAuthClient",
+    "OAuthCode",
+    "OAuthGrant",
+    "OAuthToken",
+    "OAuthSigningKey",
+    "BrandVoice",
+    "Job",
+    "GenerateRun",
+    "users",
+    "organizations",
+    "memberships",
+    "api_keys",
+    "credit_ledger",
+    "profiles",
+    "profile_tags",
+    "media",
+    "posts",
+    "post_media",
+    "outbox",
+    "idempotency_keys",
+    "sessions",
+    "oauth_clients",
+    "oauth_codes",
+    "oauth_grants",
+    "oauth_tokens",
+    "oauth_signing_keys",
+    "brand_voices",
+    "jobs",
+    "generate_runs",
+]

@@ -1,0 +1,104 @@
+"""Accounts: users, organizations and their members, API keys, credits, dashboard sessions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Optional
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from core.db.models.base import ID, Base
+from core.db.types import UTCDateTime
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Sign-in throttling (core/identity/accounts.py): failures in the current window.
+    failed_sign_ins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_failed_sign_in_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+
+
+class Organization(Base):
+    __tablename__ = "organizations"
+    __table_args__ = (
+        CheckConstraint("credit_balance >= 0", name="balance_not_negative"),
+        CheckConstraint("plan IN ('active', 'trialing', 'none')", name="plan_known"),
+    )
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    plan: Mapped[str] = mapped_column(String(16))
+    credit_balance: Mapped[int] = mapped_column(BigInteger, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Membership(Base):
+    __tablename__ = "memberships"
+    __table_args__ = (CheckConstraint("role IN ('owner', 'member')", name="role_known"),)
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ApiKey(Base):
+    """An API key. `key_id` is the public, indexed part of the secret; only the SHA-256 of the
+    whole secret is stored."""
+
+    __tablename__ = "api_keys"
+    __table_args__ = (Index("ix_api_keys_user_org_created", "user_id", "org_id", "id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    key_id: Mapped[str] = mapped_column(String(32), unique=True)
+    secret_hash: Mapped[str] = mapped_column(String(64))
+    display_prefix: Mapped[str] = mapped_column(String(32))
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_used_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    replaced_by: Mapped[Optional[str]] = mapped_column(ID)
+
+
+class CreditLedgerEntry(Base):
+    __tablename__ = "credit_ledger"
+    __table_args__ = (Index("ix_credit_ledger_org_id_id", "org_id", "id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    delta: Mapped[int] = mapped_column(BigInteger)
+    balance_after: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(String(64))
+    reference: Mapped[str] = mapped_column(String(128), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Session(Base):
+    """A signed-in human's dashboard session. Only the SHA-256 of its token is stored; the
+    session acts in one organization of its user at a time (the organization switcher)."""
+
+    __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_user_id", "user_id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)

@@ -1,0 +1,134 @@
+"""Posts and media: the library, posts (also the publish queue), the outbox, idempotency."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Optional
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from core.db.models.base import ID, Base
+from core.db.types import UTCDateTime
+
+
+class Media(Base):
+    """A file of an organization's media library. Usable in posts once `status` is `confirmed`.
+    (The upload flows that fill it arrive with the media library issue.)"""
+
+    __tablename__ = "media"
+    __table_args__ = (
+        CheckConstraint("kind IN ('image', 'gif', 'video')", name="kind_known"),
+        CheckConstraint("status IN ('pending', 'confirmed')", name="status_known"),
+        Index("ix_media_org_id_id", "org_id", "id"),
+        Index("ix_media_org_id_content_hash", "org_id", "content_hash"),
+    )
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8))
+    mime_type: Mapped[str] = mapped_column(String(100))
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    name: Mapped[str] = mapped_column(String(255))
+    description: Mapped[str] = mapped_column(Text, default="")
+    tags: Mapped[str] = mapped_column(String(1000), default="")
+    status: Mapped[str] = mapped_column(String(16))
+    content_hash: Mapped[Optional[str]] = mapped_column(String(64))
+    width: Mapped[Optional[int]] = mapped_column(Integer)
+    height: Mapped[Optional[int]] = mapped_column(Integer)
+    storage_key: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    confirmed_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+
+
+class Post(Base):
+    """A post to one profile. The table is also the publish queue: `due_at` is when a worker may
+    claim it (its schedule, its next retry, or the end of the lease of the worker holding it)."""
+
+    __tablename__ = "posts"
+    __table_args__ = (
+        CheckConstraint(
+            "status IN ('scheduled', 'queued', 'publishing', 'published', 'failed', 'canceled')", name="status_known"
+        ),
+        Index("ix_posts_status_due_at", "status", "due_at"),
+        Index("ix_posts_org_id_id", "org_id", "id"),
+        Index("ix_posts_org_id_schedule_at", "org_id", "schedule_at"),
+        # get_recent_posts: an organization's published posts, newest first.
+        Index("ix_posts_org_id_published_at", "org_id", "published_at"),
+    )
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    profile_slug: Mapped[str] = mapped_column(String(64))
+    connector: Mapped[str] = mapped_column(String(16))
+    content: Mapped[str] = mapped_column(Text)
+    title: Mapped[Optional[str]] = mapped_column(String(100))
+    post_type: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    schedule_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # Credits charged for the current delivery (0 once refunded or never charged).
+    charged: Mapped[int] = mapped_column(Integer, default=0)
+    delivery_key: Mapped[str] = mapped_column(String(64))
+    lease_owner: Mapped[Optional[str]] = mapped_column(String(64))
+    failure_reason: Mapped[str] = mapped_column(String(32), default="")
+    # A human explanation of failure_reason when Herald has one (e.g. the never-publish phrase).
+    failure_detail: Mapped[str] = mapped_column(Text, default="", server_default="")
+    platform_error: Mapped[str] = mapped_column(Text, default="")
+    platform_post_id: Mapped[str] = mapped_column(String(128), default="")
+    platform_url: Mapped[str] = mapped_column(String(500), default="")
+    published_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+
+
+class PostMedia(Base):
+    __tablename__ = "post_media"
+    __table_args__ = (Index("ix_post_media_media_id", "media_id"),)
+
+    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    media_id: Mapped[str] = mapped_column(ForeignKey("media.id"))
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+
+
+class OutboxEntry(Base):
+    """A delivery as recorded: in sandbox mode the exact platform requests that would have been
+    sent. Unique on the post's delivery key, so a post is recorded as delivered at most once."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_post_id", "post_id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"))
+    delivery_key: Mapped[str] = mapped_column(String(64), unique=True)
+    connector: Mapped[str] = mapped_column(String(16))
+    mode: Mapped[str] = mapped_column(String(8))
+    requests_json: Mapped[str] = mapped_column(Text)
+    platform_post_id: Mapped[str] = mapped_column(String(128))
+    platform_url: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class IdempotencyKey(Base):
+    """The first response to a request made with an `Idempotency-Key`, kept 24 hours."""
+
+    __tablename__ = "idempotency_keys"
+
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    response: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
