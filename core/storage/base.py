@@ -4,7 +4,9 @@ Two backends implement this interface: `local` (the embedded `herald storage` se
 under the data directory, HMAC-signed expiring PUT URLs) and `gcs` (Google Cloud Storage, V4
 signed URLs). The core uses it to issue upload URLs, to check what landed, to stream it back for
 hashing and sniffing, to store legacy multipart uploads and to delete; housekeeping lists what is
-stored to remove bytes no media record references (core/worker/maintenance.py).
+stored to remove bytes no media record references (core/worker/maintenance.py). Live publishing
+hands platforms short-lived signed read URLs (`read_url`) and streams byte ranges to chunked
+upload APIs (`read` with `start`/`end`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from datetime import datetime
 from typing import Protocol
 
 UPLOAD_URL_LIFETIME = 3600  # seconds (SPEC 8)
+READ_URL_LIFETIME = 900  # seconds: long enough for a platform to fetch a video, short enough to leak little
+MAX_URL_LIFETIME = 7 * 24 * 3600  # the longest a GCS V4 signed URL may live; both backends enforce it
 CHUNK_SIZE = 1024 * 1024
 
 
@@ -50,8 +54,20 @@ class ObjectStorage(Protocol):
         """What landed under `key`, or None when nothing (complete) did."""
         ...
 
-    def read(self, key: str, *, chunk_size: int = CHUNK_SIZE) -> AsyncIterator[bytes]:
-        """The object's bytes, streamed in chunks (never whole in memory)."""
+    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME) -> str:
+        """A URL anyone can `GET` the object's bytes with until it expires, single byte ranges
+        included (the embedded storage answers `HEAD` on it too); platforms that pull media from a
+        public URL are given one. It signs the method, the key and the expiry, and can never serve
+        as an upload URL (nor the reverse). At most MAX_URL_LIFETIME seconds (ValueError)."""
+        ...
+
+    def read(
+        self, key: str, *, chunk_size: int = CHUNK_SIZE, start: int = 0, end: int | None = None
+    ) -> AsyncIterator[bytes]:
+        """The object's bytes `[start, end)` (end exclusive, None: to the end; clamped to the
+        object's size like a slice), streamed in chunks of at most `chunk_size` (never whole in
+        memory). Raises ValueError at once for a negative `start`, `end < start` or `chunk_size < 1`;
+        FileNotFoundError, when iterated, if the object is absent (even for an empty range)."""
         ...
 
     async def write(self, key: str, chunks: AsyncIterator[bytes], *, content_type: str, max_bytes: int) -> int:
@@ -77,3 +93,19 @@ class ObjectStorage(Protocol):
 
 class ObjectTooLarge(Exception):
     pass
+
+
+def check_read_range(chunk_size: int, start: int, end: int | None) -> None:
+    """The arguments of `ObjectStorage.read`, checked when it is called."""
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be positive")
+    if start < 0:
+        raise ValueError("start must not be negative")
+    if end is not None and end < start:
+        raise ValueError("end must not be before start")
+
+
+def check_lifetime(expires_in: int) -> int:
+    if expires_in > MAX_URL_LIFETIME:
+        raise ValueError(f"a signed URL lives at most {MAX_URL_LIFETIME} seconds")
+    return expires_in

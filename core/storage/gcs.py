@@ -1,14 +1,17 @@
 """The `gcs` backend: Google Cloud Storage through google-cloud-storage (DESIGN 8).
 
 Upload URLs are V4 signed URLs for one `PUT` with the signed Content-Type, valid `expires_in`
-seconds. They are signed with the service-account key in HERALD_GCS_CREDENTIALS_FILE, offline; without
-one, with the IAM signBlob API on behalf of the default credentials' service account (GCE, Cloud Run).
+seconds; read URLs (`read_url`) are V4 signed URLs for `GET` (only `host` is a signed header, so a
+client may send `Range`; a HEAD would need a URL signed for HEAD). Both are signed with the
+service-account key in HERALD_GCS_CREDENTIALS_FILE, offline; without one, with the IAM signBlob API
+on behalf of the default credentials' service account (GCE, Cloud Run).
 
 With HERALD_GCS_ENDPOINT (an emulator) the API calls use anonymous credentials: a service-account
-client would try to reach Google's token endpoint. The library is synchronous, so every call runs in
-a worker thread. Reads are ranged downloads of one generation (a replaced object fails the read
-rather than mixing two versions); writes spool to a temp file first, so `max_bytes` is enforced
-before anything reaches the bucket and memory stays bounded.
+client would try to reach Google's token endpoint; signed URLs point at that endpoint too. The
+library is synchronous, so every call runs in a worker thread. Reads (whole or `[start, end)`) are
+ranged downloads of one generation (a replaced object fails the read rather than mixing two
+versions); writes spool to a temp file first, so `max_bytes` is enforced before anything reaches
+the bucket and memory stays bounded.
 
 Not signed: `x-goog-content-length-range`. The library can sign it (`headers=`), but a signed
 extension header must then be sent by the client, and SPEC 4 says a PUT carries only Content-Type;
@@ -32,7 +35,16 @@ from google.cloud.storage import Blob, Client
 from google.oauth2 import service_account
 
 from core.settings import CoreSettings
-from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ListedObject, ObjectTooLarge, StoredObject
+from core.storage.base import (
+    CHUNK_SIZE,
+    READ_URL_LIFETIME,
+    UPLOAD_URL_LIFETIME,
+    ListedObject,
+    ObjectTooLarge,
+    StoredObject,
+    check_lifetime,
+    check_read_range,
+)
 from core.storage.local import in_thread
 
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
@@ -85,29 +97,46 @@ class GcsStorage:
             **self._signing(),
         )
 
+    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME) -> str:
+        return self.bucket.blob(key).generate_signed_url(
+            version="v4",
+            method="GET",
+            expiration=timedelta(seconds=check_lifetime(expires_in)),
+            api_access_endpoint=self.endpoint or None,
+            **self._signing(),
+        )
+
     async def stat(self, key: str) -> StoredObject | None:
         blob = await asyncio.to_thread(self.bucket.get_blob, key)
         if blob is None:
             return None
         return StoredObject(key, int(blob.size or 0), blob.content_type or DEFAULT_CONTENT_TYPE)
 
-    async def read(self, key: str, *, chunk_size: int = CHUNK_SIZE) -> AsyncIterator[bytes]:
-        """Streams the object; raises FileNotFoundError when it is absent."""
+    def read(
+        self, key: str, *, chunk_size: int = CHUNK_SIZE, start: int = 0, end: int | None = None
+    ) -> AsyncIterator[bytes]:
+        """Streams `[start, end)` of the object; raises FileNotFoundError when it is absent."""
+        check_read_range(chunk_size, start, end)
+        return self._read(key, chunk_size, start, end)
+
+    async def _read(self, key: str, chunk_size: int, start: int, end: int | None) -> AsyncIterator[bytes]:
         found = await asyncio.to_thread(self.bucket.get_blob, key)
         if found is None:
             raise FileNotFoundError(key)
         size = int(found.size or 0)
+        stop = size if end is None else min(end, size)
         blob = Blob(key, self.bucket, generation=found.generation)  # pinned to what stat saw
         fetch = max(chunk_size, RANGE_BYTES)
-        position = 0
-        while position < size:
-            end = min(position + fetch, size) - 1
+        position = start
+        while position < stop:
+            last = min(position + fetch, stop) - 1  # download_as_bytes takes an inclusive end
             try:
-                data = await asyncio.to_thread(blob.download_as_bytes, start=position, end=end, checksum=None)
+                data = await asyncio.to_thread(blob.download_as_bytes, start=position, end=last, checksum=None)
             except NotFound:
                 raise FileNotFoundError(f"{key} was replaced or deleted while being read") from None
             if not data:
-                raise OSError(f"{key}: empty range {position}-{end}")
+                raise OSError(f"{key}: empty range {position}-{last}")
+            data = data[: stop - position]  # (a server sending more than asked is not trusted further)
             position += len(data)
             for offset in range(0, len(data), chunk_size):
                 yield data[offset : offset + chunk_size]

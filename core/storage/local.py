@@ -1,5 +1,6 @@
 """The `local` backend: objects as files under `{data_dir}/objects/`, uploaded through the embedded
-`herald storage` server with HMAC-signed, expiring PUT URLs (DESIGN 8).
+`herald storage` server with HMAC-signed, expiring PUT URLs and fetched through it with signed,
+expiring GET URLs (`read_url`, served by core/storage/downloads.py) (DESIGN 8).
 
 Keys map to paths one to one (`org_x/med_y` → `objects/org_x/med_y`); a key is 1-512 characters of
 [A-Za-z0-9_./-], made of non-empty segments that do not start with a dot, so it can never leave
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import re
 import tempfile
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from stat import S_ISREG
@@ -25,7 +28,16 @@ from urllib.parse import urlencode
 
 from core.settings import CoreSettings
 from core.storage import signing
-from core.storage.base import CHUNK_SIZE, UPLOAD_URL_LIFETIME, ListedObject, ObjectTooLarge, StoredObject
+from core.storage.base import (
+    CHUNK_SIZE,
+    READ_URL_LIFETIME,
+    UPLOAD_URL_LIFETIME,
+    ListedObject,
+    ObjectTooLarge,
+    StoredObject,
+    check_lifetime,
+    check_read_range,
+)
 from core.storage.fileio import Writeback, write_all
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$")
@@ -47,6 +59,16 @@ class InvalidKey(ValueError):
 
 class ObjectExists(Exception):
     """An upload URL accepts one complete PUT: the object is already there."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenObject:
+    """A complete object opened for reading (`LocalStorage.open_stored`): the descriptor reads the
+    object as it was when opened, even if it is replaced or deleted meanwhile. The caller closes it."""
+
+    fd: int
+    size_bytes: int
+    content_type: str
 
 
 def check_key(key: str) -> str:
@@ -102,6 +124,14 @@ class LocalStorage:
     ) -> signing.Verdict:
         return signing.verify(self._secret, key, size=size, content_type=content_type, expires=expires, sig=sig)
 
+    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME) -> str:
+        check_key(key)
+        query = signing.signed_read_query(self._secret, key, check_lifetime(expires_in))
+        return f"{self.public_url}/objects/{key}?{urlencode(query)}"
+
+    def verify_read(self, key: str, *, expires: str | None, sig: str | None) -> signing.Verdict:
+        return signing.verify_read(self._secret, key, expires=expires, sig=sig)
+
     async def stat(self, key: str) -> StoredObject | None:
         return await asyncio.to_thread(self._stat, self.path(key), key)
 
@@ -112,22 +142,57 @@ class LocalStorage:
             return None
         if not S_ISREG(st.st_mode):
             return None
-        try:
-            content_type = self._type_path(path).read_text().strip() or DEFAULT_CONTENT_TYPE
-        except FileNotFoundError:
-            content_type = DEFAULT_CONTENT_TYPE
-        return StoredObject(key, st.st_size, content_type)
+        return StoredObject(key, st.st_size, self._stored_type(path))
 
-    async def read(self, key: str, *, chunk_size: int = CHUNK_SIZE) -> AsyncIterator[bytes]:
-        """Streams the object; raises FileNotFoundError when it is absent. The open file is the
-        object as it was when reading started, even if it is replaced meanwhile."""
-        path = self.path(key)
+    def _stored_type(self, path: Path) -> str:
+        try:
+            return self._type_path(path).read_text().strip() or DEFAULT_CONTENT_TYPE
+        except FileNotFoundError:
+            return DEFAULT_CONTENT_TYPE
+
+    def read(
+        self, key: str, *, chunk_size: int = CHUNK_SIZE, start: int = 0, end: int | None = None
+    ) -> AsyncIterator[bytes]:
+        """Streams `[start, end)` of the object; raises FileNotFoundError when it is absent. The open
+        file is the object as it was when reading started, even if it is replaced meanwhile."""
+        check_read_range(chunk_size, start, end)
+        return self._read(self.path(key), chunk_size, start, end)
+
+    async def _read(self, path: Path, chunk_size: int, start: int, end: int | None) -> AsyncIterator[bytes]:
         f = await asyncio.to_thread(open, path, "rb", buffering=0)
         try:
-            while chunk := await in_thread(f.read, chunk_size):
+            position = start
+            while end is None or position < end:
+                want = chunk_size if end is None else min(chunk_size, end - position)
+                chunk = await in_thread(os.pread, f.fileno(), want, position)
+                if not chunk:
+                    break
+                position += len(chunk)
                 yield chunk
         finally:
             f.close()
+
+    def open_stored(self, key: str) -> OpenObject | None:
+        """Opens the complete object under `key` (blocking: call it in a thread), or None when there
+        is none. Only renamed-into-place objects are reachable: a key never names a hidden temp file."""
+        path = self.path(key)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as error:
+            if error.errno == errno.ELOOP:  # a symbolic link: never an object of ours
+                return None
+            raise
+        try:
+            st = os.fstat(fd)
+            if S_ISREG(st.st_mode):
+                return OpenObject(fd, st.st_size, self._stored_type(path))
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # a directory: a key prefix, not an object
+        return None
 
     async def write(self, key: str, chunks: AsyncIterator[bytes], *, content_type: str, max_bytes: int) -> int:
         return await self.store(key, chunks, content_type=content_type, max_bytes=max_bytes, replace=True)

@@ -3,7 +3,8 @@
 `PUT /upload/{key}?size=&type=&expires=&sig=` accepts the bytes of one object, signed by the core
 (core/storage/signing.py), and streams them to a file under `{data_dir}/objects/` (core/storage/
 local.py): memory stays bounded whatever the size, and nothing is visible until the body is
-complete. Decisions (documented here and in the tests):
+complete. (`GET|HEAD /objects/{key}?expires=&sig=` serves an object through a signed read URL,
+ranges included: core/storage/downloads.py.) Decisions on uploads (documented here and in the tests):
 
 - 403 `UPLOAD_URL_INVALID`: the signature does not match (any field tampered with, a parameter
   missing or repeated, another key). 403 `UPLOAD_URL_EXPIRED`: authentic but past `expires`.
@@ -42,6 +43,7 @@ from sanic.response import HTTPResponse, json
 
 from core.settings import CoreSettings
 from core.storage.base import ObjectTooLarge
+from core.storage.downloads import serve_object
 from core.storage.fileio import HAVE_SPLICE, SocketPipe, Writeback, splice_to_file, write_all
 from core.storage.local import InvalidKey, LocalStorage, ObjectExists, check_key, in_thread
 from core.storage.signing import Verdict
@@ -171,6 +173,10 @@ def create_storage_app(settings: CoreSettings) -> Sanic:
     @app.get("/healthz")
     async def healthz(request: Request) -> HTTPResponse:
         return json({"status": "ok"})
+
+    @app.route("/objects/<key:path>", methods=["GET", "HEAD"])
+    async def download(request: Request, key: str) -> HTTPResponse | None:
+        return await serve_object(request, storage, key)
 
     @app.put("/upload/<key:path>", stream=True)
     async def upload(request: Request, key: str) -> HTTPResponse:

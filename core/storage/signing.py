@@ -1,7 +1,10 @@
-"""HMAC-SHA256 signatures of the local backend's upload URLs (DESIGN 8).
+"""HMAC-SHA256 signatures of the local backend's upload and read URLs (DESIGN 8).
 
-A signature covers the method (PUT), the object key, the content type, the declared size and the
-expiry (unix seconds), so changing any of them invalidates the URL. Verification is constant-time.
+An upload signature covers the method (PUT), the object key, the content type, the declared size
+and the expiry (unix seconds), so changing any of them invalidates the URL. A read signature covers
+the method (GET), the key and the expiry. Each kind signs its own context string first
+(`herald-upload-v1`, `herald-read-v1`), so a signature of one kind is never valid as the other,
+whatever the parameters. Verification is constant-time.
 
 The key comes from HERALD_STORAGE_SIGNING_KEY, or else from `{data_dir}/storage-signing.key`: 32
 random bytes (hex) created once, atomically, so the core and storage processes started together
@@ -28,6 +31,7 @@ KEY_FILE = "storage-signing.key"
 KEY_BYTES = 32
 MIN_CONFIGURED_KEY = 16
 _CONTEXT = "herald-upload-v1"
+_READ_CONTEXT = "herald-read-v1"
 
 
 class Verdict(Enum):
@@ -96,6 +100,20 @@ def signed_query(secret: bytes, key: str, content_type: str, size: int, expires_
     }
 
 
+def _read_message(key: str, expires: int) -> bytes:
+    return json.dumps([_READ_CONTEXT, "GET", key, expires], separators=(",", ":")).encode()
+
+
+def sign_read(secret: bytes, key: str, expires: int) -> str:
+    digest = hmac.new(secret, _read_message(key, expires), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def signed_read_query(secret: bytes, key: str, expires_in: int) -> dict[str, str]:
+    expires = int(time.time()) + expires_in
+    return {"expires": str(expires), "sig": sign_read(secret, key, expires)}
+
+
 def _int(value: str | None) -> int | None:
     """A canonical non-negative integer (no sign, no leading zero), else None."""
     if value is None or not value.isascii() or not value.isdigit() or len(value) > 19 or str(int(value)) != value:
@@ -119,6 +137,18 @@ def verify(
     if size_n is None or expires_n is None or content_type is None or not sig or not sig.isascii():
         return Verdict.INVALID
     if not hmac.compare_digest(sig.encode(), sign(secret, key, content_type, size_n, expires_n).encode()):
+        return Verdict.INVALID
+    if (time.time() if now is None else now) >= expires_n:
+        return Verdict.EXPIRED
+    return Verdict.VALID
+
+
+def verify_read(secret: bytes, key: str, *, expires: str | None, sig: str | None, now: float | None = None) -> Verdict:
+    """A read URL's signature, then its expiry (like `verify`)."""
+    expires_n = _int(expires)
+    if expires_n is None or not sig or not sig.isascii():
+        return Verdict.INVALID
+    if not hmac.compare_digest(sig.encode(), sign_read(secret, key, expires_n).encode()):
         return Verdict.INVALID
     if (time.time() if now is None else now) >= expires_n:
         return Verdict.EXPIRED

@@ -1,7 +1,7 @@
-"""The GCS backend against a real GCS emulator process (gcp-storage-emulator), with V4 URLs signed
-offline by a throwaway service-account key. The emulator does not verify signatures, so the
-signature is verified here, offline, by rebuilding the V4 canonical request from Google's
-documented algorithm and checking the RSA signature with the key's public half."""
+"""The GCS backend against a real GCS emulator process (gcp-storage-emulator), with V4 URLs (upload
+PUTs and read GETs) signed offline by a throwaway service-account key. The emulator does not verify
+signatures, so the signature is verified here, offline, by rebuilding the V4 canonical request from
+Google's documented algorithm and checking the RSA signature with the key's public half."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ from core import admin
 from core.db.engine import create_engine
 from core.db.types import utcnow
 from core.settings import CoreSettings
-from core.storage.base import UPLOAD_URL_LIFETIME, ObjectTooLarge
+from core.storage.base import MAX_URL_LIFETIME, UPLOAD_URL_LIFETIME, ObjectTooLarge
 from core.storage.factory import object_storage
-from core.storage.gcs import GcsStorage
+from core.storage.gcs import RANGE_BYTES, GcsStorage
 from core.worker.maintenance import ORPHAN_GRACE, remove_orphaned_objects
 from tests.core.test_media_cleanup import _insert_media
 from tests.harness import ROOT, database, free_port
@@ -241,6 +241,106 @@ async def test_empty_object(gcs: Emulator) -> None:
     stored = await gcs.storage.stat(key)
     assert stored is not None and stored.size_bytes == 0
     assert await read_all(gcs.storage, key) == b""
+
+
+# -- read URLs and ranged reads
+
+
+async def _store(storage: GcsStorage, data: bytes, content_type: str = "video/mp4") -> str:
+    key = new_key()
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for offset in range(0, len(data), 1024 * 1024):
+            yield data[offset : offset + 1024 * 1024]
+
+    assert await storage.write(key, chunks(), content_type=content_type, max_bytes=len(data)) == len(data)
+    return key
+
+
+def test_read_url_is_a_v4_signed_get(gcs: Emulator) -> None:
+    key = new_key()
+    url = gcs.storage.read_url(key)
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    assert f"{parts.scheme}://{parts.netloc}" == gcs.endpoint  # HERALD_GCS_ENDPOINT, as for uploads
+    assert parts.path == f"/{BUCKET}/{key}"
+    assert query["X-Goog-Algorithm"] == "GOOG4-RSA-SHA256"
+    assert query["X-Goog-Expires"] == "900"  # 15 minutes by default
+    assert query["X-Goog-SignedHeaders"] == "host"  # a platform's plain GET sends no other header
+    assert query["X-Goog-Credential"].startswith("herald-uploads@herald-test.iam.gserviceaccount.com/")
+
+    verify_v4(url, gcs.public_key, method="GET", headers={})
+    # Bound to GET, the object and the expiry: it is no upload URL, and an upload URL is no read URL.
+    upload = gcs.storage.upload_url(key, content_type="image/png", size_bytes=3)
+    for method, headers, altered in (
+        ("PUT", {}, url),
+        ("PUT", {"Content-Type": "image/png"}, url),
+        ("GET", {}, url.replace(f"/{key}?", f"/{key}x?")),
+        ("GET", {}, url.replace("X-Goog-Expires=900", "X-Goog-Expires=3600")),
+        ("GET", {"Content-Type": "image/png"}, upload),
+    ):
+        with pytest.raises(InvalidSignature):
+            verify_v4(altered, gcs.public_key, method=method, headers=headers)
+
+    short = gcs.storage.read_url(key, expires_in=60)
+    assert dict(parse_qsl(urlsplit(short).query))["X-Goog-Expires"] == "60"
+    verify_v4(short, gcs.public_key, method="GET", headers={})
+    with pytest.raises(ValueError, match="at most"):
+        gcs.storage.read_url(key, expires_in=MAX_URL_LIFETIME + 1)
+
+
+async def test_read_url_fetches_the_bytes_from_the_emulator(gcs: Emulator) -> None:
+    """The emulator serves the signed URL's path (without checking the signature; see above)."""
+    data = os.urandom(2 * 1024 * 1024 + 5)
+    key = await _store(gcs.storage, data, "video/mp4")
+    async with httpx.AsyncClient(timeout=60) as client:
+        response = await client.get(gcs.storage.read_url(key))
+    assert response.status_code == 200, response.text
+    assert sha(response.content) == sha(data)
+    assert response.headers["content-type"] == "video/mp4"
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [
+        (0, None),
+        (0, 0),  # zero-length
+        (12345, 12345),  # zero-length, mid-object
+        (0, 100),  # the first bytes
+        (1024 * 1024 - 10, 1024 * 1024 + 10),  # across a chunk boundary
+        (RANGE_BYTES - 3, RANGE_BYTES + 3),  # across two ranged downloads
+        (100, RANGE_BYTES + 2 * 1024 * 1024 + 7),  # many chunks and both downloads
+        (RANGE_BYTES, None),  # the second download only
+        (RANGE_BYTES + 1000, 10**12),  # end past the object: clamped
+        (RANGE_BYTES + 2_000_000, None),  # at the end: nothing
+        (RANGE_BYTES * 3, None),  # past the end: nothing
+    ],
+)
+async def test_read_range_is_the_exact_slice(
+    gcs: Emulator, gcs_ranged: tuple[str, bytes], start: int, end: int | None
+) -> None:
+    key, data = gcs_ranged
+    chunk_size = 1024 * 1024
+    chunks = [c async for c in gcs.storage.read(key, chunk_size=chunk_size, start=start, end=end)]
+    assert b"".join(chunks) == data[start:end]
+    assert all(0 < len(c) <= chunk_size for c in chunks)
+
+
+@pytest.fixture(scope="module")
+def gcs_ranged(gcs: Emulator) -> tuple[str, bytes]:
+    data = os.urandom(RANGE_BYTES + 2_000_000)  # two ranged downloads when read whole
+    return asyncio.run(_store(gcs.storage, data)), data
+
+
+async def test_read_range_arguments(gcs: Emulator, gcs_ranged: tuple[str, bytes]) -> None:
+    key, data = gcs_ranged
+    for kwargs in ({"start": -1}, {"start": 5, "end": 4}, {"chunk_size": 0}):
+        with pytest.raises(ValueError):
+            gcs.storage.read(key, **kwargs)  # refused when called, before any request
+    small = [c async for c in gcs.storage.read(key, chunk_size=3, start=3, end=11)]
+    assert small == [data[3:6], data[6:9], data[9:11]]
+    with pytest.raises(FileNotFoundError):  # absent, even for an empty range
+        [c async for c in gcs.storage.read("org_test/never", start=0, end=0)]
 
 
 def test_gcs_requires_a_bucket(tmp_path: Path) -> None:

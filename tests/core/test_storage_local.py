@@ -1,5 +1,6 @@
-"""The local object storage: the real `herald storage` process accepting HMAC-signed upload URLs,
-and `LocalStorage` (core side) issuing them and reading, writing and deleting objects."""
+"""The local object storage: the real `herald storage` process accepting HMAC-signed upload URLs and
+serving signed read URLs, and `LocalStorage` (core side) issuing them and reading (whole or byte
+ranges), writing and deleting objects."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ import pytest
 
 from core.settings import CoreSettings
 from core.storage import signing
-from core.storage.base import ObjectTooLarge
+from core.storage.base import MAX_URL_LIFETIME, ObjectTooLarge
+from core.storage.downloads import READ_CHUNK
 from core.storage.local import InvalidKey, LocalStorage
 from tests.harness import ROOT, free_port, stack_env, wait_for_http
 
@@ -459,6 +461,381 @@ def _hwm_kib(pid: int) -> int:
     raise AssertionError("no VmHWM")
 
 
+# -- read URLs (GET|HEAD /objects/{key})
+
+
+async def store(server: Server, data: bytes, content_type: str = "image/png", key: str | None = None) -> str:
+    """Stores `data` through the core side (the same files an upload leaves)."""
+    key = key or new_key()
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for offset in range(0, len(data), 1024 * 1024):
+            yield data[offset : offset + 1024 * 1024]
+
+    assert await server.storage.write(key, chunks(), content_type=content_type, max_bytes=len(data)) == len(data)
+    return key
+
+
+async def fetch(url: str, method: str = "GET", **headers: str) -> httpx.Response:
+    async with httpx.AsyncClient(timeout=60) as client:
+        return await client.request(method, url, headers=headers)
+
+
+async def test_read_url_serves_the_stored_bytes_and_type(server: Server) -> None:
+    key, data = new_key(), os.urandom(3 * 1024 * 1024 + 17)  # several server reads
+    upload = server.storage.upload_url(key, content_type="video/mp4", size_bytes=len(data))
+    assert (await put(upload, data, "video/mp4")).status_code == 200
+    url = server.storage.read_url(key)
+    parts = urlsplit(url)
+    assert url.startswith(f"{server.url}/objects/{key}?")
+    query = dict(parse_qsl(parts.query))
+    assert set(query) == {"expires", "sig"}
+    assert abs(int(query["expires"]) - (time.time() + 900)) < 5  # 15 minutes by default
+    response = await fetch(url)
+    assert response.status_code == 200, response.text
+    assert sha(response.content) == sha(data)
+    assert response.headers["content-type"] == "video/mp4"
+    assert response.headers["content-length"] == str(len(data))
+    assert response.headers["accept-ranges"] == "bytes"
+    assert "transfer-encoding" not in response.headers and "content-range" not in response.headers
+    # The same URL serves again (platforms retry) until it expires.
+    assert sha((await fetch(url)).content) == sha(data)
+
+
+async def test_read_url_serves_what_write_stored_and_empty_objects(server: Server) -> None:
+    key = await store(server, b"GIF89a" + bytes(range(256)) * 10, "image/gif")
+    response = await fetch(server.storage.read_url(key, expires_in=60))
+    assert (response.status_code, response.headers["content-type"]) == (200, "image/gif")
+    assert response.content == b"GIF89a" + bytes(range(256)) * 10
+    empty = await store(server, b"")
+    response = await fetch(server.storage.read_url(empty))
+    assert (response.status_code, response.content, response.headers["content-length"]) == (200, b"", "0")
+    # An empty object has no byte to range over: a suffix range gets the (empty) whole, others 416.
+    assert (await fetch(server.storage.read_url(empty), Range="bytes=-5")).status_code == 200
+    assert (await fetch(server.storage.read_url(empty), Range="bytes=0-")).status_code == 416
+
+
+RANGE_DATA_SIZE = 3 * READ_CHUNK + 1003
+
+
+@pytest.fixture(scope="module")
+def ranged(server: Server) -> tuple[str, bytes]:
+    data = os.urandom(RANGE_DATA_SIZE)
+    return asyncio.run(store(server, data, "video/webm")), data
+
+
+@pytest.mark.parametrize(
+    ("header", "start", "stop"),
+    [
+        ("bytes=0-99", 0, 100),  # the first bytes
+        ("bytes=5-5", 5, 6),  # one byte
+        (f"bytes={READ_CHUNK - 10}-{2 * READ_CHUNK + 10}", READ_CHUNK - 10, 2 * READ_CHUNK + 11),  # across reads
+        ("bytes=-500", RANGE_DATA_SIZE - 500, RANGE_DATA_SIZE),  # suffix
+        (f"bytes=-{RANGE_DATA_SIZE + 10}", 0, RANGE_DATA_SIZE),  # a suffix longer than the object: all of it
+        ("bytes=700000-", 700000, RANGE_DATA_SIZE),  # open-ended
+        ("bytes=0-", 0, RANGE_DATA_SIZE),
+        (f"bytes={RANGE_DATA_SIZE - 3}-{RANGE_DATA_SIZE * 5}", RANGE_DATA_SIZE - 3, RANGE_DATA_SIZE),  # end clamped
+        (f"bytes={RANGE_DATA_SIZE - 1}-", RANGE_DATA_SIZE - 1, RANGE_DATA_SIZE),  # the last byte
+        ("Bytes = 10 - 19", 10, 20),  # unit case-insensitive, whitespace tolerated
+        ("bytes=0-99999999999999999999999999", 0, RANGE_DATA_SIZE),  # a huge last position
+    ],
+)
+async def test_read_url_ranges(server: Server, ranged: tuple[str, bytes], header: str, start: int, stop: int) -> None:
+    key, data = ranged
+    response = await fetch(server.storage.read_url(key), Range=header)
+    assert response.status_code == 206, response.text
+    assert response.content == data[start:stop]
+    assert response.headers["content-range"] == f"bytes {start}-{stop - 1}/{len(data)}"
+    assert response.headers["content-length"] == str(stop - start)
+    assert response.headers["content-type"] == "video/webm"
+    assert response.headers["accept-ranges"] == "bytes"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        f"bytes={RANGE_DATA_SIZE}-",
+        f"bytes={RANGE_DATA_SIZE}-{RANGE_DATA_SIZE + 10}",
+        "bytes=99999999999999999999999-",
+        "bytes=-0",
+    ],
+)
+async def test_read_url_unsatisfiable_range(server: Server, ranged: tuple[str, bytes], header: str) -> None:
+    key, data = ranged
+    response = await fetch(server.storage.read_url(key), Range=header)
+    assert response.status_code == 416
+    assert response.headers["content-range"] == f"bytes */{len(data)}"
+    assert response.json()["code"] == "RANGE_NOT_SATISFIABLE"
+
+
+@pytest.mark.parametrize(
+    "header", ["bytes=0-1,5-6", "items=0-5", "bytes=9-3", "bytes=abc", "bytes=", "bytes=1", "bytes=--5", "bytes=+1-2"]
+)
+async def test_read_url_ignores_ranges_it_does_not_handle(
+    server: Server, ranged: tuple[str, bytes], header: str
+) -> None:
+    """Several ranges, another unit or a malformed header: the whole object, as RFC 9110 allows."""
+    key, data = ranged
+    response = await fetch(server.storage.read_url(key), Range=header)
+    assert response.status_code == 200
+    assert sha(response.content) == sha(data)
+    assert "content-range" not in response.headers
+
+
+async def test_read_url_range_with_if_range_sends_everything(server: Server, ranged: tuple[str, bytes]) -> None:
+    """No validator is ever issued, so none in If-Range can match: the whole object is sent."""
+    key, data = ranged
+    response = await fetch(server.storage.read_url(key), Range="bytes=0-9", **{"If-Range": '"abc"'})
+    assert (response.status_code, len(response.content)) == (200, len(data))
+
+
+async def test_read_url_head(server: Server, ranged: tuple[str, bytes]) -> None:
+    key, data = ranged
+    url = server.storage.read_url(key)
+    response = await fetch(url, "HEAD")
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response.headers["content-length"] == str(len(data))
+    assert response.headers["content-type"] == "video/webm"
+    assert response.headers["accept-ranges"] == "bytes"
+    response = await fetch(url, "HEAD", Range="bytes=-100")
+    assert (response.status_code, response.content) == (206, b"")
+    assert response.headers["content-range"] == f"bytes {len(data) - 100}-{len(data) - 1}/{len(data)}"
+    assert response.headers["content-length"] == "100"
+    response = await fetch(url, "HEAD", Range=f"bytes={len(data)}-")
+    assert (response.status_code, response.headers["content-range"]) == (416, f"bytes */{len(data)}")
+    assert (await fetch(with_query(url, sig="A" * 43), "HEAD")).status_code == 403
+    assert (await fetch(server.storage.read_url(new_key()), "HEAD")).status_code == 404
+    # The connection is still usable after HEAD answers (no body was owed).
+    async with httpx.AsyncClient(timeout=10) as client:
+        for method in ("HEAD", "GET", "HEAD"):
+            assert (await client.request(method, url, headers={"Range": "bytes=0-9"})).status_code == 206
+    # Other methods are refused.
+    response = await fetch(url, "DELETE")
+    assert (response.status_code, response.json()["code"]) == (405, "METHOD_NOT_ALLOWED")
+    assert await server.storage.stat(key) is not None
+
+
+def _tamper_read(url: str, what: str) -> str:
+    query = dict(parse_qsl(urlsplit(url).query))
+    sig = query["sig"]
+    match what:
+        case "key":
+            return url.replace("/objects/org_test/", "/objects/org_evil/")
+        case "expires":
+            return with_query(url, expires=str(int(query["expires"]) + 3600))
+        case "expires-not-canonical":
+            return with_query(url, expires="0" + query["expires"])
+        case "sig":
+            return with_query(url, sig=("A" if sig[0] != "A" else "B") + sig[1:])
+        case "sig-extended":
+            return with_query(url, sig=sig + "A")
+        case "no-sig":
+            return with_query(url, sig=None)
+        case "no-expires":
+            return with_query(url, expires=None)
+        case "duplicate-expires":
+            return url + f"&expires={query['expires']}"
+        case "other-secret":
+            key = urlsplit(url).path.removeprefix("/objects/")
+            return with_query(url, sig=signing.sign_read(b"x" * 32, key, int(query["expires"])))
+    raise AssertionError(what)
+
+
+@pytest.mark.parametrize(
+    "what",
+    [
+        "key",
+        "expires",
+        "expires-not-canonical",
+        "sig",
+        "sig-extended",
+        "no-sig",
+        "no-expires",
+        "duplicate-expires",
+        "other-secret",
+    ],
+)
+async def test_tampered_read_url_is_invalid(server: Server, what: str) -> None:
+    key = await store(server, b"secret bytes")
+    await store(server, b"evil bytes", key=key.replace("org_test", "org_evil"))
+    response = await fetch(_tamper_read(server.storage.read_url(key), what))
+    assert response.status_code == 403, response.text
+    assert response.json()["code"] == "READ_URL_INVALID"
+    assert b"secret" not in response.content and b"evil" not in response.content
+
+
+async def test_upload_and_read_signatures_do_not_cross(server: Server) -> None:
+    """An upload URL's signature is no read URL, and a read URL's signature no upload URL."""
+    key = await store(server, b"already stored")
+    upload = urlsplit(server.storage.upload_url(key, content_type="image/png", size_bytes=3))
+    # The upload URL's query (size, type, expires, sig) on the read path, and its expiry and sig alone.
+    for query in (upload.query, urlencode({k: v for k, v in parse_qsl(upload.query) if k in ("expires", "sig")})):
+        response = await fetch(f"{server.url}/objects/{key}?{query}")
+        assert (response.status_code, response.json()["code"]) == (403, "READ_URL_INVALID")
+    # A read URL's expiry and signature on the upload path, with any size and type.
+    fresh = new_key()
+    read = dict(parse_qsl(urlsplit(server.storage.read_url(fresh)).query))
+    for size, content_type in (("3", "image/png"), ("0", "application/octet-stream")):
+        query = urlencode({"size": size, "type": content_type, **read})
+        response = await put(f"{server.url}/upload/{fresh}?{query}", b"abc"[: int(size)], content_type)
+        assert (response.status_code, response.json()["code"]) == (403, "UPLOAD_URL_INVALID")
+    assert await server.storage.stat(fresh) is None
+
+
+async def test_expired_read_url(server: Server) -> None:
+    key = await store(server, b"some bytes")
+    url = server.storage.read_url(key, expires_in=-1)
+    response = await fetch(url)
+    assert (response.status_code, response.json()["code"]) == (403, "READ_URL_EXPIRED")
+    # Expired and altered: the signature is checked first.
+    response = await fetch(with_query(url, expires=str(int(time.time()) - 5)))
+    assert response.json()["code"] == "READ_URL_INVALID"
+    # Decided before the disk: an expired URL of a missing object is expired, not missing.
+    response = await fetch(server.storage.read_url(new_key(), expires_in=-1))
+    assert (response.status_code, response.json()["code"]) == (403, "READ_URL_EXPIRED")
+    # A URL works for its lifetime, then no more.
+    url = server.storage.read_url(key, expires_in=1)
+    assert (await fetch(url)).status_code == 200
+    await asyncio.sleep(2.05)
+    response = await fetch(url)
+    assert (response.status_code, response.json()["code"]) == (403, "READ_URL_EXPIRED")
+    with pytest.raises(ValueError, match="at most"):
+        server.storage.read_url(key, expires_in=MAX_URL_LIFETIME + 1)
+
+
+async def test_read_url_of_a_missing_object(server: Server) -> None:
+    key = new_key()
+    response = await fetch(server.storage.read_url(key))
+    assert (response.status_code, response.json()["code"]) == (404, "NOT_FOUND")
+    # Deleted after the URL was issued.
+    key = await store(server, b"short-lived")
+    url = server.storage.read_url(key)
+    assert (await fetch(url)).status_code == 200
+    await server.storage.delete(key)
+    assert (await fetch(url)).status_code == 404
+    # A key prefix (a directory) is no object.
+    response = await fetch(server.storage.read_url("org_test"))
+    assert (response.status_code, response.json()["code"]) == (404, "NOT_FOUND")
+
+
+async def test_read_url_refuses_keys_that_are_not_object_keys(server: Server) -> None:
+    # (Sent raw: an HTTP client would normalize `..` away.)
+    for path in ("/objects/.hidden", "/objects/org_test/.med_x.abcdefgh.part", "/objects/a%20b", "/objects/a/../b"):
+        answer = raw_request(
+            server, f"GET {path}?expires=9999999999&sig=x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        assert answer.startswith(b"HTTP/1.1 403"), (path, answer[:200])
+        assert b'"code":"READ_URL_INVALID"' in answer, path
+    for key in (".hidden", "org_test/.med_x.abcdefgh.part", "a/../b", "a b"):
+        with pytest.raises(InvalidKey):
+            server.storage.read_url(key)
+
+
+async def test_partial_upload_is_not_served(server: Server) -> None:
+    key = new_key()
+    url = urlsplit(server.storage.upload_url(key, content_type="video/mp4", size_bytes=1_000_000))
+    head = (
+        f"PUT {url.path}?{url.query} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: video/mp4\r\n"
+        "Content-Length: 1000000\r\n\r\n"
+    )
+    read_url = server.storage.read_url(key)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(head.encode() + b"p" * 600_000)
+        assert await eventually(lambda: leftovers(server, key)), "the upload should be in a temp file"
+        for method in ("GET", "HEAD"):
+            response = await fetch(read_url, method)
+            assert response.status_code == 404, method
+        assert (await fetch(read_url)).json()["code"] == "NOT_FOUND"
+        # The temp file's own name is no key: it can be neither signed nor fetched.
+        temp = next(name for name in leftovers(server, key) if name.endswith(".part"))
+        with pytest.raises(InvalidKey):
+            server.storage.read_url(f"org_test/{temp}")
+        response = await fetch(f"{server.url}/objects/org_test/{temp}?expires=9999999999&sig=x")
+        assert (response.status_code, response.json()["code"]) == (403, "READ_URL_INVALID")
+        sock.sendall(b"p" * 400_000)  # the rest: the object lands and is served
+        assert await eventually(lambda: not leftovers(server, key))
+    response = await fetch(read_url)
+    assert (response.status_code, response.content) == (200, b"p" * 1_000_000)
+
+
+async def test_download_memory_stays_bounded(server: Server) -> None:
+    """A 256 MiB object read by a client that stops reading for a while, then reads everything:
+    the storage process's RSS, sampled meanwhile, grows by far less than the object."""
+    size = 256 * 1024 * 1024
+    block = os.urandom(1024 * 1024)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(size // len(block)):
+            yield block
+
+    key = new_key()
+    await server.storage.write(key, chunks(), content_type="video/mp4", max_bytes=size)
+    url = urlsplit(server.storage.read_url(key))
+    before = _rss_kib(server.proc.pid)
+    peak = before
+    digest = hashlib.sha256()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 256 * 1024)
+        sock.sendall(f"GET {url.path}?{url.query} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        for _ in range(15):  # a stalled reader: the server must wait, not read ahead into memory
+            await asyncio.sleep(0.1)
+            peak = max(peak, _rss_kib(server.proc.pid))
+        received, head = 0, b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(65536)
+        head, _, first = head.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head[:200]
+        assert f"content-length: {size}".encode() in head.lower()
+        digest.update(first)
+        received = len(first)
+        while chunk := sock.recv(1024 * 1024):
+            digest.update(chunk)
+            received += len(chunk)
+            if received % (16 * 1024 * 1024) < len(chunk):
+                peak = max(peak, _rss_kib(server.proc.pid))
+    assert received == size
+    assert digest.hexdigest() == hashlib.sha256(block * (size // len(block))).hexdigest()
+    grown_mib = (peak - before) / 1024
+    print(f"storage RSS grew by {grown_mib:.1f} MiB while serving 256 MiB")
+    assert grown_mib < 32, f"storage RSS grew by {grown_mib:.0f} MiB"
+    await server.storage.delete(key)
+
+
+async def test_client_leaving_mid_download_leaves_no_open_file(server: Server) -> None:
+    key = await store(server, os.urandom(8 * 1024 * 1024), "video/mp4")
+    url = urlsplit(server.storage.read_url(key))
+    fds = _open_files(server.proc.pid)
+    for _ in range(5):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+            sock.sendall(f"GET {url.path}?{url.query} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+            await asyncio.sleep(0.1)  # the server is blocked on a full socket when the client goes
+    assert await eventually(lambda: _open_files(server.proc.pid) <= fds), "a download left its file open"
+    response = await fetch(server.storage.read_url(key), Range="bytes=0-3")
+    assert response.status_code == 206
+
+
+def _open_files(pid: int) -> int:
+    """How many regular files under the objects directory the process holds open."""
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            if "/objects/" in os.readlink(fd):
+                count += 1
+        except FileNotFoundError:
+            pass
+    return count
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
 # -- LocalStorage on the core side
 
 
@@ -519,6 +896,45 @@ async def test_delete_and_absent(server: Server) -> None:
 
 
 @pytest.mark.parametrize(
+    ("start", "end"),
+    [
+        (0, None),
+        (0, 0),  # zero-length
+        (100, 100),  # zero-length, mid-object
+        (65530, 65540),  # across a chunk boundary
+        (1000, 200_000),  # across several
+        (65536, 131072),  # exactly one chunk
+        (299_000, None),  # to the end
+        (299_000, 10**9),  # end past the object: clamped
+        (300_007, None),  # at the end: nothing
+        (400_000, 400_010),  # past the end: nothing
+    ],
+)
+async def test_read_range_is_the_exact_slice(server: Server, start: int, end: int | None) -> None:
+    data = os.urandom(300_007)
+    key = await store(server, data)
+    chunk_size = 64 * 1024
+    chunks = [c async for c in server.storage.read(key, chunk_size=chunk_size, start=start, end=end)]
+    assert b"".join(chunks) == data[start:end]
+    assert all(0 < len(c) <= chunk_size for c in chunks)
+    await server.storage.delete(key)
+
+
+async def test_read_range_arguments(server: Server) -> None:
+    key = await store(server, b"0123456789")
+    for kwargs in ({"start": -1}, {"start": 5, "end": 4}, {"chunk_size": 0}):
+        with pytest.raises(ValueError):
+            server.storage.read(key, **kwargs)  # refused when called, before anything is read
+    assert b"".join([c async for c in server.storage.read(key, start=3, end=7, chunk_size=3)]) == b"3456"
+    with pytest.raises(FileNotFoundError):  # absent, even for an empty range
+        await read_all_range(server.storage, new_key(), 0, 0)
+
+
+async def read_all_range(storage: LocalStorage, key: str, start: int, end: int | None) -> bytes:
+    return b"".join([chunk async for chunk in storage.read(key, start=start, end=end)])
+
+
+@pytest.mark.parametrize(
     "key",
     ["", "../x", "a/../b", "/abs", "a//b", "a/", ".hidden", "a/.b", "a/..", ".", "a b", "a\\b", "ü", "a\nb", "x" * 513],
 )
@@ -563,6 +979,37 @@ def test_signature_covers_every_field() -> None:
     assert signing.verify(b"j" * 32, "a/b", size="10", content_type="image/png", expires=str(expires), sig=sig) is (
         signing.Verdict.INVALID
     )
+
+
+def test_read_signature_covers_key_and_expiry_and_is_not_an_upload_signature() -> None:
+    secret, expires = b"k" * 32, int(time.time()) + 60
+    sig = signing.sign_read(secret, "a/b", expires)
+
+    def check(key: str = "a/b", exp: str | None = str(expires), s: str | None = sig, now: float | None = None):
+        return signing.verify_read(secret, key, expires=exp, sig=s, now=now)
+
+    assert check() is signing.Verdict.VALID
+    for altered in (
+        check(key="a/c"),
+        check(exp=str(expires + 1)),
+        check(exp="0" + str(expires)),
+        check(exp=None),
+        check(s=sig[:-1]),
+        check(s=""),
+        check(s=None),
+        check(s="é" * 43),
+    ):
+        assert altered is signing.Verdict.INVALID
+    assert check(now=expires) is signing.Verdict.EXPIRED
+    assert signing.verify_read(b"j" * 32, "a/b", expires=str(expires), sig=sig) is signing.Verdict.INVALID
+    # The two kinds never cross, whatever the other parameters.
+    upload_sig = signing.sign(secret, "a/b", "image/png", 10, expires)
+    assert check(s=upload_sig) is signing.Verdict.INVALID
+    for size, content_type in (("10", "image/png"), ("0", ""), ("0", "GET")):
+        assert (
+            signing.verify(secret, "a/b", size=size, content_type=content_type, expires=str(expires), sig=sig)
+            is signing.Verdict.INVALID
+        )
 
 
 def test_configured_signing_key_is_used(tmp_path: Path) -> None:
