@@ -11,12 +11,19 @@ policy, served in the catalog), so it is not repeated here."""
 from __future__ import annotations
 
 from contract.operation import Operation
-from contract.table import accounts, generate, media, posts, writing
+from contract.table import accounts, connections, generate, media, posts, writing
 
-OPERATIONS: tuple[Operation, ...] = (*accounts.ROWS, *posts.ROWS, *media.ROWS, *writing.ROWS, *generate.ROWS)
+OPERATIONS: tuple[Operation, ...] = (
+    *accounts.ROWS,
+    *connections.ROWS,
+    *posts.ROWS,
+    *media.ROWS,
+    *writing.ROWS,
+    *generate.ROWS,
+)
 
 TAGS = {
-    "profiles": "Connected destination profiles.",
+    "profiles": "Destination profiles and the platform accounts connected to them.",
     "credits": "The organization's credit balance and ledger.",
     "posts": "Posts: create, list, edit, cancel and retry posts; recent posts; the dry run.",
     "media": "The media library: presign, confirm, manage.",

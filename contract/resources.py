@@ -44,8 +44,40 @@ def _id(prefix: str, description: str = "") -> Any:  # noqa: ANN401 - a FieldInf
     return Field(pattern=f"^{prefix}_", description=description or None)
 
 
+class ProfileConnection(Response):
+    """How the profile's platform account is connected (docs/live-publishing.md). Its tokens
+    never leave Herald's core."""
+
+    status: Literal["connected", "needs_reauth", "disconnected"] = Field(
+        description="connected: live deliveries go out; needs_reauth: connect the account again; "
+        "disconnected: no account (only the sandbox delivers)."
+    )
+    platform_account_id: str | None = Field(description="The account's id on the platform.")
+    handle: str | None
+    avatar_url: str | None
+    instance_url: str | None = Field(description="The Mastodon instance or Bluesky PDS of the account.")
+    scopes: list[str] = Field(description="What the platform granted.")
+    token_expires_at: UtcTimestamp | None
+    connected_at: UtcTimestamp | None
+    error: str | None = Field(description="Why the profile needs a human, when it does.")
+
+    @classmethod
+    def from_proto(cls, c: profiles_pb2.ProfileConnection) -> dict[str, Any]:
+        return dict(
+            status=c.status or "disconnected",
+            platform_account_id=c.platform_account_id or None,
+            handle=c.handle or None,
+            avatar_url=c.avatar_url or None,
+            instance_url=c.instance_url or None,
+            scopes=list(c.scopes),
+            token_expires_at=timestamp(c.token_expire_time) if c.HasField("token_expire_time") else None,
+            connected_at=timestamp(c.connect_time) if c.HasField("connect_time") else None,
+            error=c.error or None,
+        )
+
+
 class Profile(Response):
-    """A connected destination profile, named by its slug (SPEC 2)."""
+    """A destination profile, named by its slug (SPEC 2), and its platform account."""
 
     id: Annotated[str, _id("prf")]
     slug: str
@@ -53,6 +85,7 @@ class Profile(Response):
     display_name: str
     tags: list[str] = Field(description="Lowercase.")
     created_at: UtcTimestamp
+    connection: ProfileConnection
 
     @classmethod
     def from_proto(cls, p: profiles_pb2.Profile) -> dict[str, Any]:
@@ -63,6 +96,7 @@ class Profile(Response):
             display_name=p.display_name,
             tags=list(p.tags),
             created_at=timestamp(p.create_time),
+            connection=ProfileConnection.from_proto(p.connection),
         )
 
 

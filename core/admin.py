@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core.connections.vault import TokenVault
 from core.credits import service as credits
 from core.db.engine import transaction
+from core.db.models import connect_attempts, platform_apps
+from core.db.models import profiles as profiles_table
 from core.db.types import utcnow
 from core.errors import NotFound, Unauthorized, ValidationError
 from core.identity import service as identity
@@ -19,15 +23,11 @@ from core.profiles import service as profiles
 
 
 def profile_json(profile: profiles.Profile) -> dict[str, Any]:
-    """The profile as /v1 shows it (facades/rest/render.py renders the same fields)."""
-    return {
-        "id": profile.id,
-        "slug": profile.slug,
-        "connector": profile.connector,
-        "display_name": profile.display_name,
-        "tags": list(profile.tags),
-        "created_at": profile.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-    }
+    """The profile as /v1 shows it: rendered by the contract's own model."""
+    from contract.resources import Profile
+    from core.profiles.servicer import profile_message
+
+    return Profile.from_proto(profile_message(profile))
 
 
 async def bootstrap(
@@ -95,3 +95,53 @@ async def set_plan(engine: AsyncEngine, *, org: str, plan: str) -> dict[str, Any
         org_id = await _org_id(conn, org)
         await identity.set_plan(conn, org_id, plan)
     return {"org": org, "plan": plan}
+
+
+async def reseal_tokens(engine: AsyncEngine, vault: TokenVault) -> dict[str, Any]:
+    """Re-seals every platform secret not sealed under the vault's current key (key rotation,
+    docs/live-publishing.md): profiles' tokens, Mastodon app secrets, pending PKCE verifiers.
+    Each row is rewritten only if unchanged since it was read (its token version, its value)."""
+    resealed = 0
+    async with transaction(engine, writes=True) as conn:
+        rows = (
+            await conn.execute(
+                select(profiles_table.c.id, profiles_table.c.access_token, profiles_table.c.refresh_token).where(
+                    profiles_table.c.access_token.is_not(None)
+                )
+            )
+        ).all()
+        for row in rows:
+            values = {}
+            for field in ("access", "refresh"):
+                sealed = getattr(row, f"{field}_token")
+                if sealed and vault.needs_reseal(sealed):
+                    values[f"{field}_token"] = vault.reseal(sealed, bound_to=f"{row.id}:{field}")
+            if values:
+                await conn.execute(
+                    update(profiles_table)
+                    .where(profiles_table.c.id == row.id, profiles_table.c.access_token == row.access_token)
+                    .values(**values)
+                )
+                resealed += 1
+        for app in (await conn.execute(select(platform_apps.c.id, platform_apps.c.client_secret))).all():
+            if vault.needs_reseal(app.client_secret):
+                sealed = vault.reseal(app.client_secret, bound_to=f"{app.id}:secret")
+                await conn.execute(
+                    update(platform_apps).where(platform_apps.c.id == app.id).values(client_secret=sealed)
+                )
+                resealed += 1
+        attempts = (
+            await conn.execute(
+                select(connect_attempts.c.id, connect_attempts.c.code_verifier).where(
+                    connect_attempts.c.used_at.is_(None)
+                )
+            )
+        ).all()
+        for attempt in attempts:
+            if vault.needs_reseal(attempt.code_verifier):
+                sealed = vault.reseal(attempt.code_verifier, bound_to=f"{attempt.id}:verifier")
+                await conn.execute(
+                    update(connect_attempts).where(connect_attempts.c.id == attempt.id).values(code_verifier=sealed)
+                )
+                resealed += 1
+    return {"resealed": resealed, "key_id": vault.current_key_id}

@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     p = asub.add_parser("plan", help="set an organization's plan")
     p.add_argument("--org", required=True)
     p.add_argument("--plan", required=True, choices=["active", "trialing", "none"])
+    asub.add_parser("reseal-tokens", help="re-seal platform tokens under the first HERALD_PLATFORM_TOKEN_KEYS key")
     return parser
 
 
@@ -134,6 +135,10 @@ def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
                     )
                 case "credits":
                     return await admin.add_credits(engine, org=args.org, amount=args.add)
+                case "reseal-tokens":
+                    from core.connections.vault import TokenVault
+
+                    return await admin.reseal_tokens(engine, TokenVault.from_settings(settings))
                 case _:
                     return await admin.set_plan(engine, org=args.org, plan=args.plan)
         finally:

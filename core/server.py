@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from herald.brand.v1 import brand_pb2, brand_pb2_grpc
 from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
+from herald.connections.v1 import connections_pb2, connections_pb2_grpc
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 from herald.generate.v1 import generate_pb2, generate_pb2_grpc
 from herald.identity.v1 import (
@@ -35,6 +36,8 @@ from core.brand.servicer import BrandVoiceServicer
 from core.catalog.service import build_catalog
 from core.catalog.servicer import POLICIES as CATALOG_POLICIES
 from core.catalog.servicer import CatalogServicer
+from core.connections.servicer import POLICIES as CONNECTION_POLICIES
+from core.connections.servicer import ConnectionServicer
 from core.credits.servicer import POLICIES as CREDITS_POLICIES
 from core.credits.servicer import CreditsServicer
 from core.db.engine import create_engine
@@ -82,6 +85,7 @@ SERVICES = (
     _service(oauth_pb2, "OAuthService", OAUTH_POLICIES, oauth_pb2_grpc),
     _service(credits_pb2, "CreditsService", CREDITS_POLICIES, credits_pb2_grpc),
     _service(profiles_pb2, "ProfileService", PROFILE_POLICIES, profiles_pb2_grpc),
+    _service(connections_pb2, "ConnectionService", CONNECTION_POLICIES, connections_pb2_grpc),
     _service(posts_pb2, "PostService", POST_POLICIES, posts_pb2_grpc),
     _service(media_pb2, "MediaService", MEDIA_POLICIES, media_pb2_grpc),
     _service(brand_pb2, "BrandVoiceService", BRAND_POLICIES, brand_pb2_grpc),
@@ -110,6 +114,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "OAuthService": OAuthServicer(),
         "CreditsService": CreditsServicer(),
         "ProfileService": ProfileServicer(),
+        "ConnectionService": ConnectionServicer(settings),
         "PostService": PostServicer(),
         "MediaService": MediaServicer(storage),
         "BrandVoiceService": BrandVoiceServicer(),

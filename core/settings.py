@@ -95,6 +95,40 @@ class CoreSettings(BaseSettings):
     gcs_credentials_file: str = ""
     gcs_endpoint: str = ""
 
+    # Live publishing (core/connections, core/connectors; docs/live-publishing.md).
+    # Keys sealing platform tokens at rest: `<id>:<base64url 32 bytes>`, comma-separated, the first
+    # seals, all open; empty means a key generated into {data_dir}/platform-token.key.
+    platform_token_keys: SecretStr = SecretStr("")
+    # The operator's app on each platform (docs/live-publishing.md says how to register each).
+    # Mastodon needs none (Herald registers itself on each instance), Bluesky neither (app passwords).
+    x_client_id: str = ""
+    x_client_secret: SecretStr = SecretStr("")
+    threads_client_id: str = ""
+    threads_client_secret: SecretStr = SecretStr("")
+    instagram_client_id: str = ""
+    instagram_client_secret: SecretStr = SecretStr("")
+    tiktok_client_id: str = ""  # TikTok calls it the client key
+    tiktok_client_secret: SecretStr = SecretStr("")
+    youtube_client_id: str = ""
+    youtube_client_secret: SecretStr = SecretStr("")
+    linkedin_client_id: str = ""
+    linkedin_client_secret: SecretStr = SecretStr("")
+    # The app name Herald registers on Mastodon instances (shown to users on their instance).
+    mastodon_app_name: str = "Herald"
+    # Platform hosts rewritten to other base URLs, as a JSON object ({"api.x.com":
+    # "http://127.0.0.1:9001"}): a platform's own sandbox, an egress proxy, or the test fakes.
+    platform_host_overrides: dict[str, str] = Field(default_factory=dict)
+    # Whether instance and PDS URLs users name, and link-card URLs, may reach private, loopback or
+    # link-local addresses (never in production: that is how a user would reach your network).
+    platform_allow_private_addresses: bool = False
+    # One platform request's deadline (a media upload's chunk, a post); keep it well under the
+    # publish lease so a slow request is over before another worker may take the post over.
+    platform_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
+    # Tokens expiring within this window are refreshed ahead by the workers.
+    platform_refresh_ahead_seconds: int = Field(default=900, ge=0)
+    # How long a started connection (the platform's sign-in page) may take to come back.
+    connect_attempt_lifetime_seconds: int = Field(default=900, ge=60, le=3600)
+
     @field_validator("storage_public_url")
     @classmethod
     def _storage_url(cls, value: str, info: ValidationInfo) -> str:

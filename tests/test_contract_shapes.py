@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.brand.v1 import brand_pb2
+from herald.connections.v1 import connections_pb2
 from herald.credits.v1 import credits_pb2
 from herald.generate.v1 import generate_pb2
 from herald.identity.v1 import identity_pb2
@@ -19,6 +20,7 @@ from herald.profiles.v1 import profiles_pb2
 from jsonschema import Draft202012Validator
 
 from contract import brand, writing
+from contract import connections as conn
 from contract import generate as gen
 from contract import resources as rs
 from contract.base import timestamp
@@ -32,6 +34,22 @@ from core.server import catalog
 NOW = Timestamp(seconds=1_795_000_000, nanos=123_456_789)
 PROFILE = profiles_pb2.Profile(
     id="prf_1", slug="acme-x", connector="x", display_name="Acme", tags=["eu"], create_time=NOW
+)
+CONNECTED = profiles_pb2.Profile(
+    id="prf_2",
+    slug="acme-masto",
+    connector="mastodon",
+    display_name="Acme",
+    create_time=NOW,
+    connection=profiles_pb2.ProfileConnection(
+        status="connected",
+        platform_account_id="1",
+        handle="acme",
+        avatar_url="https://fosstodon.org/a.png",
+        instance_url="https://fosstodon.org",
+        scopes=["write:statuses", "write:media"],
+        connect_time=NOW,
+    ),
 )
 POST = posts_pb2.Post(
     id="pst_1",
@@ -152,6 +170,24 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
     (brand.BrandVoice, VOICE),
     (brand.BrandVoice, brand_pb2.BrandVoice()),
     (rs.Profile, PROFILE),
+    (rs.Profile, CONNECTED),
+    (
+        conn.PlatformList,
+        connections_pb2.ListPlatformsResponse(
+            platforms=[
+                connections_pb2.ConnectablePlatform(platform="x", method="oauth", available=False),
+                connections_pb2.ConnectablePlatform(platform="mastodon", method="instance_oauth", available=True),
+            ],
+            publish_mode="live",
+        ),
+    ),
+    (
+        conn.ConnectionStart,
+        connections_pb2.StartConnectionResponse(
+            authorization_url="https://x.com/i/oauth2/authorize?x=1", expire_time=NOW
+        ),
+    ),
+    (conn.Disconnected, connections_pb2.DisconnectProfileResponse(profile=CONNECTED, revoked=True)),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE])),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE], next_page_token="next")),
     (rs.Post, POST),

@@ -71,6 +71,7 @@ def test_spec_codes_keep_their_statuses() -> None:
         "SERVICE_UNAVAILABLE",
         "GENERATION_FAILED",
         "GENERATION_TIMEOUT",
+        "CONNECTION_FAILED",
     }
 
 

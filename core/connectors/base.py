@@ -1,25 +1,40 @@
 """The connector interface every platform module implements (DESIGN 9).
 
-A connector turns a post into the platform's real API requests. In `sandbox` mode the publisher
-records those requests in the outbox instead of sending them and answers with a sandbox post id
-and URL; in `live` mode (a later issue) the same connector sends them with the profile's token.
+A connector is the platform's publishing protocol written once, as a coroutine that sends
+`PlatformRequest`s through a `PlatformAPI` and reads the answers: upload the media, create the
+post, poll what the platform processes asynchronously. The publisher hands it one of two APIs:
+
+- `SandboxAPI` (core/connectors/sandbox.py, the embedded default): nothing leaves the machine;
+  each request is recorded for the outbox and answered by the connector's own `sandbox_answer`,
+  shaped like the platform's documented answer.
+- `LiveAPI` (core/connectors/live.py): the request goes to the platform over HTTPS with the
+  profile's token; media bytes are streamed from object storage.
+
+So the outbox shows the exact requests a live delivery would send, and both modes run the same
+code. Progress the platform already holds (uploaded media, a container, an upload session) is
+saved with `api.save(...)` before the next step, so an attempt after a crash or a timeout
+resumes; the request that creates the post is marked `creates_post`, and an attempt that may
+have sent it asks `reconcile` before sending anything again (docs/live-publishing.md).
 """
 
 from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 MediaKind = Literal["image", "gif", "video"]
 
 
 @dataclass(frozen=True, slots=True)
 class OutgoingMedia:
-    """An attachment as the connector sees it. `url` is where the platform (or our upload step)
-    fetches the bytes from; `platform_media_id` is set once uploaded to the platform."""
+    """An attachment as the connector sees it. `url` is where a platform that pulls media fetches
+    the bytes (a signed, short-lived read URL of object storage); `storage_key` is where a worker
+    streams them from for platforms that take uploads."""
 
     media_id: str
     kind: MediaKind
@@ -29,25 +44,26 @@ class OutgoingMedia:
     alt_text: str = ""
     width: int | None = None
     height: int | None = None
-    platform_media_id: str | None = None
+    storage_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """The connected profile on the platform: its handle and platform-side ids (e.g. the X user
-    id, the Bluesky DID, the Instagram user id, the Mastodon instance URL)."""
+    """The connected account on the platform: its handle and platform-side id (the X user id,
+    the Bluesky DID, the Instagram user id…) and, where accounts live on a server of their own,
+    that server (the Mastodon instance, the Bluesky PDS)."""
 
     profile_slug: str
     handle: str = ""
     platform_user_id: str = ""
-    instance_url: str = ""  # Mastodon (per instance), Bluesky PDS
+    instance_url: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class OutgoingPost:
     post_id: str
-    # Stable across retries of one post: platforms that honour an idempotency key get it, and
-    # the outbox is unique on it, so an uncertain attempt can be looked up instead of re-sent.
+    # Stable across retries of one delivery: platforms that honour an idempotency key get it,
+    # and the outbox is unique on it.
     delivery_key: str
     connector: str
     content: str
@@ -55,30 +71,75 @@ class OutgoingPost:
     account: Account
     title: str | None = None
     media: tuple[OutgoingMedia, ...] = ()
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MediaBytes:
+    """A body (or a multipart file part) made of one of our media's bytes: all of them, or the
+    range [start, end). Never read into memory: the live API streams it from object storage."""
+
+    media: OutgoingMedia
+    start: int = 0
+    end: int | None = None
+
+    @property
+    def length(self) -> int:
+        return (self.media.size_bytes if self.end is None else self.end) - self.start
+
+    def describe(self) -> dict[str, Any]:
+        last = self.start + self.length - 1
+        return {"bytes_of": self.media.media_id, "range": f"{self.start}-{last}/{self.media.size_bytes}"}
 
 
 @dataclass(frozen=True, slots=True)
 class PlatformRequest:
-    """One HTTP request exactly as it would be sent, minus credentials: `headers` never carries an
-    Authorization header or a token (the live sender adds it)."""
+    """One HTTP request as the connector means it, never with a credential in it: `auth` names
+    the scheme the live API puts the account's token under (None: the URL or a header the
+    connector set carries its own authorization, e.g. a pre-signed upload URL)."""
 
     method: str
     url: str
     headers: dict[str, str] = field(default_factory=dict)
     json: Any = None
-    # For non-JSON bodies (form or multipart fields, raw uploads): a description of the body.
-    form: dict[str, Any] | None = None
-    note: str = ""
+    form: dict[str, str] | None = None  # application/x-www-form-urlencoded
+    multipart: dict[str, str | MediaBytes] | None = None  # multipart/form-data; MediaBytes are file parts
+    content: MediaBytes | bytes | None = None  # a raw body: media bytes, or a small blob of our own
+    auth: str | None = "Bearer"
+    # A short-lived token the platform issued for this one request (Bluesky's service auth for
+    # its video service): sent as `Bearer` instead of the account's token, never recorded.
+    bearer: str | None = field(default=None, repr=False)
+    # The request that makes the post exist on the platform (see the module docstring).
+    creates_post: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"method": self.method, "url": self.url, "headers": self.headers}
+        """What the outbox records: the request without its token and without media bytes."""
+        out: dict[str, Any] = {"method": self.method, "url": self.url, "headers": dict(self.headers)}
         if self.json is not None:
             out["json"] = self.json
         if self.form is not None:
-            out["form"] = self.form
-        if self.note:
-            out["note"] = self.note
+            out["form"] = dict(self.form)
+        if self.multipart is not None:
+            out["multipart"] = {k: v.describe() if isinstance(v, MediaBytes) else v for k, v in self.multipart.items()}
+        if isinstance(self.content, MediaBytes):
+            out["content"] = self.content.describe()
+        elif self.content is not None:
+            out["content"] = {"bytes": len(self.content)}
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformResponse:
+    status: int
+    headers: Mapping[str, str]  # lower-case names
+    body: Any  # decoded JSON, else the text
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+
+def answer(status: int, body: Any = None, headers: Mapping[str, str] | None = None) -> PlatformResponse:  # noqa: ANN401
+    return PlatformResponse(status, {k.lower(): v for k, v in (headers or {}).items()}, body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,44 +149,117 @@ class Delivery:
 
 
 class ErrorClass(StrEnum):
-    RETRYABLE = "retryable"  # throttled, 5xx, timeouts: try again later with backoff
-    NEEDS_REAUTH = "needs_reauth"  # the token expired or was revoked: a human must reconnect
+    RETRYABLE = "retryable"  # throttled, 5xx, timeouts before sending: try again later with backoff
+    NEEDS_REAUTH = "needs_reauth"  # the token expired or was revoked and cannot be refreshed
     PERMANENT = "permanent"  # the platform refuses this post as it is: retrying cannot help
+    # The request creating the post may have reached the platform and no answer came back; the
+    # next attempt reconciles before anything is sent again.
+    UNCERTAIN = "uncertain"
 
 
 class DeliveryError(Exception):
-    """A platform refused or failed a request; `error_class` decides what the publisher does."""
+    """A platform refused or failed a request; `error_class` decides what the publisher does.
+    `code` is the platform's own error code when it gave one; `retry_after` (seconds) is when the
+    platform said to come back."""
 
-    def __init__(self, error_class: ErrorClass, message: str, *, status: int | None = None, code: str = "") -> None:
+    def __init__(
+        self,
+        error_class: ErrorClass,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str = "",
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.error_class = error_class
         self.status = status
         self.code = code
+        self.retry_after = retry_after
+
+
+class PlatformAPI(Protocol):
+    """What a connector talks to (sandbox or live)."""
+
+    live: bool
+    # Progress earlier attempts of this delivery saved (empty on the first attempt).
+    state: Mapping[str, Any]
+
+    async def send(self, request: PlatformRequest, *, expect: Collection[int] = (200, 201)) -> PlatformResponse:
+        """Sends the request; an answer outside `expect` raises `DeliveryError` (classified by the
+        connector, after one token refresh when the platform says the token is dead)."""
+        ...
+
+    async def save(self, **progress: Any) -> None:  # noqa: ANN401
+        """Records progress before the next request (None removes a key). Raises
+        `LeaseLost` when another worker has taken the post over: stop at once."""
+        ...
+
+    async def wait(self, seconds: float) -> None:
+        """Waits between polls of something the platform processes (the sandbox does not wait)."""
+        ...
+
+    async def fetch(self, url: str, *, max_bytes: int) -> PlatformResponse | None:
+        """A public GET of a page or an image the post links to (a link card), following
+        redirects, at most `max_bytes`; `body` is the bytes. None when it cannot be had (not
+        reachable, too large, refused, the sandbox): such extras are left out, never fatal."""
+        ...
+
+
+class LeaseLost(Exception):
+    """This worker's lease on the post ended and another worker may hold it: send nothing more."""
 
 
 class Connector(ABC):
-    """One platform. Subclasses are stateless; one instance serves every profile of the platform."""
+    """One platform. Stateless; one instance serves every profile of the platform."""
 
     key: ClassVar[str]
     # The platform's public web host, for sandbox URLs that look like the real ones.
     web_host: ClassVar[str]
+    # Status polls (of a video's processing, a container) one attempt makes before it gives the
+    # platform more time by retrying later; the progress saved lets that attempt resume the poll.
+    poll_limit: ClassVar[int] = 30
+    poll_seconds: ClassVar[float] = 2.0
 
     @abstractmethod
-    def media_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        """The requests that upload or register the post's media, in order (empty for text)."""
+    async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
+        """Publishes the post, resuming from `api.state`; returns the platform's id and URL."""
+
+    async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        """After an attempt that may have sent the creating request: the post if the platform
+        has it, None if sending again is safe. Raises `DeliveryError(UNCERTAIN)` when the
+        platform offers no way to tell (the default)."""
+        raise DeliveryError(
+            ErrorClass.UNCERTAIN, f"{self.key} offers no way to look a post up; a human must check the account"
+        )
 
     @abstractmethod
-    def publish_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        """The requests that create (and where the platform needs it, publish) the post, in order,
-        as sent once the media is on the platform."""
+    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+        """Classifies a platform error answer (HTTP status and decoded body)."""
 
     @abstractmethod
-    def classify(self, status: int, body: Any) -> ErrorClass:
-        """Classifies a platform error response (HTTP status and decoded body)."""
+    def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
+        """The platform's documented answer to `request`, for the sandbox: success, with ids
+        from `ids` (`ids.post` for the request that creates the post)."""
 
     def sandbox_delivery(self, post: OutgoingPost) -> Delivery:
         """The post id and URL a sandbox delivery answers with: deterministic per delivery key,
-        shaped like the platform's own."""
+        shaped like the platform's own, under a /sandbox/ path nothing real has."""
         digest = hashlib.sha256(post.delivery_key.encode()).hexdigest()
         platform_id = str(int(digest[:15], 16))
         return Delivery(platform_id, f"https://{self.web_host}/sandbox/{post.account.profile_slug}/{platform_id}")
+
+
+class SandboxIds:
+    """Ids for sandbox answers: `post` is the delivery's sandbox post id; `new()` gives the next
+    id of anything else (a media id, a container), deterministic per delivery."""
+
+    def __init__(self, post: str, seed: str) -> None:
+        self.post = post
+        self._seed = seed
+        self._n = 0
+
+    def new(self) -> str:
+        self._n += 1
+        digest = hashlib.sha256(f"{self._seed}:{self._n}".encode()).hexdigest()
+        return str(int(digest[:15], 16))

@@ -1,68 +1,25 @@
-"""Helpers the platform connectors share: placeholders, body descriptions, error-body reading.
-
-Placeholders. A connector builds every request before any is sent, so a value that only an
-earlier response can supply is written as a placeholder that the live sender substitutes
-(the sandbox outbox records them as they are):
-
-- ``{media:<media_id>}``: the platform's id for one of our media (X media id, Mastodon
-  attachment id, Bluesky blob CID, LinkedIn image/video URN, Threads/Instagram carousel item
-  container id), returned by that media's upload steps in ``media_requests``. When
-  ``OutgoingMedia.platform_media_id`` is already set, that id is used instead and no upload
-  request is built for the media.
-- ``{upload_url:<media_id>}``: an upload URL or session URI returned for that media.
-- ``{upload_token:<media_id>}``, ``{part_ids:<media_id>}``, ``{job:<media_id>}``: other
-  per-media values returned by an upload step (LinkedIn video token and ETags, Bluesky job id).
-- ``{creation_id}`` / ``{publish_id}``: the container or publish id the post's create request
-  returned (Threads, Instagram / TikTok).
-- ``{created_at}``: the send time as ISO 8601 UTC with a ``Z`` (a record's own timestamp).
-- ``{expires_at}``: epoch seconds 30 minutes after the send time.
-- ``{platform_user_id}``: the connected account's platform id, when the profile has none yet.
-
-A JSON string that is exactly one placeholder is replaced by the value whatever its type (for
-``{part_ids:…}``, a list). Bodies that are not JSON go in ``PlatformRequest.form``: a multipart
-or form field holding a file has the media URL its bytes are streamed from as its value, and a
-raw body is described as ``{"bytes_from": <media URL>}``.
-"""
+"""Helpers the platform connectors share: headers, answers' fields, error classes, polling."""
 
 from __future__ import annotations
 
 import json
+import unicodedata
+from collections.abc import Callable, Collection
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.connectors.base import DeliveryError, ErrorClass, OutgoingMedia, OutgoingPost
+from core.connectors.base import (
+    Connector,
+    DeliveryError,
+    ErrorClass,
+    PlatformAPI,
+    PlatformRequest,
+    PlatformResponse,
+    answer,
+)
 
 JSON = {"Content-Type": "application/json"}
 JSON_UTF8 = {"Content-Type": "application/json; charset=UTF-8"}
-MULTIPART = {"Content-Type": "multipart/form-data"}
-FORM = {"Content-Type": "application/x-www-form-urlencoded"}
-
-CREATED_AT = "{created_at}"
-CREATION_ID = "{creation_id}"
-PUBLISH_ID = "{publish_id}"
-EXPIRES_AT = "{expires_at}"
-PLATFORM_USER_ID = "{platform_user_id}"
-
-
-def placeholder(kind: str, media: OutgoingMedia) -> str:
-    return f"{{{kind}:{media.media_id}}}"
-
-
-def media_ref(media: OutgoingMedia) -> str:
-    """The platform's id for `media`: the real one once known, else its placeholder."""
-    return media.platform_media_id or placeholder("media", media)
-
-
-def pending_media(post: OutgoingPost) -> list[OutgoingMedia]:
-    """The post's media not yet on the platform (the ones `media_requests` must upload)."""
-    return [m for m in post.media if not m.platform_media_id]
-
-
-def raw_body(media: OutgoingMedia) -> dict[str, Any]:
-    return {"bytes_from": media.url}
-
-
-def user_id(post: OutgoingPost) -> str:
-    return post.account.platform_user_id or PLATFORM_USER_ID
 
 
 def base_url(configured: str, default: str) -> str:
@@ -72,12 +29,12 @@ def base_url(configured: str, default: str) -> str:
 
 
 def refusal(message: str, code: str = "UNSUPPORTED_POST") -> DeliveryError:
-    """A post the platform cannot take as it is (e.g. no media where media is required): building
-    its requests fails the same way the platform would, permanently."""
+    """A post the platform cannot take as it is (e.g. no media where media is required): it
+    fails the way the platform would refuse it, permanently, before anything is sent."""
     return DeliveryError(ErrorClass.PERMANENT, message, code=code)
 
 
-def dig(body: Any, *path: str | int) -> Any:
+def dig(body: Any, *path: str | int) -> Any:  # noqa: ANN401
     """`body[path[0]][path[1]]…`, or None when any step is missing or of the wrong type."""
     for step in path:
         if isinstance(body, dict) and isinstance(step, str):
@@ -89,7 +46,17 @@ def dig(body: Any, *path: str | int) -> Any:
     return body
 
 
-def body_text(body: Any) -> str:
+def required(response: PlatformResponse, *path: str | int) -> str:
+    """A field the platform's answer must carry (an id): its string, or a retryable error when a
+    malformed answer lacks it (nothing of ours is lost by asking again)."""
+    value = dig(response.body, *path)
+    if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+        where = ".".join(str(p) for p in path)
+        raise DeliveryError(ErrorClass.RETRYABLE, f"the platform's answer ({response.status}) has no {where}")
+    return str(value)
+
+
+def body_text(body: Any) -> str:  # noqa: ANN401
     """The body as lower-case text for substring checks; never raises."""
     try:
         if isinstance(body, bytes):
@@ -113,7 +80,7 @@ def status_class(status: int) -> ErrorClass:
     return ErrorClass.PERMANENT
 
 
-def as_int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:  # noqa: ANN401
     if isinstance(value, bool):
         return None
     try:
@@ -125,7 +92,7 @@ def as_int(value: Any) -> int | None:
 GRAPH_THROTTLE_CODES = frozenset({4, 17, 32, 613})
 
 
-def graph_classify(status: int, body: Any, retryable: frozenset[tuple[int, int]] = frozenset()) -> ErrorClass:
+def graph_classify(status: int, body: Any, retryable: frozenset[tuple[int, int]] = frozenset()) -> ErrorClass:  # noqa: ANN401
     """Meta's Graph error envelope `{"error": {message, type, code, error_subcode, is_transient}}`
     (Threads, Instagram): code 190 is a dead token, codes 4/17/32/613 are throttling, and
     `retryable` lists the platform's (code, subcode) pairs that clear with time."""
@@ -136,3 +103,73 @@ def graph_classify(status: int, body: Any, retryable: frozenset[tuple[int, int]]
     if code in GRAPH_THROTTLE_CODES or (code, subcode) in retryable or dig(body, "error", "is_transient") is True:
         return ErrorClass.RETRYABLE
     return status_class(status)
+
+
+async def poll(
+    connector: Connector,
+    api: PlatformAPI,
+    request: PlatformRequest,
+    *,
+    done: Callable[[PlatformResponse], bool],
+    failed: Callable[[PlatformResponse], str | None],
+    what: str,
+    expect: Collection[int] = (200,),
+    seconds: float | None = None,
+) -> PlatformResponse:
+    """Asks about something the platform processes until `done` (returns that answer) or
+    `failed` names why it failed (permanently). After `connector.poll_limit` polls the attempt
+    ends as retryable: the progress saved lets the next attempt poll again instead of redoing."""
+    for _ in range(connector.poll_limit):
+        response = await api.send(request, expect=expect)
+        reason = failed(response)
+        if reason:
+            raise DeliveryError(ErrorClass.PERMANENT, f"{what} failed: {reason}", status=response.status)
+        if done(response):
+            return response
+        await api.wait(connector.poll_seconds if seconds is None else seconds)
+    raise DeliveryError(ErrorClass.RETRYABLE, f"{what} is still being processed after {connector.poll_limit} polls")
+
+
+def uploaded(api: PlatformAPI, media_id: str, key: str = "media") -> str | None:
+    """The platform's id of one of our media, when an earlier step saved it."""
+    value = dig(dict(api.state), key, media_id)
+    return value if isinstance(value, str) else None
+
+
+async def remember_upload(api: PlatformAPI, media_id: str, platform_id: str, key: str = "media") -> None:
+    saved = dict(api.state.get(key) or {})
+    saved[media_id] = platform_id
+    await api.save(**{key: saved})
+
+
+def sent_at(api: PlatformAPI) -> datetime | None:
+    """When the request creating the post was sent, per the saved progress."""
+    value = api.state.get("create_sent_at")
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def search_window(api: PlatformAPI, before: timedelta = timedelta(minutes=2)) -> str:
+    """An RFC 3339 start time for looking the post up: a little before it was sent."""
+    start = (sent_at(api) or datetime.now(UTC)) - before
+    return start.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def same_text(published: str, ours: str) -> bool:
+    """Whether a platform's copy of a text is ours: compared after Unicode normalisation with
+    runs of whitespace collapsed (platforms trim and normalise line ends)."""
+
+    def norm(text: str) -> str:
+        return " ".join(unicodedata.normalize("NFC", text).split())
+
+    return norm(published) == norm(ours)
+
+
+def ok(body: Any = None, status: int = 200, **headers: str) -> PlatformResponse:  # noqa: ANN401
+    """A sandbox answer."""
+    return answer(status, body, headers)

@@ -3,19 +3,36 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
-from core.connectors.base import Connector, ErrorClass, OutgoingMedia, OutgoingPost, PlatformRequest
+from core.connectors.base import (
+    Connector,
+    Delivery,
+    DeliveryError,
+    ErrorClass,
+    MediaBytes,
+    OutgoingMedia,
+    OutgoingPost,
+    PlatformAPI,
+    PlatformRequest,
+    PlatformResponse,
+    SandboxIds,
+)
 from core.connectors.common import (
     JSON,
-    media_ref,
-    pending_media,
-    placeholder,
-    raw_body,
+    as_int,
+    dig,
+    ok,
+    poll,
+    refusal,
+    remember_upload,
+    required,
+    sent_at,
     status_class,
-    user_id,
+    uploaded,
 )
 
 REST = "https://api.linkedin.com/rest"
@@ -23,8 +40,11 @@ REST = "https://api.linkedin.com/rest"
 # rather than 202601, which sunsets on 15 January 2027.
 VERSION = "202607"
 HEADERS = {**JSON, "LinkedIn-Version": VERSION, "X-Restli-Protocol-Version": "2.0.0"}
+READ_HEADERS = {k: v for k, v in HEADERS.items() if k != "Content-Type"}
 # Reserved characters of LinkedIn's "little text" format; unescaped, they silently cut the post.
 _RESERVED = re.compile(r"([\\|{}@\[\]()<>#*_~])")
+_POST_URN = re.compile(r"urn:li:(?:share|ugcPost):\d+")
+SANDBOX_PART_BYTES = 4 * 1024 * 1024  # the part size LinkedIn's upload instructions use
 
 
 def escape_commentary(text: str) -> str:
@@ -34,24 +54,21 @@ def escape_commentary(text: str) -> str:
 class LinkedInConnector(Connector):
     """Posts as the member `urn:li:person:<platform_user_id>` (or the organization URN when the
     profile's platform id is one). One item goes in `content.media`, several images in
-    `content.multiImage`."""
+    `content.multiImage`. A video goes up in the parts LinkedIn's upload instructions name; the
+    ETag of each part is saved as it comes, so a retry uploads only the parts still missing.
+    LinkedIn refuses a post duplicating a recent one with 422 `DUPLICATE_POST` naming that post,
+    so resending after a lost answer is safe: the refusal names the post the first send made."""
 
     key = "linkedin"
     web_host = "www.linkedin.com"
 
-    def media_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
+    async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         owner = _author(post)
-        requests: list[PlatformRequest] = []
-        for media in pending_media(post):
-            if media.kind == "video":
-                requests.extend(_video_upload(owner, media))
-            else:
-                requests.extend(_image_upload(owner, media))
-        return requests
-
-    def publish_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
+        if len(post.media) > 1 and any(m.kind == "video" for m in post.media):
+            raise refusal("a LinkedIn post carries one video, or images only", "MEDIA_KIND")
+        items = [_content_item(media, await self._upload(owner, media, api)) for media in post.media]
         body: dict[str, Any] = {
-            "author": _author(post),
+            "author": owner,
             "commentary": escape_commentary(post.content),
             "visibility": "PUBLIC",
             "distribution": {
@@ -60,90 +77,185 @@ class LinkedInConnector(Connector):
                 "thirdPartyDistributionChannels": [],
             },
             "lifecycleState": "PUBLISHED",
+            "isReshareDisabledByAuthor": False,
         }
-        if len(post.media) == 1:
-            body["content"] = {"media": _content_item(post.media[0])}
-        elif post.media:
-            body["content"] = {"multiImage": {"images": [_content_item(m) for m in post.media]}}
-        return [
-            PlatformRequest(
-                "POST", f"{REST}/posts", dict(HEADERS), json=body, note="answers 201; the post URN is in x-restli-id"
-            )
-        ]
+        if len(items) == 1:
+            body["content"] = {"media": items[0]}
+        elif items:
+            body["content"] = {"multiImage": {"images": items}}
+        # Read before this send saves its own mark: was the post perhaps created already?
+        resend = sent_at(api) is not None or api.state.get("resending") is True
+        request = PlatformRequest("POST", f"{REST}/posts", dict(HEADERS), json=body, creates_post=True)
+        response = await api.send(request, expect=(201, 422) if resend else (201,))
+        if response.status == 422:
+            urn = _duplicate_of(response.body)
+            if urn is None:
+                await api.save(create_sent_at=None)  # a definite refusal: nothing was posted
+                raise DeliveryError(
+                    self.classify(422, response.body),
+                    f"422 from POST /rest/posts: {_text(response.body)[:300]}",
+                    status=422,
+                )
+            return _delivery(urn)  # the earlier send's post, which this resend duplicates
+        urn = response.header("x-restli-id")
+        if not urn:
+            raise DeliveryError(ErrorClass.RETRYABLE, "LinkedIn answered 201 without the post's x-restli-id")
+        return _delivery(urn)
 
-    def classify(self, status: int, body: Any) -> ErrorClass:
-        # 401: token expired; 422 DUPLICATE_POST and 426 (sunset LinkedIn-Version) are permanent.
+    async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        # The publisher drops `create_sent_at` before resending; this mark keeps telling `deliver`
+        # that a DUPLICATE_POST refusal names our own post.
+        await api.save(resending=True)
+        return None
+
+    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+        # 401: the token expired (serviceErrorCode 65601) or was revoked; 422 DUPLICATE_POST and
+        # 426 (a sunset LinkedIn-Version) refuse the post as it is; 429 is the daily throttle.
         return status_class(status)
 
+    def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
+        if request.creates_post:
+            return ok(None, 201, **{"x-restli-id": ids.post})
+        if request.method == "PUT":
+            return ok(None, 201, etag=f"/ambry-video/signedId/{ids.new()}")
+        if request.method == "GET":
+            urn = unquote(request.url.rsplit("/", 1)[-1])
+            return ok({"id": urn, "status": "AVAILABLE"})
+        if request.url.endswith("action=finalizeUpload"):
+            return ok(None)
+        n = ids.new()
+        upload = f"https://www.linkedin.com/dms-uploads/sp/sandbox{n}"
+        if request.url.startswith(f"{REST}/images"):
+            return ok({"value": {"uploadUrl": upload, "image": f"urn:li:image:{n}"}})
+        size = as_int(dig(request.json, "initializeUploadRequest", "fileSizeBytes")) or 0
+        firsts = range(0, max(size, 1), SANDBOX_PART_BYTES)
+        parts = [
+            {"uploadUrl": f"{upload}/part{i}", "firstByte": f, "lastByte": min(size, f + SANDBOX_PART_BYTES) - 1}
+            for i, f in enumerate(firsts)
+        ]
+        return ok({"value": {"video": f"urn:li:video:{n}", "uploadToken": "", "uploadInstructions": parts}})
 
-def _author(post: OutgoingPost) -> str:
-    platform_id = user_id(post)
-    return platform_id if platform_id.startswith("urn:li:") else f"urn:li:person:{platform_id}"
+    def sandbox_delivery(self, post: OutgoingPost) -> Delivery:
+        delivery = super().sandbox_delivery(post)
+        urn = f"urn:li:share:{delivery.platform_post_id}"
+        return Delivery(urn, f"{delivery.url.rsplit('/', 1)[0]}/{urn}/")
 
+    async def _upload(self, owner: str, media: OutgoingMedia, api: PlatformAPI) -> str:
+        urn = uploaded(api, media.media_id)
+        if media.kind != "video":
+            if urn is None:
+                init = {"initializeUploadRequest": {"owner": owner}}
+                response = await api.send(
+                    PlatformRequest("POST", f"{REST}/images?action=initializeUpload", dict(HEADERS), json=init)
+                )
+                upload_url, urn = required(response, "value", "uploadUrl"), required(response, "value", "image")
+                put = PlatformRequest("PUT", upload_url, {"Content-Type": media.mime_type}, content=MediaBytes(media))
+                await api.send(put, expect=(200, 201))
+                await remember_upload(api, media.media_id, urn)
+            return urn
+        if urn is None:
+            urn = await self._upload_video(owner, media, api)
+            await remember_upload(api, media.media_id, urn)
+            await api.save(video_upload=None)
+        await poll(
+            self,
+            api,
+            PlatformRequest("GET", f"{REST}/videos/{quote(urn, safe='')}", dict(READ_HEADERS)),
+            done=lambda r: dig(r.body, "status") == "AVAILABLE",
+            failed=_processing_failure,
+            what=f"LinkedIn's processing of {media.media_id}",
+        )
+        return urn
 
-def _content_item(media: OutgoingMedia) -> dict[str, str]:
-    item = {"id": media_ref(media)}
-    if media.alt_text and media.kind != "video":
-        item["altText"] = media.alt_text
-    return item
-
-
-def _image_upload(owner: str, media: OutgoingMedia) -> list[PlatformRequest]:
-    upload_url = placeholder("upload_url", media)
-    return [
-        PlatformRequest(
-            "POST",
-            f"{REST}/images?action=initializeUpload",
-            dict(HEADERS),
-            json={"initializeUploadRequest": {"owner": owner}},
-            note=f"answers value.uploadUrl, which is {upload_url}, and value.image, which is {media_ref(media)}",
-        ),
-        PlatformRequest("PUT", upload_url, {"Content-Type": media.mime_type}, form=raw_body(media)),
-    ]
-
-
-def _video_upload(owner: str, media: OutgoingMedia) -> list[PlatformRequest]:
-    video = media_ref(media)
-    return [
-        PlatformRequest(
-            "POST",
-            f"{REST}/videos?action=initializeUpload",
-            dict(HEADERS),
-            json={
+    async def _upload_video(self, owner: str, media: OutgoingMedia, api: PlatformAPI) -> str:
+        progress = api.state.get("video_upload")
+        if not (isinstance(progress, dict) and progress.get("media_id") == media.media_id):
+            init = {
                 "initializeUploadRequest": {
                     "owner": owner,
                     "fileSizeBytes": media.size_bytes,
                     "uploadCaptions": False,
                     "uploadThumbnail": False,
                 }
-            },
-            note=f"answers value.video ({video}), value.uploadToken "
-            f"({placeholder('upload_token', media)}) and value.uploadInstructions",
-        ),
-        PlatformRequest(
-            "PUT",
-            placeholder("upload_url", media),
-            {"Content-Type": "application/octet-stream"},
-            form=raw_body(media),
-            note="one PUT per uploadInstructions entry (its uploadUrl, bytes firstByte..lastByte), in order; "
-            f"the answers' ETag headers, in order, are {placeholder('part_ids', media)}",
-        ),
-        PlatformRequest(
-            "POST",
-            f"{REST}/videos?action=finalizeUpload",
-            dict(HEADERS),
-            json={
-                "finalizeUploadRequest": {
-                    "video": video,
-                    "uploadToken": placeholder("upload_token", media),
-                    "uploadedPartIds": placeholder("part_ids", media),
-                }
-            },
-        ),
-        PlatformRequest(
-            "GET",
-            f"{REST}/videos/{quote(video, safe='{}')}",
-            {k: v for k, v in HEADERS.items() if k != "Content-Type"},
-            note="repeat until status is AVAILABLE",
-        ),
-    ]
+            }
+            response = await api.send(
+                PlatformRequest("POST", f"{REST}/videos?action=initializeUpload", dict(HEADERS), json=init)
+            )
+            progress = {
+                "media_id": media.media_id,
+                "video": required(response, "value", "video"),
+                "upload_token": str(dig(response.body, "value", "uploadToken") or ""),
+                "parts": _parts(response),
+                "etags": [],
+            }
+            await api.save(video_upload=progress)
+        etags = list(progress["etags"])
+        for url, first, last in progress["parts"][len(etags) :]:
+            put = PlatformRequest(
+                "PUT", url, {"Content-Type": "application/octet-stream"}, content=MediaBytes(media, first, last + 1)
+            )
+            response = await api.send(put, expect=(200, 201))
+            etag = response.header("etag")
+            if not etag:
+                raise DeliveryError(ErrorClass.RETRYABLE, f"LinkedIn answered a part of {media.media_id} without ETag")
+            etags.append(etag)
+            await api.save(video_upload={**progress, "etags": etags})
+        finalize = {"video": progress["video"], "uploadToken": progress["upload_token"], "uploadedPartIds": etags}
+        await api.send(
+            PlatformRequest(
+                "POST", f"{REST}/videos?action=finalizeUpload", dict(HEADERS), json={"finalizeUploadRequest": finalize}
+            )
+        )
+        return str(progress["video"])
+
+
+def _author(post: OutgoingPost) -> str:
+    platform_id = post.account.platform_user_id
+    if not platform_id:
+        raise refusal("the LinkedIn profile has no member id; connect it again", "PROFILE_INCOMPLETE")
+    return platform_id if platform_id.startswith("urn:li:") else f"urn:li:person:{platform_id}"
+
+
+def _content_item(media: OutgoingMedia, urn: str) -> dict[str, str]:
+    item = {"id": urn}
+    if media.alt_text and media.kind != "video":
+        item["altText"] = media.alt_text[:4086]
+    return item
+
+
+def _delivery(urn: str) -> Delivery:
+    return Delivery(urn, f"https://www.linkedin.com/feed/update/{urn}/")
+
+
+def _parts(response: PlatformResponse) -> list[list[Any]]:
+    """The upload instructions as [uploadUrl, firstByte, lastByte] (saved with the progress)."""
+    parts = []
+    for item in dig(response.body, "value", "uploadInstructions") or []:
+        url, first, last = dig(item, "uploadUrl"), as_int(dig(item, "firstByte")), as_int(dig(item, "lastByte"))
+        if isinstance(url, str) and url and first is not None and last is not None:
+            parts.append([url, first, last])
+    if not parts:
+        raise DeliveryError(ErrorClass.RETRYABLE, "LinkedIn's video upload answer has no uploadInstructions")
+    return parts
+
+
+def _processing_failure(response: PlatformResponse) -> str | None:
+    if dig(response.body, "status") != "PROCESSING_FAILED":
+        return None
+    return str(dig(response.body, "processingFailureReason") or "PROCESSING_FAILED")
+
+
+def _text(body: Any) -> str:  # noqa: ANN401
+    if isinstance(body, str):
+        return body
+    try:
+        return json.dumps(body, default=str)
+    except (TypeError, ValueError):
+        return ""
+
+
+def _duplicate_of(body: Any) -> str | None:  # noqa: ANN401
+    """The post a 422 DUPLICATE_POST refusal names ("Content is a duplicate of urn:li:share:…")."""
+    text = _text(body)
+    found = _POST_URN.search(text) if "DUPLICATE_POST" in text else None
+    return found.group(0) if found else None

@@ -3,13 +3,29 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from core.connectors.base import Connector, Delivery, ErrorClass, OutgoingPost, PlatformRequest
-from core.connectors.common import JSON, MULTIPART, base_url, media_ref, pending_media, status_class
+from core.connectors.base import (
+    Connector,
+    Delivery,
+    DeliveryError,
+    ErrorClass,
+    MediaBytes,
+    OutgoingMedia,
+    OutgoingPost,
+    PlatformAPI,
+    PlatformRequest,
+    PlatformResponse,
+    SandboxIds,
+)
+from core.connectors.common import JSON, base_url, ok, poll, remember_upload, required, sent_at, status_class, uploaded
+from core.db.types import utcnow
 
 DEFAULT_INSTANCE = "https://mastodon.social"
+# Mastodon keeps an Idempotency-Key for an hour; resending within this window is safe.
+IDEMPOTENCY_WINDOW = timedelta(minutes=55)
 
 
 class MastodonConnector(Connector):
@@ -19,49 +35,69 @@ class MastodonConnector(Connector):
 
     key = "mastodon"
     web_host = urlsplit(DEFAULT_INSTANCE).netloc
+    poll_seconds = 1.0
 
-    def media_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
+    async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         instance = _instance(post)
-        requests: list[PlatformRequest] = []
-        for media in pending_media(post):
-            form = {"file": media.url}
-            if media.alt_text:
-                form["description"] = media.alt_text
-            requests.append(
-                PlatformRequest(
-                    "POST",
-                    f"{instance}/api/v2/media",
-                    dict(MULTIPART),
-                    form=form,
-                    note=f"answers the attachment; its id is {media_ref(media)}. 202 means still processing",
-                )
-            )
-            if media.kind != "image":
-                requests.append(
-                    PlatformRequest(
-                        "GET",
-                        f"{instance}/api/v1/media/{media_ref(media)}",
-                        note="only after a 202: repeat until 200 (206 while processing)",
-                    )
-                )
-        return requests
-
-    def publish_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
+        media_ids = [await self._upload(instance, media, api) for media in post.media]
         body: dict[str, Any] = {"status": post.content, "visibility": "public"}
-        if post.media:
-            body["media_ids"] = [media_ref(m) for m in post.media]
+        if media_ids:
+            body["media_ids"] = media_ids
         headers = {**JSON, "Idempotency-Key": post.delivery_key}
-        return [PlatformRequest("POST", f"{_instance(post)}/api/v1/statuses", headers, json=body)]
+        request = PlatformRequest("POST", f"{instance}/api/v1/statuses", headers, json=body, creates_post=True)
+        response = await api.send(request)
+        status_id = required(response, "id")
+        url = response.body.get("url") if isinstance(response.body, dict) else None
+        return Delivery(status_id, url or f"{instance}/@{post.account.handle}/{status_id}")
 
-    def classify(self, status: int, body: Any) -> ErrorClass:
+    async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        sent = sent_at(api)
+        if sent is not None and utcnow() - sent < IDEMPOTENCY_WINDOW:
+            return None  # the same Idempotency-Key answers the first status, if there was one
+        raise DeliveryError(
+            ErrorClass.UNCERTAIN, "the attempt's Idempotency-Key has expired on the instance; a human must check"
+        )
+
+    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
         # 401: the token was revoked (Mastodon tokens never expire); 422: validation failed.
         return status_class(status)
+
+    def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
+        if request.creates_post:
+            return ok({"id": ids.post, "content": request.json["status"], "visibility": "public"})
+        if request.method == "GET":
+            return ok({"id": request.url.rsplit("/", 1)[-1], "url": "https://files.example/sandbox"})
+        return ok({"id": ids.new(), "type": "image", "url": "https://files.example/sandbox"})
 
     def sandbox_delivery(self, post: OutgoingPost) -> Delivery:
         delivery = super().sandbox_delivery(post)
         host = urlsplit(_instance(post)).netloc
         return Delivery(delivery.platform_post_id, delivery.url.replace(f"//{self.web_host}/", f"//{host}/", 1))
 
+    async def _upload(self, instance: str, media: OutgoingMedia, api: PlatformAPI) -> str:
+        media_id = uploaded(api, media.media_id)
+        processing = media_id is not None and media.kind != "image"  # an earlier attempt's upload
+        if media_id is None:
+            form: dict[str, str | MediaBytes] = {"file": MediaBytes(media)}
+            if media.alt_text:
+                form["description"] = media.alt_text[:1500]
+            response = await api.send(
+                PlatformRequest("POST", f"{instance}/api/v2/media", multipart=form), expect=(200, 202)
+            )
+            media_id = required(response, "id")
+            await remember_upload(api, media.media_id, media_id)
+            processing = response.status == 202
+        if processing:  # still processing: ready once GET answers 200 (206 until then)
+            await poll(
+                self,
+                api,
+                PlatformRequest("GET", f"{instance}/api/v1/media/{media_id}"),
+                done=lambda r: r.status == 200,
+                failed=lambda r: None,
+                what=f"the instance's processing of {media.media_id}",
+                expect=(200, 206),
+            )
+        return media_id
 
 def _instance(post: OutgoingPost) -> str:
     return base_url(post.account.instance_url, DEFAULT_INSTANCE)

@@ -1,72 +1,48 @@
-"""Threads (graph.threads.net/v1.0): create a container, then publish it (PLATFORMS.md, Threads)."""
+"""Threads (graph.threads.net/v1.0): a container, its status, then threads_publish (PLATFORMS.md, Threads)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from core.connectors.base import Connector, ErrorClass, OutgoingMedia, OutgoingPost, PlatformRequest
-from core.connectors.common import CREATION_ID, FORM, graph_classify, media_ref, pending_media, user_id
+from core.connectors.base import OutgoingMedia, OutgoingPost
+from core.connectors.common import refusal
+from core.connectors.graph import GraphConnector
 
 API = "https://graph.threads.net/v1.0"
 
 
-class ThreadsConnector(Connector):
-    """Threads fetches media itself from public URLs, so nothing is uploaded. A carousel's item
-    containers (`is_carousel_item`) are its media requests, and their ids are the `children` of
-    the CAROUSEL container."""
+class ThreadsConnector(GraphConnector):
+    """A TEXT, IMAGE or VIDEO container, or a CAROUSEL of item containers, each fetched by
+    Threads from the media's URL, then published; the post's URL is its permalink, read once
+    it is out (see GraphConnector for the container flow and how a lost publish is told)."""
 
     key = "threads"
     web_host = "www.threads.net"
+    api = API
+    create_edge = "threads"
+    publish_edge = "threads_publish"
+    status_field = "status"
+    message_field = "error_message"
+    text_field = "text"
 
-    def media_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        if len(post.media) < 2:
-            return []
-        return [
-            PlatformRequest(
-                "POST",
-                f"{API}/{user_id(post)}/threads",
-                dict(FORM),
-                form=_media_fields(media) | {"is_carousel_item": "true"},
-                note=f"answers id, which is {media_ref(media)}",
-            )
-            for media in pending_media(post)
-        ]
-
-    def publish_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        user = user_id(post)
+    def container_form(self, post: OutgoingPost) -> dict[str, str]:
         if not post.media:
-            form: dict[str, str] = {"media_type": "TEXT", "text": post.content}
-        elif len(post.media) == 1:
-            form = _media_fields(post.media[0])
-        else:
-            form = {"media_type": "CAROUSEL", "children": ",".join(media_ref(m) for m in post.media)}
-        if post.media and post.content:
+            if not post.content.strip():
+                raise refusal("a Threads post needs text or media", "TEXT_REQUIRED")
+            return {"media_type": "TEXT", "text": post.content}
+        form = self.item_form(post.media[0]) if len(post.media) == 1 else {"media_type": "CAROUSEL"}
+        if post.content:
             form["text"] = post.content
-        requests = [
-            PlatformRequest(
-                "POST", f"{API}/{user}/threads", dict(FORM), form=form, note=f"answers id, which is {CREATION_ID}"
-            )
-        ]
-        if post.media:
-            requests.append(
-                PlatformRequest(
-                    "GET",
-                    f"{API}/{CREATION_ID}?fields=status,error_message",
-                    note="repeat once a minute, up to 5 minutes, until status is FINISHED",
-                )
-            )
-        requests.append(PlatformRequest("POST", f"{API}/{user}/threads_publish?creation_id={CREATION_ID}"))
-        return requests
+        return form
 
-    def classify(self, status: int, body: Any) -> ErrorClass:
-        return graph_classify(status, body)
+    def item_form(self, media: OutgoingMedia) -> dict[str, str]:
+        if media.kind == "video":
+            form = {"media_type": "VIDEO", "video_url": media.url}
+        else:
+            form = {"media_type": "IMAGE", "image_url": media.url}
+        if media.alt_text:
+            form["alt_text"] = media.alt_text
+        return form
 
-
-def _media_fields(media: OutgoingMedia) -> dict[str, str]:
-    if media.kind == "video":
-        fields = {"media_type": "VIDEO", "video_url": media.url}
-    else:
-        fields = {"media_type": "IMAGE", "image_url": media.url}
-    if media.alt_text:
-        fields["alt_text"] = media.alt_text
-    return fields
+    def fallback_url(self, post: OutgoingPost, post_id: str) -> str:
+        # Threads links posts by a shortcode the id does not give: the profile is the next best.
+        handle = post.account.handle.lstrip("@")
+        return f"https://{self.web_host}/@{handle}" if handle else f"https://{self.web_host}/"

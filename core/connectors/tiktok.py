@@ -1,100 +1,224 @@
-"""TikTok (Content Posting API, direct post): creator info, then a video or photo init that
-TikTok completes by pulling the media from its URL (PLATFORMS.md, TikTok)."""
+"""TikTok (Content Posting API, direct post): creator info, a video or photo init that TikTok
+completes by pulling the media from its URL, then a status poll (PLATFORMS.md, TikTok)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from core.connectors.base import Connector, ErrorClass, OutgoingPost, PlatformRequest
-from core.connectors.common import JSON_UTF8, PUBLISH_ID, body_text, dig, refusal, status_class
+from core.connectors.base import (
+    Connector,
+    Delivery,
+    DeliveryError,
+    ErrorClass,
+    OutgoingPost,
+    PlatformAPI,
+    PlatformRequest,
+    PlatformResponse,
+    SandboxIds,
+)
+from core.connectors.common import JSON_UTF8, body_text, dig, ok, poll, refusal, required, status_class
 
 API = "https://open.tiktokapis.com/v2/post/publish"
-# Must be among creator_info's privacy_level_options: an unaudited app is offered SELF_ONLY
-# only, and then TikTok refuses this value (privacy_level_option_mismatch) until the audit.
-PRIVACY_LEVEL = "PUBLIC_TO_EVERYONE"
-REAUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized"})
-RETRYABLE_CODES = frozenset({"rate_limit_exceeded", "spam_risk_too_many_posts"})
+# Most public first; an unaudited app is offered SELF_ONLY only (and its posts stay private).
+PRIVACY_LEVELS = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
+MAX_PHOTOS = 35
+REAUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "scope_permission_missed"})
+# The daily caps (the creator's posts, the app's pending shares and active users) clear with time.
+RETRYABLE_CODES = frozenset(
+    {
+        "rate_limit_exceeded",
+        "spam_risk_too_many_posts",
+        "spam_risk_too_many_pending_share",
+        "reached_active_user_cap",
+        "internal_error",
+    }
+)
+_COMPLETE = "PUBLISH_COMPLETE"
+_FAILED = "FAILED"
 
 
 class TikTokConnector(Connector):
-    """Nothing is uploaded: `source_info` is PULL_FROM_URL (the media URL's domain must be
-    verified in the TikTok app settings). `post_type` `photo`, or images only, makes a photo
-    post (content/init, media_type PHOTO); anything else posts the video."""
+    """Nothing is uploaded: `source_info` is PULL_FROM_URL, so TikTok fetches `media.url` itself
+    (the storage domain must be verified in the TikTok app settings, else
+    `url_ownership_unverified`); FILE_UPLOAD would stream the video in 5-64 MB chunks to an
+    upload URL instead, for nothing more. One video makes a video post; 1-35 images a photo post.
+    The privacy level is the most public creator_info offers, and comments, duets and stitches
+    follow the creator's own settings.
+
+    TikTok answers some failures with 200 and `error.code` other than "ok": those are classified
+    like any error. The init's `publish_id` is saved at once and the post is polled by it, so an
+    attempt that finds one never sends the init again: `reconcile` asks its status once (the
+    post when published) and otherwise answers None, which lets `deliver` resume the poll. Only an
+    init whose answer was lost (no `publish_id`) cannot be looked up: UNCERTAIN."""
 
     key = "tiktok"
     web_host = "www.tiktok.com"
+    poll_seconds = 3.0  # the status endpoint allows 30 requests a minute per token
 
-    def media_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        return []
-
-    def publish_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        if not post.media:
-            raise refusal("a TikTok post needs a video or photos", "MEDIA_REQUIRED")
-        creator_info = PlatformRequest(
-            "POST",
-            f"{API}/creator_info/query/",
-            dict(JSON_UTF8),
-            note="privacy_level below must be among the answer's privacy_level_options",
+    async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
+        photos = _is_photo_post(post)
+        publish_id = api.state.get("publish_id")
+        if not isinstance(publish_id, str) or not publish_id:
+            publish_id = await self._init(post, photos, api)
+        response = await poll(
+            self,
+            api,
+            _status_request(publish_id),
+            done=lambda r: dig(r.body, "data", "status") == _COMPLETE,
+            failed=self._failure,
+            what=f"TikTok's publishing of {publish_id}",
         )
-        photo = post.post_type == "photo" or all(m.kind == "image" for m in post.media)
-        init = _photo_init(post) if photo else _video_init(post)
-        status = PlatformRequest(
-            "POST",
-            f"{API}/status/fetch/",
-            dict(JSON_UTF8),
-            json={"publish_id": PUBLISH_ID},
-            note="repeat until status is PUBLISH_COMPLETE (FAILED carries fail_reason)",
-        )
-        return [creator_info, init, status]
+        return self._delivery(post, photos, response, publish_id)
 
-    def classify(self, status: int, body: Any) -> ErrorClass:
+    async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        publish_id = api.state.get("publish_id")
+        if not isinstance(publish_id, str) or not publish_id:
+            raise DeliveryError(
+                ErrorClass.UNCERTAIN,
+                "TikTok's answer to the post's init was lost and TikTok has no lookup without its publish_id; "
+                "a human must check the account",
+            )
+        response = await api.send(_status_request(publish_id), expect=(200,))
+        if reason := self._failure(response):
+            raise DeliveryError(ErrorClass.PERMANENT, f"TikTok's publishing of {publish_id} failed: {reason}")
+        if dig(response.body, "data", "status") == _COMPLETE:
+            return self._delivery(post, _is_photo_post(post), response, publish_id)
+        return None  # still processing: deliver resumes the poll from the saved publish_id
+
+    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+        # Documented: access_token_invalid / scope_not_authorized 401, rate_limit_exceeded 429,
+        # invalid_params 400, the spam_risk_* and app-status refusals 403, internal_error 500.
+        # A banned account, privacy_level_option_mismatch, an unaudited app posting publicly and
+        # an unverified media domain cannot be fixed by retrying (status_class: permanent).
+        if status == 429 or status >= 500:
+            return ErrorClass.RETRYABLE
         code = dig(body, "error", "code")
         if not isinstance(code, str):
             text = body_text(body)
-            code = next((c for c in REAUTH_CODES | RETRYABLE_CODES if c in text), "")
+            code = next((c for c in sorted(REAUTH_CODES | RETRYABLE_CODES) if c in text), "")
         if code in REAUTH_CODES:
             return ErrorClass.NEEDS_REAUTH
         if code in RETRYABLE_CODES:
             return ErrorClass.RETRYABLE
         return status_class(status)
 
+    def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
+        if request.creates_post:
+            prefix = "p_pub_url" if request.url.endswith("/content/init/") else "v_pub_url"
+            return ok({"data": {"publish_id": f"{prefix}~v2.{ids.new()}"}, "error": _OK})
+        if request.url.endswith("/status/fetch/"):
+            post_id: int | str = int(ids.post) if ids.post.isdigit() else ids.post
+            data = {"status": _COMPLETE, "publicaly_available_post_id": [post_id], "uploaded_bytes": 0}
+            return ok({"data": data, "error": _OK})
+        creator = {
+            "creator_username": "sandbox",
+            "creator_nickname": "Sandbox",
+            "privacy_level_options": ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"],
+            "comment_disabled": False,
+            "duet_disabled": False,
+            "stitch_disabled": True,
+            "max_video_post_duration_sec": 600,
+        }
+        return ok({"data": creator, "error": _OK})
 
-def _video_init(post: OutgoingPost) -> PlatformRequest:
-    video = next((m for m in post.media if m.kind != "image"), None)
-    if video is None or len(post.media) > 1:
-        raise refusal("a TikTok video post holds exactly one video", "MEDIA_COUNT")
-    body = {
-        "post_info": {
-            "title": post.content,
-            "privacy_level": PRIVACY_LEVEL,
-            "disable_duet": False,
-            "disable_comment": False,
-            "disable_stitch": False,
-        },
-        "source_info": {"source": "PULL_FROM_URL", "video_url": video.url},
+    async def _init(self, post: OutgoingPost, photos: bool, api: PlatformAPI) -> str:
+        info_request = PlatformRequest("POST", f"{API}/creator_info/query/", dict(JSON_UTF8))
+        creator = self._checked(await api.send(info_request, expect=(200,)), "creator_info").body
+        options = dig(creator, "data", "privacy_level_options")
+        offered = options if isinstance(options, list) else []
+        privacy = next((level for level in PRIVACY_LEVELS if level in offered), None)
+        if privacy is None:
+            raise refusal("TikTok offers this account no privacy level to post with", "PRIVACY_LEVEL_UNAVAILABLE")
+        body = _photo_body(post, privacy, creator) if photos else _video_body(post, privacy, creator)
+        url = f"{API}/content/init/" if photos else f"{API}/video/init/"
+        response = await api.send(
+            PlatformRequest("POST", url, dict(JSON_UTF8), json=body, creates_post=True), expect=(200,)
+        )
+        try:
+            self._checked(response, "the post's init")
+        except DeliveryError:
+            await api.save(create_sent_at=None)  # a definite refusal: no post was made
+            raise
+        publish_id = required(response, "data", "publish_id")
+        await api.save(publish_id=publish_id)
+        return publish_id
+
+    def _checked(self, response: PlatformResponse, what: str) -> PlatformResponse:
+        """The answer, unless its envelope names an error (TikTok does so even with 200)."""
+        code = dig(response.body, "error", "code")
+        if code is None or code == "ok":
+            return response
+        message = dig(response.body, "error", "message")
+        raise DeliveryError(
+            self.classify(response.status, response.body),
+            f"TikTok refused {what}: {code} {message if isinstance(message, str) else ''}".strip(),
+            status=response.status,
+            code=str(code)[:64],
+        )
+
+    def _failure(self, response: PlatformResponse) -> str | None:
+        self._checked(response, "the status fetch")
+        if dig(response.body, "data", "status") != _FAILED:
+            return None
+        return str(dig(response.body, "data", "fail_reason") or "FAILED")
+
+    def _delivery(self, post: OutgoingPost, photos: bool, response: PlatformResponse, publish_id: str) -> Delivery:
+        handle = post.account.handle.lstrip("@")
+        public_id = dig(response.body, "data", "publicaly_available_post_id", 0)
+        if isinstance(public_id, bool) or not isinstance(public_id, str | int) or public_id == "":
+            # A private (SELF_ONLY) post has no public id: the publish_id stands for it, and the
+            # link goes to the profile, as no post page can be named.
+            return Delivery(publish_id, f"https://www.tiktok.com/@{handle}")
+        kind = "photo" if photos else "video"
+        return Delivery(str(public_id), f"https://www.tiktok.com/@{handle}/{kind}/{public_id}")
+
+
+_OK = {"code": "ok", "message": "", "log_id": "sandbox"}
+
+
+def _is_photo_post(post: OutgoingPost) -> bool:
+    """Whether the post goes out as photos (1-35 images) rather than one video; refuses the rest."""
+    kinds = [m.kind for m in post.media]
+    if not kinds:
+        raise refusal("a TikTok post needs a video or photos", "MEDIA_REQUIRED")
+    if kinds == ["video"] and post.post_type != "photo":
+        return False
+    if any(kind != "image" for kind in kinds):
+        raise refusal("a TikTok post is one video or 1-35 images, not a mix", "MEDIA_KIND")
+    if len(kinds) > MAX_PHOTOS:
+        raise refusal(f"a TikTok photo post holds at most {MAX_PHOTOS} images", "MEDIA_COUNT")
+    return True
+
+
+def _settings(creator: Any, *names: str) -> dict[str, bool]:  # noqa: ANN401
+    """disable_<name> for each interaction the creator has turned off in the TikTok app."""
+    return {f"disable_{name}": dig(creator, "data", f"{name}_disabled") is True for name in names}
+
+
+def _video_body(post: OutgoingPost, privacy: str, creator: Any) -> dict[str, Any]:  # noqa: ANN401
+    post_info = {"title": _clip(post.content, 2200), "privacy_level": privacy}
+    post_info |= _settings(creator, "comment", "duet", "stitch")
+    return {"post_info": post_info, "source_info": {"source": "PULL_FROM_URL", "video_url": post.media[0].url}}
+
+
+def _photo_body(post: OutgoingPost, privacy: str, creator: Any) -> dict[str, Any]:  # noqa: ANN401
+    # A photo post's title is short (90 units): the text goes in the description.
+    post_info: dict[str, Any] = {"title": _clip(post.title, 90)} if post.title else {}
+    post_info |= {
+        "description": _clip(post.content, 4000),
+        "privacy_level": privacy,
+        **_settings(creator, "comment"),
+        "auto_add_music": True,
     }
-    return PlatformRequest(
-        "POST", f"{API}/video/init/", dict(JSON_UTF8), json=body, note=f"answers data.publish_id, which is {PUBLISH_ID}"
-    )
+    source = {"source": "PULL_FROM_URL", "photo_images": [m.url for m in post.media], "photo_cover_index": 0}
+    return {"post_info": post_info, "source_info": source, "post_mode": "DIRECT_POST", "media_type": "PHOTO"}
 
 
-def _photo_init(post: OutgoingPost) -> PlatformRequest:
-    if any(m.kind != "image" for m in post.media):
-        raise refusal("a TikTok photo post holds images only", "MEDIA_KIND")
-    # A photo post's title is short (90 characters); the text goes in the description.
-    post_info: dict[str, Any] = {"description": post.content, "privacy_level": PRIVACY_LEVEL, "disable_comment": False}
-    if post.title:
-        post_info = {"title": post.title} | post_info
-    body = {
-        "post_info": post_info,
-        "source_info": {"source": "PULL_FROM_URL", "photo_cover_index": 0, "photo_images": [m.url for m in post.media]},
-        "post_mode": "DIRECT_POST",
-        "media_type": "PHOTO",
-    }
-    return PlatformRequest(
-        "POST",
-        f"{API}/content/init/",
-        dict(JSON_UTF8),
-        json=body,
-        note=f"answers data.publish_id, which is {PUBLISH_ID}",
-    )
+def _status_request(publish_id: str) -> PlatformRequest:
+    return PlatformRequest("POST", f"{API}/status/fetch/", dict(JSON_UTF8), json={"publish_id": publish_id})
+
+
+def _clip(text: str, units: int) -> str:
+    """`text` cut to `units` UTF-16 code units (TikTok's count), never inside a character."""
+    encoded = text.encode("utf-16-le")
+    return text if len(encoded) <= 2 * units else encoded[: 2 * units].decode("utf-16-le", "ignore")

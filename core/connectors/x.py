@@ -3,87 +3,150 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
-from core.connectors.base import Connector, ErrorClass, OutgoingMedia, OutgoingPost, PlatformRequest
-from core.connectors.common import JSON, MULTIPART, media_ref, pending_media, status_class
+from core.connectors.base import (
+    Connector,
+    Delivery,
+    DeliveryError,
+    ErrorClass,
+    MediaBytes,
+    OutgoingMedia,
+    OutgoingPost,
+    PlatformAPI,
+    PlatformRequest,
+    PlatformResponse,
+    SandboxIds,
+)
+from core.connectors.common import (
+    JSON,
+    dig,
+    ok,
+    poll,
+    remember_upload,
+    required,
+    same_text,
+    search_window,
+    status_class,
+    uploaded,
+)
 
 API = "https://api.x.com/2"
 UPLOAD = f"{API}/media/upload"
 SEGMENT_BYTES = 5 * 1024 * 1024  # the largest append segment X accepts
+_PROCESSING_DONE = "succeeded"
 
 
 class XConnector(Connector):
     """Images go up in one multipart request; videos and GIFs through initialize/append/finalize,
-    then a status poll until processing succeeds. Alt text is set with /2/media/metadata."""
+    then a status poll until processing succeeds. Alt text is set with /2/media/metadata.
+    X honours no idempotency key; a post that may have gone out is looked up in the account's
+    recent posts (its t.co links expanded back) before anything is sent again."""
 
     key = "x"
     web_host = "x.com"
 
-    def media_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        requests: list[PlatformRequest] = []
-        for media in pending_media(post):
-            if media.kind == "image":
-                requests.append(
-                    PlatformRequest(
-                        "POST", UPLOAD, dict(MULTIPART), form={"media": media.url, "media_category": "tweet_image"}
-                    )
-                )
-            else:
-                requests.extend(_chunked_upload(media))
-            if media.alt_text and media.kind != "video":
-                requests.append(
-                    PlatformRequest(
-                        "POST",
-                        f"{API}/media/metadata",
-                        dict(JSON),
-                        json={"id": media_ref(media), "metadata": {"alt_text": {"text": media.alt_text}}},
-                    )
-                )
-        return requests
-
-    def publish_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
+    async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
+        media_ids = [await self._upload(media, api) for media in post.media]
         body: dict[str, Any] = {"text": post.content}
-        if post.media:
-            body["media"] = {"media_ids": [media_ref(m) for m in post.media]}
-        return [PlatformRequest("POST", f"{API}/tweets", dict(JSON), json=body)]
+        if media_ids:
+            body["media"] = {"media_ids": media_ids}
+        response = await api.send(
+            PlatformRequest("POST", f"{API}/tweets", dict(JSON), json=body, creates_post=True), expect=(200, 201)
+        )
+        return self._delivery(post, required(response, "data", "id"))
 
-    def classify(self, status: int, body: Any) -> ErrorClass:
+    async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        user = post.account.platform_user_id
+        query = f"max_results=20&tweet.fields=created_at,entities&start_time={quote(search_window(api))}"
+        response = await api.send(PlatformRequest("GET", f"{API}/users/{user}/tweets?{query}"))
+        for tweet in dig(response.body, "data") or []:
+            if isinstance(tweet, dict) and same_text(_expanded(tweet), post.content):
+                return self._delivery(post, str(tweet.get("id")))
+        return None
+
+    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
         # 401 is an expired token; 403 covers the duplicate-content refusal and videos over the
         # account's length cap, which no retry can fix; 429 is throttling.
         return status_class(status)
 
+    def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
+        if request.creates_post:
+            return ok({"data": {"id": ids.post, "text": request.json["text"]}}, 201)
+        if request.method == "GET" and "command=STATUS" in request.url:
+            return ok({"data": {"processing_info": {"state": _PROCESSING_DONE, "progress_percent": 100}}})
+        if request.url.endswith("/finalize"):
+            return ok({"data": {"processing_info": {"state": _PROCESSING_DONE}}})
+        if request.url.endswith("/append") or request.url.endswith("/media/metadata"):
+            return ok({})
+        if request.method == "GET":
+            return ok({"data": [], "meta": {"result_count": 0}})
+        media_id = ids.new()
+        return ok({"data": {"id": media_id, "media_key": f"3_{media_id}", "expires_after_secs": 86400}})
 
-def _chunked_upload(media: OutgoingMedia) -> list[PlatformRequest]:
-    media_id = media_ref(media)
-    category = "tweet_gif" if media.kind == "gif" else "tweet_video"
-    requests = [
-        PlatformRequest(
-            "POST",
-            f"{UPLOAD}/initialize",
-            dict(JSON),
-            json={"media_type": media.mime_type, "total_bytes": media.size_bytes, "media_category": category},
-            note=f"answers data.id, which is {media_id}",
+    def _delivery(self, post: OutgoingPost, tweet_id: str) -> Delivery:
+        handle = post.account.handle.lstrip("@") or "i/web"
+        return Delivery(tweet_id, f"https://x.com/{handle}/status/{tweet_id}")
+
+    async def _upload(self, media: OutgoingMedia, api: PlatformAPI) -> str:
+        media_id = uploaded(api, media.media_id)
+        if media_id is None:
+            if media.kind == "image":
+                form = {"media": MediaBytes(media), "media_category": "tweet_image"}
+                response = await api.send(PlatformRequest("POST", UPLOAD, multipart=form))
+                media_id = required(response, "data", "id")
+                await remember_upload(api, media.media_id, media_id)
+            else:
+                media_id = await self._chunked_upload(media, api)
+        elif media.kind != "image":  # an earlier attempt uploaded it; processing may go on
+            await self._processed(media, media_id, api)
+        if media.alt_text and media.kind != "video" and not uploaded(api, media.media_id, "alt"):
+            metadata = {"id": media_id, "metadata": {"alt_text": {"text": media.alt_text[:1000]}}}
+            await api.send(PlatformRequest("POST", f"{API}/media/metadata", dict(JSON), json=metadata))
+            await remember_upload(api, media.media_id, "set", "alt")
+        return media_id
+
+    async def _chunked_upload(self, media: OutgoingMedia, api: PlatformAPI) -> str:
+        category = "tweet_gif" if media.kind == "gif" else "tweet_video"
+        init = {"media_type": media.mime_type, "total_bytes": media.size_bytes, "media_category": category}
+        response = await api.send(PlatformRequest("POST", f"{UPLOAD}/initialize", dict(JSON), json=init))
+        media_id = required(response, "data", "id")
+        for index, first in enumerate(range(0, max(media.size_bytes, 1), SEGMENT_BYTES)):
+            segment = MediaBytes(media, first, min(media.size_bytes, first + SEGMENT_BYTES))
+            form = {"media": segment, "segment_index": str(index)}
+            await api.send(PlatformRequest("POST", f"{UPLOAD}/{media_id}/append", multipart=form), expect=(200, 204))
+        response = await api.send(PlatformRequest("POST", f"{UPLOAD}/{media_id}/finalize"))
+        if reason := _failure(response):
+            raise DeliveryError(ErrorClass.PERMANENT, f"X's processing of {media.media_id} failed: {reason}")
+        await remember_upload(api, media.media_id, media_id)
+        if _state(response) not in (None, _PROCESSING_DONE):
+            await self._processed(media, media_id, api)
+        return media_id
+
+    async def _processed(self, media: OutgoingMedia, media_id: str, api: PlatformAPI) -> None:
+        await poll(
+            self,
+            api,
+            PlatformRequest("GET", f"{UPLOAD}?command=STATUS&media_id={media_id}"),
+            done=lambda r: _state(r) in (None, _PROCESSING_DONE),
+            failed=_failure,
+            what=f"X's processing of {media.media_id}",
         )
-    ]
-    segments = max(1, -(-media.size_bytes // SEGMENT_BYTES))
-    for index in range(segments):
-        first = index * SEGMENT_BYTES
-        last = min(media.size_bytes, first + SEGMENT_BYTES) - 1
-        requests.append(
-            PlatformRequest(
-                "POST",
-                f"{UPLOAD}/{media_id}/append",
-                dict(MULTIPART),
-                form={"media": media.url, "segment_index": index},
-                note=f"media holds bytes {first}-{last} of the file",
-            )
-        )
-    requests.append(PlatformRequest("POST", f"{UPLOAD}/{media_id}/finalize"))
-    requests.append(
-        PlatformRequest(
-            "GET",
-            f"{UPLOAD}?command=STATUS&media_id={media_id}",
-            note="repeat after processing_info.check_after_secs until state is succeeded (failed is final)",
-        )
-    )
-    return requests
+
+def _state(response: PlatformResponse) -> str | None:
+    return dig(response.body, "data", "processing_info", "state")
+
+
+def _failure(response: PlatformResponse) -> str | None:
+    if _state(response) != "failed":
+        return None
+    return str(dig(response.body, "data", "processing_info", "error", "message") or "processing failed")
+
+
+def _expanded(tweet: dict[str, Any]) -> str:
+    """The tweet's text with X's t.co links replaced by the URLs they stand for."""
+    text = str(tweet.get("text", ""))
+    for url in dig(tweet, "entities", "urls") or []:
+        if isinstance(url, dict) and url.get("url") and url.get("expanded_url"):
+            text = text.replace(str(url["url"]), str(url["expanded_url"]))
+    return text

@@ -3,63 +3,159 @@ video's bytes (PLATFORMS.md, YouTube)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from core.connectors.base import Connector, ErrorClass, OutgoingPost, PlatformRequest
-from core.connectors.common import JSON_UTF8, body_text, placeholder, raw_body, refusal, status_class
+from core.connectors.base import (
+    Connector,
+    Delivery,
+    DeliveryError,
+    ErrorClass,
+    MediaBytes,
+    OutgoingMedia,
+    OutgoingPost,
+    PlatformAPI,
+    PlatformRequest,
+    PlatformResponse,
+    SandboxIds,
+)
+from core.connectors.common import JSON_UTF8, dig, ok, refusal, required, status_class
 
 UPLOAD = "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status"
 CATEGORY_PEOPLE_AND_BLOGS = "22"
 # Requested as public; YouTube locks uploads from unverified API projects to private whatever
 # is asked, so a project must pass Google's audit before these posts become visible.
 PRIVACY_STATUS = "public"
-RETRYABLE_REASONS = ("quotaexceeded", "ratelimitexceeded", "userratelimitexceeded", "uploadlimitexceeded")
+MAX_TITLE_CHARS = 100
+MAX_DESCRIPTION_BYTES = 5000
+# The upload limit is a rolling per-channel cap, so it clears with time like the quota.
+RETRYABLE_REASONS = frozenset({"quotaExceeded", "uploadLimitExceeded", "rateLimitExceeded", "userRateLimitExceeded"})
+_RANGE = re.compile(r"bytes=(\d+)-(\d+)")
 
 
 class YouTubeConnector(Connector):
-    """The upload is the post: both requests are publish requests and there is no separate media
-    step. The title is the post's `title`, else the content's first line (at most 100 chars)."""
+    """The upload is the post: the session is started with the video's metadata, then the PUT of
+    its bytes makes the video. The title is the post's `title`, else the content's first line.
+    The session URI is saved as soon as YouTube gives it, so an attempt after a lost answer asks
+    the session how far it got (`Content-Range: bytes */size`): a finished upload answers the
+    video, an unfinished one says where to resume, an expired one (no video made) starts over."""
 
     key = "youtube"
     web_host = "www.youtube.com"
 
-    def media_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        return []
+    async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
+        video = _the_video(post)
+        offset = 0
+        upload_url = api.state.get("upload_url")
+        if isinstance(upload_url, str):
+            response = await self._session_status(video, upload_url, api)
+            if response.status in (200, 201):
+                return _uploaded(response)
+            if response.status == 308:
+                offset = _next_byte(response)
+            else:
+                upload_url = None
+                await api.save(upload_url=None)
+        if not isinstance(upload_url, str):
+            upload_url = await self._start(post, video, api)
+        if offset >= video.size_bytes > 0:
+            raise DeliveryError(ErrorClass.RETRYABLE, "YouTube holds every byte but has not answered with the video")
+        headers = {"Content-Type": video.mime_type}
+        if offset:
+            headers["Content-Range"] = f"bytes {offset}-{video.size_bytes - 1}/{video.size_bytes}"
+        request = PlatformRequest("PUT", upload_url, headers, content=MediaBytes(video, offset), creates_post=True)
+        response = await api.send(request, expect=(200, 201, 308, 404, 410))
+        if response.status == 308:  # YouTube kept only part of the bytes: the next attempt resumes
+            raise DeliveryError(ErrorClass.RETRYABLE, "YouTube took only part of the upload", status=308)
+        if response.status in (404, 410):
+            await api.save(upload_url=None)
+            raise DeliveryError(ErrorClass.RETRYABLE, "YouTube's upload session expired", status=response.status)
+        return _uploaded(response)
 
-    def publish_requests(self, post: OutgoingPost) -> list[PlatformRequest]:
-        videos = [m for m in post.media if m.kind == "video"]
-        if len(videos) != 1 or len(post.media) != 1:
-            raise refusal("a YouTube post is exactly one video", "MEDIA_REQUIRED")
-        video = videos[0]
-        title = post.title or post.content.strip().split("\n", 1)[0][:100]
-        session = placeholder("upload_url", video)
-        start = PlatformRequest(
-            "POST",
-            UPLOAD,
-            {**JSON_UTF8, "X-Upload-Content-Length": str(video.size_bytes), "X-Upload-Content-Type": video.mime_type},
-            json={
-                "snippet": {"title": title, "description": post.content, "categoryId": CATEGORY_PEOPLE_AND_BLOGS},
-                "status": {"privacyStatus": PRIVACY_STATUS},
-            },
-            note=f"answers 200 with the session URI in Location, which is {session}",
-        )
-        upload = PlatformRequest(
-            "PUT",
-            session,
-            {"Content-Type": video.mime_type, "Content-Length": str(video.size_bytes)},
-            form=raw_body(video),
-            note="answers 200/201 with the video resource; after an interruption, PUT with "
-            f"Content-Range: bytes */{video.size_bytes} and resume from the answer's Range",
-        )
-        return [start, upload]
+    async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        upload_url = api.state.get("upload_url")
+        if not isinstance(upload_url, str):
+            return None  # no session, so no upload that could have made a video
+        response = await self._session_status(_the_video(post), upload_url, api)
+        if response.status in (200, 201):
+            return _uploaded(response)
+        if response.status != 308:
+            await api.save(upload_url=None)  # the session expired without a video: start over
+        return None  # unfinished: `deliver` resumes the same session
 
-    def classify(self, status: int, body: Any) -> ErrorClass:
+    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
         # Google's errors name a reason in error.errors[].reason; the token endpoint answers
-        # {"error": "invalid_grant"} once the refresh token is revoked or expired. The upload
-        # limit is a rolling per-channel cap, so it clears with time like the quota.
-        text = body_text(body)
-        if "invalid_grant" in text:
+        # {"error": "invalid_grant"} once the refresh token is revoked or expired.
+        if status in (408, 429) or status >= 500:
+            return ErrorClass.RETRYABLE
+        if dig(body, "error") == "invalid_grant":
             return ErrorClass.NEEDS_REAUTH
-        if status in (400, 403) and any(reason in text for reason in RETRYABLE_REASONS):
+        errors = dig(body, "error", "errors")
+        reasons = [dig(e, "reason") for e in errors] if isinstance(errors, list) else []
+        if any(isinstance(r, str) and r in RETRYABLE_REASONS for r in reasons):
             return ErrorClass.RETRYABLE
         return status_class(status)
+
+    def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
+        if request.creates_post:
+            resource = {
+                "kind": "youtube#video",
+                "id": ids.post,
+                "status": {"uploadStatus": "uploaded", "privacyStatus": PRIVACY_STATUS},
+            }
+            return ok(resource)
+        if request.method == "PUT":  # a status query of a session that has received nothing yet
+            return ok(None, 308)
+        return ok(None, 200, location=f"{UPLOAD}&upload_id=sandbox{ids.new()}")
+
+    async def _start(self, post: OutgoingPost, video: OutgoingMedia, api: PlatformAPI) -> str:
+        title = (post.title or post.content.strip().split("\n", 1)[0]).strip()[:MAX_TITLE_CHARS]
+        if not title:
+            raise refusal("a YouTube video needs a title", "TITLE_REQUIRED")
+        if any(c in title + post.content for c in "<>"):
+            raise refusal("YouTube titles and descriptions may not contain < or >")
+        if len(post.content.encode()) > MAX_DESCRIPTION_BYTES:
+            raise refusal(f"a YouTube description is at most {MAX_DESCRIPTION_BYTES} UTF-8 bytes")
+        metadata = {
+            "snippet": {"title": title, "description": post.content, "categoryId": CATEGORY_PEOPLE_AND_BLOGS},
+            "status": {"privacyStatus": PRIVACY_STATUS, "selfDeclaredMadeForKids": False},
+        }
+        headers = {
+            **JSON_UTF8,
+            "X-Upload-Content-Length": str(video.size_bytes),
+            "X-Upload-Content-Type": video.mime_type,
+        }
+        response = await api.send(PlatformRequest("POST", UPLOAD, headers, json=metadata), expect=(200,))
+        upload_url = response.header("location")
+        if not upload_url:
+            raise DeliveryError(ErrorClass.RETRYABLE, "YouTube started no upload session (no Location)")
+        await api.save(upload_url=upload_url)
+        return upload_url
+
+    async def _session_status(self, video: OutgoingMedia, upload_url: str, api: PlatformAPI) -> PlatformResponse:
+        """How far the session got: 200/201 with the video, 308 unfinished, 404/410 expired."""
+        request = PlatformRequest(
+            "PUT", upload_url, {"Content-Length": "0", "Content-Range": f"bytes */{video.size_bytes}"}
+        )
+        return await api.send(request, expect=(200, 201, 308, 404, 410))
+
+
+def _the_video(post: OutgoingPost) -> OutgoingMedia:
+    if len(post.media) != 1 or post.media[0].kind != "video":
+        raise refusal("a YouTube post is exactly one video", "MEDIA_REQUIRED")
+    return post.media[0]
+
+
+def _next_byte(response: PlatformResponse) -> int:
+    """The first byte YouTube still needs: after the `Range: bytes=0-N` it holds (0 without one)."""
+    found = _RANGE.search(response.header("range") or "")
+    return int(found.group(2)) + 1 if found else 0
+
+
+def _uploaded(response: PlatformResponse) -> Delivery:
+    status = dig(response.body, "status", "uploadStatus")
+    if status in ("failed", "rejected"):
+        reason = dig(response.body, "status", "failureReason") or dig(response.body, "status", "rejectionReason")
+        raise DeliveryError(ErrorClass.PERMANENT, f"YouTube {status} the upload: {reason or 'no reason given'}")
+    video_id = required(response, "id")
+    return Delivery(video_id, f"https://www.youtube.com/watch?v={video_id}")

@@ -67,7 +67,14 @@ def _problem(error: DomainError) -> Problem:
 
 
 async def validate_posts(
-    conn: AsyncConnection, org_id: str, request: CreateRequest, now: datetime, *, balance: int, post_cost: int
+    conn: AsyncConnection,
+    org_id: str,
+    request: CreateRequest,
+    now: datetime,
+    *,
+    balance: int,
+    post_cost: int,
+    live: bool = False,
 ) -> DryRun:
     problems: list[Problem] = []
     try:
@@ -80,7 +87,7 @@ async def validate_posts(
         problems.append(_problem(error))
     slugs = list(dict.fromkeys(request.profiles))
     rows = await conn.execute(
-        select(profiles.c.id, profiles.c.slug, profiles.c.connector).where(
+        select(profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status).where(
             profiles.c.org_id == org_id, profiles.c.slug.in_(slugs)
         )
     )
@@ -103,6 +110,10 @@ async def validate_posts(
         platform = PLATFORM_LIMITS[row.connector]
         check.max_length, check.unit = platform["max_length"], platform["unit"]
         check.length = count(row.connector, request.content)
+        if live and row.connection_status != "connected":
+            check.problems.append(
+                Problem("PROFILE_NOT_CONNECTED", f"{slug!r} has no connected account ({row.connection_status})")
+            )
         if post_type not in platform["media"]:
             check.problems.append(Problem("VALIDATION_ERROR", f"{post_type[:40]!r} is not a post type of {row.connector}"))
             checks.append(check)

@@ -21,6 +21,7 @@ FAILURE_REASONS = (
     "retries_exhausted",
     "delivery_uncertain",
     "never_publish_phrase",
+    "profile_disconnected",
 )
 
 

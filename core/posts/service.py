@@ -50,13 +50,15 @@ async def create_posts(
     idempotency_key: str = "",
     request_digest: str = "",
     encode: Callable[[list[PostRecord]], bytes] | None = None,
+    live: bool = False,
 ) -> CreateOutcome:
-    """Creates one post per profile, or nothing: every check runs before the first insert."""
+    """Creates one post per profile, or nothing: every check runs before the first insert.
+    `live`: every profile must have a connected account (PROFILE_NOT_CONNECTED)."""
     if idempotency_key:
         reservation = await idempotency.reserve(conn, org_id, idempotency_key, request_digest, now)
         if reservation.replay is not None:
             return CreateOutcome([], reservation.replay)
-    plan = await validate_create(conn, org_id, request, now)
+    plan = await validate_create(conn, org_id, request, now, live=live)
     rows, media_rows = [], []
     for profile in plan.profiles:
         post_id = new_id("pst")
@@ -183,6 +185,7 @@ async def update_post(
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status not in EDITABLE:
         raise InvalidPostState(f"post is {current.status}; only scheduled or queued posts can be edited")
+    await _refuse_if_maybe_out(conn, post_id)
     values: dict[str, object] = {"updated_at": now}
     content = current.content if change.content is None else change.content
     if change.content is not None:
@@ -213,6 +216,7 @@ async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: dat
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status not in EDITABLE:
         raise InvalidPostState(f"post is {current.status}; only scheduled or queued posts can be canceled")
+    await _refuse_if_maybe_out(conn, post_id)
     await conn.execute(
         update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(status="canceled", updated_at=now)
     )
@@ -235,8 +239,20 @@ async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: date
             failure_detail="",
             platform_error="",
             delivery_key=new_delivery_key(),
+            delivery_state="",
             attempts=0,
             updated_at=now,
         )
     )
     return await get_post(conn, org_id, post_id)
+
+
+async def _refuse_if_maybe_out(conn: AsyncConnection, post_id: str) -> None:
+    """A queued post whose last attempt may have reached the platform (live mode, no answer)
+    waits for Herald to look it up: changing or canceling it now could publish it twice, or
+    cancel a post that is already out."""
+    state = await conn.scalar(select(posts.c.delivery_state).where(posts.c.id == post_id))
+    if state and "create_sent_at" in state:
+        raise InvalidPostState(
+            "an earlier delivery attempt may have reached the platform; Herald is checking before anything changes"
+        )

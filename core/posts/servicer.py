@@ -96,6 +96,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             idempotency_key=request.request_id,
             request_digest=request_hash(fingerprint.SerializeToString(deterministic=True)),
             encode=lambda records: _response(records).SerializeToString(),
+            live=call.settings.publish_mode == "live",
         )
         if outcome.replay is not None:
             return posts_pb2.CreatePostsResponse.FromString(outcome.replay)
@@ -145,6 +146,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             call.now,
             balance=call.principal.credit_balance,
             post_cost=call.settings.post_cost,
+            live=call.settings.publish_mode == "live",
         )
         return posts_pb2.ValidatePostsResponse(
             valid=run.valid,

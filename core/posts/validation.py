@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand import service as brand
+from core.connections.errors import ProfileNotConnected
 from core.db.models import media, profiles
 from core.errors import DomainError, ValidationError
 from core.posts.rules import POST_TYPES, MediaInfo, content_problems, default_post_type, media_problems
@@ -63,6 +64,7 @@ class TargetProfile:
     id: str
     slug: str
     connector: str
+    connection_status: str = "connected"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +75,14 @@ class CreatePlan:
     post_types: dict[str, str]
 
 
-async def validate_create(conn: AsyncConnection, org_id: str, request: CreateRequest, now: datetime) -> CreatePlan:
+async def validate_create(
+    conn: AsyncConnection, org_id: str, request: CreateRequest, now: datetime, *, live: bool = False
+) -> CreatePlan:
     check_fields(request)
     schedule_at = parse_schedule(request.schedule_at, now)
     targets = await _load_profiles(conn, org_id, request.profiles)
+    if live:
+        refuse_unconnected(targets)
     overrides = request.post_types or {}
     post_types = {t.connector: overrides.get(t.connector) or default_post_type(t.connector) for t in targets}
     found_media = await load_media(conn, org_id, list(request.media_ids))
@@ -118,13 +124,27 @@ def check_fields(request: CreateRequest) -> None:
         raise ValidationError(f"media_ids names {', '.join(map(repr, repeated))} more than once")
 
 
+def refuse_unconnected(targets: list[TargetProfile]) -> None:
+    """Live publishing: every profile must have a connected account (PROFILE_NOT_CONNECTED
+    naming the first that has none, and every such profile in the message)."""
+    unconnected = [t for t in targets if t.connection_status != "connected"]
+    if unconnected:
+        first = unconnected[0]
+        names = ", ".join(f"{t.slug!r} ({t.connection_status})" for t in unconnected)
+        raise ProfileNotConnected(
+            f"connect the account of {names} first: live posts go out only from connected accounts",
+            profile=first.slug,
+            connection_status=first.connection_status,
+        )
+
+
 async def _load_profiles(conn: AsyncConnection, org_id: str, slugs: list[str]) -> list[TargetProfile]:
     rows = await conn.execute(
-        select(profiles.c.id, profiles.c.slug, profiles.c.connector).where(
+        select(profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status).where(
             profiles.c.org_id == org_id, profiles.c.slug.in_(slugs)
         )
     )
-    by_slug = {r.slug: TargetProfile(r.id, r.slug, r.connector) for r in rows}
+    by_slug = {r.slug: TargetProfile(r.id, r.slug, r.connector, r.connection_status) for r in rows}
     unknown = [s for s in slugs if s not in by_slug]
     if unknown:
         raise ValidationError(f"unknown profiles: {', '.join(repr(s[:64]) for s in unknown)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Integer, Select, bindparam, insert, select
@@ -24,6 +24,21 @@ MAX_TAGS = 20
 
 
 @dataclass(frozen=True, slots=True)
+class Connection:
+    """How the profile's platform account is connected (never its tokens)."""
+
+    status: str = "disconnected"
+    platform_account_id: str = ""
+    handle: str = ""
+    avatar_url: str = ""
+    instance_url: str = ""
+    scopes: tuple[str, ...] = ()
+    token_expires_at: datetime | None = None
+    connected_at: datetime | None = None
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Profile:
     id: str
     slug: str
@@ -31,6 +46,40 @@ class Profile:
     display_name: str
     tags: tuple[str, ...]
     created_at: datetime
+    connection: Connection = Connection()
+
+
+# The profile columns reads return (the sealed tokens stay out of every read).
+PUBLIC_COLUMNS = (
+    profiles.c.id,
+    profiles.c.slug,
+    profiles.c.connector,
+    profiles.c.display_name,
+    profiles.c.created_at,
+    profiles.c.connection_status,
+    profiles.c.platform_account_id,
+    profiles.c.handle,
+    profiles.c.avatar_url,
+    profiles.c.instance_url,
+    profiles.c.granted_scopes,
+    profiles.c.token_expires_at,
+    profiles.c.connected_at,
+    profiles.c.connection_error,
+)
+
+
+def connection_of(row) -> Connection:  # noqa: ANN001 - a row with PUBLIC_COLUMNS
+    return Connection(
+        row.connection_status,
+        row.platform_account_id,
+        row.handle,
+        row.avatar_url,
+        row.instance_url,
+        tuple(row.granted_scopes.split()),
+        row.token_expires_at,
+        row.connected_at,
+        row.connection_error,
+    )
 
 
 def validate_slug(slug: str) -> str:
@@ -94,12 +143,21 @@ async def get_profile(conn: AsyncConnection, org_id: str, slug: str) -> Profile:
     return found[0]
 
 
+async def get_profile_by_id(conn: AsyncConnection, profile_id: str) -> Profile:
+    """A profile by id, for the core's own use (the id came from a record of the caller's
+    organization, e.g. a connection attempt)."""
+    found = await _profiles_with_tags(conn, _joined_to_tags(select(*PUBLIC_COLUMNS).where(profiles.c.id == profile_id)), {})
+    if not found:
+        raise NotFound("no such profile")
+    return found[0]
+
+
 # The statements are built once per shape with bound parameters: building a Select per request
 # (and its cache key) was a measurable share of the core's CPU (docs/performance.md).
 @functools.cache
 def _list_statement(with_tag: bool, with_after: bool) -> Select:
     page = (
-        select(profiles)
+        select(*PUBLIC_COLUMNS)
         .where(profiles.c.org_id == bindparam("org_id"))
         .order_by(profiles.c.slug)
         .limit(bindparam("limit", type_=Integer))
@@ -120,7 +178,7 @@ def _list_statement(with_tag: bool, with_after: bool) -> Select:
 @functools.cache
 def _get_statement() -> Select:
     return _joined_to_tags(
-        select(profiles).where(profiles.c.org_id == bindparam("org_id"), profiles.c.slug == bindparam("slug"))
+        select(*PUBLIC_COLUMNS).where(profiles.c.org_id == bindparam("org_id"), profiles.c.slug == bindparam("slug"))
     )
 
 
@@ -139,10 +197,12 @@ async def _profiles_with_tags(conn: AsyncConnection, stmt: Select, params: dict[
     for row in (await conn.execute(stmt, params)).all():
         if row.id not in tags:
             tags[row.id] = []
-            result.append(Profile(row.id, row.slug, row.connector, row.display_name, (), row.created_at))
+            result.append(
+                Profile(row.id, row.slug, row.connector, row.display_name, (), row.created_at, connection_of(row))
+            )
         if row.tag is not None:
             tags[row.id].append(row.tag)
-    return [Profile(p.id, p.slug, p.connector, p.display_name, tuple(tags[p.id]), p.created_at) for p in result]
+    return [replace(p, tags=tuple(tags[p.id])) for p in result]
 
 
 MAX_NAMED_PROFILES = 50

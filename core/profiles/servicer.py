@@ -28,6 +28,20 @@ POLICIES = {
 
 
 def profile_message(profile: service.Profile) -> profiles_pb2.Profile:
+    c = profile.connection
+    connection = profiles_pb2.ProfileConnection(
+        status=c.status,
+        platform_account_id=c.platform_account_id,
+        handle=c.handle,
+        avatar_url=c.avatar_url,
+        instance_url=c.instance_url,
+        scopes=list(c.scopes),
+        error=c.error,
+    )
+    if c.token_expires_at is not None:
+        connection.token_expire_time.CopyFrom(timestamp(c.token_expires_at))
+    if c.connected_at is not None:
+        connection.connect_time.CopyFrom(timestamp(c.connected_at))
     return profiles_pb2.Profile(
         id=profile.id,
         slug=profile.slug,
@@ -35,6 +49,7 @@ def profile_message(profile: service.Profile) -> profiles_pb2.Profile:
         display_name=profile.display_name,
         tags=list(profile.tags),
         create_time=timestamp(profile.created_at),
+        connection=connection,
     )
 
 

@@ -1,12 +1,12 @@
-"""Delivering claimed posts: sandbox deliveries go to the outbox; outcomes are classified.
+"""Delivering claimed posts through their connector: sandbox (recorded) or live (sent).
 
-Exactly once: a post's delivery is identified by its delivery key. The sandbox records a delivery
-with `INSERT … ON CONFLICT (delivery_key) DO NOTHING`, so it can happen at most once, and a
-worker that takes over an expired lease first looks the key up: found means delivered (it only
-records the outcome), not found means nothing went out (it delivers). Live connectors (a later
-issue) keep the same contract: a platform that honours an idempotency key or can be searched is
-looked up; where the outcome cannot be known, the post fails with `delivery_uncertain` for a
-human to check instead of risking a second post.
+Exactly once (docs/posts.md, docs/live-publishing.md): a delivery is identified by its delivery
+key. A worker that takes over an expired lease first looks the key up in the outbox (a delivery
+whose answer was recorded there is only marked published). In live mode, progress is saved
+before each step (fenced on the lease: a worker that lost it sends nothing more), and an attempt
+that may have sent the request creating the post asks the connector to `reconcile` before
+anything is sent again: found means published, "safe" means send, unknowable means the post
+fails with `delivery_uncertain` for a human to check (keeping its charge: it may have gone out).
 """
 
 from __future__ import annotations
@@ -17,25 +17,41 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
+import httpx2
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.connectors.base import Account, Connector, Delivery, DeliveryError, ErrorClass, OutgoingPost
+from core.connections.tokens import NeedsReauth, ProfileToken, TokenKeeper
+from core.connections.vault import TokenVault
+from core.connectors.base import Connector, Delivery, DeliveryError, ErrorClass, LeaseLost, OutgoingPost
+from core.connectors.live import LiveAPI
 from core.connectors.registry import CONNECTORS
+from core.connectors.sandbox import sandbox_delivery
+from core.connectors.transport import PlatformEndpoints
 from core.db.types import utcnow
 from core.posts import outbox
 from core.publisher import queue
 from core.publisher.queue import Claim
 from core.settings import CoreSettings
+from core.storage.base import ObjectStorage
+from core.storage.factory import object_storage
 
 log = logging.getLogger(__name__)
 
 FAILURE_REASONS = {
     ErrorClass.NEEDS_REAUTH: "needs_reauth",
     ErrorClass.PERMANENT: "platform_rejected",
+    ErrorClass.RETRYABLE: "retries_exhausted",
+    ErrorClass.UNCERTAIN: "delivery_uncertain",
 }
+# Platforms that pull media fetch it from a signed read URL valid this long.
+MEDIA_URL_SECONDS = 3600
+# An uncertain attempt is looked up again after at least this long (the platform may be slow to
+# show a post it has just made).
+RECONCILE_DELAY = timedelta(seconds=15)
 
 
 def new_worker_id() -> str:
@@ -49,34 +65,47 @@ class Publisher:
         engine: AsyncEngine,
         worker_id: str | None = None,
         connectors: Mapping[str, Connector] = CONNECTORS,
+        storage: ObjectStorage | None = None,
     ) -> None:
-        if settings.publish_mode != "sandbox":
-            raise ValueError("HERALD_PUBLISH_MODE=live needs the live connectors, which are not available yet")
         self.settings = settings
         self.engine = engine
         self.worker_id = worker_id or new_worker_id()
         self.connectors = connectors
+        self.storage = storage or object_storage(settings)
+        self.live = settings.publish_mode == "live"
+        self.endpoints = PlatformEndpoints(
+            settings.platform_host_overrides, allow_private=settings.platform_allow_private_addresses
+        )
+        self.keeper = TokenKeeper(settings, engine, self.endpoints, TokenVault.from_settings(settings)) if self.live else None
+        self._client: httpx2.AsyncClient | None = None
 
     async def publish_due(self) -> int:
         """One round: claims a batch of due posts and delivers them concurrently. Returns how
         many posts it claimed (0: nothing was due)."""
-        now = utcnow()
         claims = await queue.claim_due(
-            self.engine, self.settings, self.worker_id, now, self.settings.publish_batch_size
+            self.engine, self.settings, self.worker_id, utcnow(), self.settings.publish_batch_size, self._media_url
         )
         await asyncio.gather(*(self._deliver_safely(claim) for claim in claims))
         return len(claims)
 
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            try:
-                claimed = await self.publish_due()
-            except Exception:
-                log.exception("publishing round failed; retrying after the poll interval")
-                claimed = 0
-            if claimed == 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.settings.publish_poll_seconds)
+        try:
+            while not stop.is_set():
+                try:
+                    claimed = await self.publish_due()
+                except Exception:
+                    log.exception("publishing round failed; retrying after the poll interval")
+                    claimed = 0
+                if claimed == 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), self.settings.publish_poll_seconds)
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
 
     async def _deliver_safely(self, claim: Claim) -> None:
         try:
@@ -93,9 +122,10 @@ class Publisher:
             connector=claim.connector,
             content=claim.content,
             post_type=claim.post_type,
-            account=Account(profile_slug=claim.profile_slug, handle=claim.display_name),
+            account=claim.account,
             title=claim.title,
             media=claim.media,
+            created_at=claim.created_at,
         )
         if claim.recovered:
             async with self.engine.connect() as conn:
@@ -104,18 +134,48 @@ class Publisher:
                 log.info("post %s was delivered before its worker stopped; recording it", claim.post_id)
                 await self._published(claim, Delivery(existing.platform_post_id, existing.platform_url))
                 return
-        try:
-            delivery = await self._send_to_sandbox(connector, post, claim)
-        except DeliveryError as error:
-            await self._failed_attempt(claim, error)
+        if self.live:
+            await self._deliver_live(connector, post, claim)
             return
-        await self._published(claim, delivery)
+        try:
+            if self.settings.sandbox_latency_ms:
+                await asyncio.sleep(self.settings.sandbox_latency_ms / 1000)
+            delivery, requests = await sandbox_delivery(connector, post)
+        except DeliveryError as error:
+            await self._failed_attempt(claim, error, {})
+            return
+        await self._record(claim, "sandbox", delivery, requests)
 
-    async def _send_to_sandbox(self, connector, post: OutgoingPost, claim: Claim) -> Delivery:  # noqa: ANN001
-        if self.settings.sandbox_latency_ms:
-            await asyncio.sleep(self.settings.sandbox_latency_ms / 1000)
-        requests = [r.as_dict() for r in (*connector.media_requests(post), *connector.publish_requests(post))]
-        delivery = connector.sandbox_delivery(post)
+    async def _deliver_live(self, connector: Connector, post: OutgoingPost, claim: Claim) -> None:
+        assert self.keeper is not None and claim.tokens is not None
+        try:
+            token = self.keeper.token(claim.tokens)
+        except NeedsReauth as error:
+            await self._failed_attempt(claim, error, claim.delivery_state)
+            return
+        api = LiveAPI(self._http(), connector, token, self._read_media, _LeaseProgress(self, claim), claim.delivery_state)
+        try:
+            if token.expires_soon(utcnow()):
+                await token.refresh()
+            delivery = None
+            if "create_sent_at" in api.state:
+                delivery = await connector.reconcile(post, api)
+                if delivery is None:
+                    await api.save(create_sent_at=None)
+            if delivery is None:
+                delivery = await connector.deliver(post, api)
+        except LeaseLost:
+            log.warning("post %s: lease lost mid-delivery; the worker holding it now goes on", claim.post_id)
+            return
+        except DeliveryError as error:
+            await self._failed_attempt(claim, error, api.state, token, api.throttled_until)
+            return
+        finally:
+            if api.throttled_until is not None:
+                await queue.throttle_profile(self.engine, claim.profile_id, api.throttled_until, utcnow())
+        await self._record(claim, "live", delivery, api.requests)
+
+    async def _record(self, claim: Claim, mode: str, delivery: Delivery, requests: list[dict[str, Any]]) -> None:
         async with self.engine.begin() as conn:
             entry = await outbox.record_once(
                 conn,
@@ -123,13 +183,13 @@ class Publisher:
                 post_id=claim.post_id,
                 delivery_key=claim.delivery_key,
                 connector=claim.connector,
-                mode="sandbox",
+                mode=mode,
                 requests=requests,
                 platform_post_id=delivery.platform_post_id,
                 platform_url=delivery.url,
                 now=utcnow(),
             )
-        return Delivery(entry.platform_post_id, entry.platform_url)
+        await self._published(claim, Delivery(entry.platform_post_id, entry.platform_url))
 
     async def _published(self, claim: Claim, delivery: Delivery) -> None:
         recorded = await queue.record_published(
@@ -138,16 +198,75 @@ class Publisher:
         if not recorded:
             log.warning("post %s: lease lost before recording; the new holder records it by lookup", claim.post_id)
 
-    async def _failed_attempt(self, claim: Claim, error: DeliveryError) -> None:
+    async def _failed_attempt(
+        self,
+        claim: Claim,
+        error: DeliveryError,
+        state: Mapping[str, Any],
+        token: ProfileToken | None = None,
+        throttled_until: datetime | None = None,
+    ) -> None:
         now = utcnow()
-        if error.error_class is ErrorClass.RETRYABLE and claim.attempts < self.settings.publish_max_attempts:
-            await queue.record_retry(
-                self.engine, claim, self.worker_id, str(error), self._next_attempt(claim, now), now
-            )
+        error_class = error.error_class
+        if error_class in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN) and claim.attempts < self.settings.publish_max_attempts:
+            at = self._next_attempt(claim, now)
+            if error_class is ErrorClass.UNCERTAIN:
+                at = max(at, now + RECONCILE_DELAY)
+            if error.retry_after is not None:
+                at = max(at, now + timedelta(seconds=min(error.retry_after, self.settings.publish_backoff_cap_seconds)))
+            if throttled_until is not None:
+                at = max(at, throttled_until)
+            await queue.record_retry(self.engine, claim, self.worker_id, str(error), at, now)
             return
-        reason = FAILURE_REASONS.get(error.error_class, "retries_exhausted")
-        await queue.record_failed(self.engine, claim, self.worker_id, reason, str(error), now, refund=True)
+        if "create_sent_at" in state and error_class is not ErrorClass.PERMANENT:
+            error_class = ErrorClass.UNCERTAIN  # the post may be out: nobody could check it
+        if error_class is ErrorClass.NEEDS_REAUTH and token is not None and self.keeper is not None:
+            await self.keeper.needs_reauth_now(claim.profile_id, token.version, str(error))
+        reason = FAILURE_REASONS[error_class]
+        detail = f"{error.code}: {error}" if error.code and error.code not in str(error) else str(error)
+        await queue.record_failed(
+            self.engine,
+            claim,
+            self.worker_id,
+            reason,
+            str(error),
+            now,
+            refund=error_class is not ErrorClass.UNCERTAIN,
+            detail=detail if error_class is not ErrorClass.PERMANENT else "",
+        )
 
     def _next_attempt(self, claim: Claim, now: datetime) -> datetime:
         delay = self.settings.publish_backoff_seconds * (2 ** (claim.attempts - 1))
         return now + timedelta(seconds=min(delay, self.settings.publish_backoff_cap_seconds))
+
+    def _media_url(self, media_id: str, storage_key: str) -> str:
+        return self.storage.read_url(storage_key, expires_in=MEDIA_URL_SECONDS)
+
+    def _read_media(self, key: str, start: int, end: int | None) -> AsyncIterator[bytes]:
+        return self.storage.read(key, start=start, end=end)
+
+    def _http(self) -> httpx2.AsyncClient:
+        if self._client is None:
+            self._client = self.endpoints.client(timeout=self.settings.platform_timeout_seconds)
+        return self._client
+
+
+class _LeaseProgress:
+    """The live API's progress store: the post's row, fenced on this worker's lease, whose end
+    moves forward with every save."""
+
+    def __init__(self, publisher: Publisher, claim: Claim) -> None:
+        self.publisher = publisher
+        self.claim = claim
+
+    async def save(self, state: Mapping[str, Any]) -> None:
+        await self._write(dict(state))
+
+    async def keepalive(self) -> None:
+        await self._write(None)
+
+    async def _write(self, state: dict[str, Any] | None) -> None:
+        now = utcnow()
+        lease_end = now + timedelta(seconds=self.publisher.settings.publish_lease_seconds)
+        if not await queue.save_progress(self.publisher.engine, self.claim, self.publisher.worker_id, state, lease_end, now):
+            raise LeaseLost(self.claim.post_id)

@@ -10,14 +10,18 @@ uncertain outcome by looking the delivery up before sending anything.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.brand import service as brand
-from core.connectors.base import OutgoingMedia
+from core.connections.tokens import StoredTokens
+from core.connectors.base import Account, OutgoingMedia
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.models import media, post_media, posts, profiles
@@ -31,8 +35,9 @@ CLAIMABLE = ("scheduled", "queued", "publishing")
 class Claim:
     post_id: str
     org_id: str
+    profile_id: str
     profile_slug: str
-    display_name: str
+    account: Account
     connector: str
     content: str
     title: str | None
@@ -43,17 +48,17 @@ class Claim:
     # True when a previous worker's lease ran out: the delivery may or may not have happened.
     recovered: bool
     media: tuple[OutgoingMedia, ...]
+    created_at: datetime
+    # Live mode: the profile's sealed tokens, and what earlier attempts left on the platform.
+    tokens: StoredTokens | None
+    delivery_state: dict[str, Any]
 
 
-def _media_url(settings: CoreSettings, media_id: str) -> str:
-    # Where a platform would fetch the bytes from. No route serves this yet: sandbox deliveries
-    # only record it. Live connectors need fetchable URLs (signed read URLs from object storage)
-    # and must replace this before HERALD_PUBLISH_MODE=live is allowed (docs/posts.md).
-    return f"{settings.base_url}/media/{media_id}"
+MediaURL = Callable[[str, str], str]  # (media id, storage key) -> a URL platforms can fetch
 
 
 async def claim_due(
-    engine: AsyncEngine, settings: CoreSettings, worker_id: str, now: datetime, limit: int
+    engine: AsyncEngine, settings: CoreSettings, worker_id: str, now: datetime, limit: int, media_url: MediaURL
 ) -> list[Claim]:
     lease_end = now + timedelta(seconds=settings.publish_lease_seconds)
     async with engine.connect() as conn:
@@ -74,6 +79,8 @@ async def claim_due(
                     posts.c.attempts,
                     posts.c.charged,
                     posts.c.profile_id,
+                    posts.c.delivery_state,
+                    posts.c.created_at,
                 )
                 .where(posts.c.status.in_(CLAIMABLE), posts.c.due_at <= now)
                 .order_by(posts.c.due_at)
@@ -84,22 +91,26 @@ async def claim_due(
             rows = (await conn.execute(stmt)).all()
             if not rows:
                 return []
+            accounts = await _profiles(conn, {row.profile_id for row in rows})
             phrases = await _never_publish(conn, [row for row in rows if row.charged == 0])
+            live = settings.publish_mode == "live"
             claimed = []
             for row in rows:
                 charged = row.charged
                 found = phrases.get(row.id)
+                account = accounts[row.profile_id]
                 if charged == 0 and found is not None:
                     # The voice may have changed since the post was accepted: it fails, uncharged.
+                    detail = f"the text contains {found!r}, which the brand voice never publishes"
+                    await conn.execute(_failed(row.id, "never_publish_phrase", detail, now))
+                    continue
+                if live and account.connection_status != "connected":
+                    await _not_connected(conn, row, account, now)
+                    continue
+                if live and account.throttled_until is not None and account.throttled_until > now:
+                    # The platform asked us to wait: the post waits too, unclaimed and unpaid.
                     await conn.execute(
-                        update(posts)
-                        .where(posts.c.id == row.id)
-                        .values(
-                            status="failed",
-                            failure_reason="never_publish_phrase",
-                            failure_detail=f"the text contains {found!r}, which the brand voice never publishes",
-                            updated_at=now,
-                        )
+                        update(posts).where(posts.c.id == row.id).values(due_at=account.throttled_until, updated_at=now)
                     )
                     continue
                 if charged == 0:
@@ -109,11 +120,7 @@ async def claim_due(
                         )
                         charged = settings.post_cost
                     except InsufficientCredits:
-                        await conn.execute(
-                            update(posts)
-                            .where(posts.c.id == row.id)
-                            .values(status="failed", failure_reason="insufficient_credits", updated_at=now)
-                        )
+                        await conn.execute(_failed(row.id, "insufficient_credits", "", now))
                         continue
                 await conn.execute(
                     update(posts)
@@ -129,22 +136,14 @@ async def claim_due(
                 )
                 claimed.append((row, charged))
             ids = [row.id for row, _ in claimed]
-            attachments = await _attachments(conn, settings, ids)
-            names = dict(
-                (
-                    await conn.execute(
-                        select(profiles.c.id, profiles.c.display_name).where(
-                            profiles.c.id.in_({row.profile_id for row, _ in claimed})
-                        )
-                    )
-                ).all()
-            )
+            attachments = await _attachments(conn, media_url, ids)
     return [
         Claim(
             post_id=row.id,
             org_id=row.org_id,
+            profile_id=row.profile_id,
             profile_slug=row.profile_slug,
-            display_name=names.get(row.profile_id, row.profile_slug),
+            account=accounts[row.profile_id].account(row.profile_slug),
             connector=row.connector,
             content=row.content,
             title=row.title,
@@ -154,9 +153,98 @@ async def claim_due(
             charged=charged,
             recovered=row.status == "publishing",
             media=attachments.get(row.id, ()),
+            created_at=row.created_at,
+            tokens=accounts[row.profile_id].tokens(row.profile_id, row.connector) if live else None,
+            delivery_state=_state(row.delivery_state),
         )
         for row, charged in claimed
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Profile:
+    display_name: str
+    handle: str
+    platform_account_id: str
+    instance_url: str
+    connection_status: str
+    connection_error: str
+    throttled_until: datetime | None
+    access_token: str | None
+    refresh_token: str | None
+    token_expires_at: datetime | None
+    token_version: int
+
+    def account(self, slug: str) -> Account:
+        # A sandbox profile has no platform account (live mode refuses it before this): its
+        # requests name a placeholder account, shown as such in the outbox.
+        account_id = self.platform_account_id or f"sandbox-{slug}"
+        return Account(slug, self.handle or self.display_name, account_id, self.instance_url)
+
+    def tokens(self, profile_id: str, connector: str) -> StoredTokens:
+        return StoredTokens(
+            profile_id,
+            connector,
+            self.instance_url,
+            self.access_token,
+            self.refresh_token,
+            self.token_expires_at,
+            self.token_version,
+        )
+
+
+async def _profiles(conn, profile_ids: set[str]) -> dict[str, _Profile]:  # noqa: ANN001
+    rows = await conn.execute(
+        select(
+            profiles.c.id,
+            profiles.c.display_name,
+            profiles.c.handle,
+            profiles.c.platform_account_id,
+            profiles.c.instance_url,
+            profiles.c.connection_status,
+            profiles.c.connection_error,
+            profiles.c.throttled_until,
+            profiles.c.access_token,
+            profiles.c.refresh_token,
+            profiles.c.token_expires_at,
+            profiles.c.token_version,
+        ).where(profiles.c.id.in_(profile_ids))
+    )
+    return {r.id: _Profile(*r[1:]) for r in rows}
+
+
+def _failed(post_id: str, reason: str, detail: str, now: datetime):  # noqa: ANN202 - an UPDATE
+    return (
+        update(posts)
+        .where(posts.c.id == post_id)
+        .values(status="failed", failure_reason=reason, failure_detail=detail, lease_owner=None, updated_at=now)
+    )
+
+
+async def _not_connected(conn, row, account: _Profile, now: datetime) -> None:  # noqa: ANN001
+    """Live mode, a profile that cannot post: its post fails and is refunded — unless an earlier
+    attempt may already have sent it, which nobody can now check: that one keeps its charge."""
+    if row.status == "publishing" and "create_sent_at" in _state(row.delivery_state):
+        detail = "an earlier attempt may have published it, and the profile can no longer be asked"
+        await conn.execute(_failed(row.id, "delivery_uncertain", detail, now))
+        return
+    reason = "needs_reauth" if account.connection_status == "needs_reauth" else "profile_disconnected"
+    detail = account.connection_error or (
+        "the profile has no connected account" if reason == "profile_disconnected" else "connect the account again"
+    )
+    await conn.execute(_failed(row.id, reason, detail, now).values(charged=0))
+    if row.charged:
+        await credits.grant(conn, row.org_id, row.charged, reason="refund", reference=row.id, now=now)
+
+
+def _state(text: str) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        state = json.loads(text)
+    except ValueError:
+        return {}
+    return state if isinstance(state, dict) else {}
 
 
 async def _never_publish(conn, rows: list) -> dict[str, str]:  # noqa: ANN001
@@ -176,7 +264,7 @@ async def _never_publish(conn, rows: list) -> dict[str, str]:  # noqa: ANN001
     return found
 
 
-async def _attachments(conn, settings: CoreSettings, post_ids: list[str]) -> dict[str, tuple[OutgoingMedia, ...]]:  # noqa: ANN001
+async def _attachments(conn, media_url: MediaURL, post_ids: list[str]) -> dict[str, tuple[OutgoingMedia, ...]]:  # noqa: ANN001
     if not post_ids:
         return {}
     rows = await conn.execute(
@@ -189,6 +277,7 @@ async def _attachments(conn, settings: CoreSettings, post_ids: list[str]) -> dic
             media.c.description,
             media.c.width,
             media.c.height,
+            media.c.storage_key,
         )
         .select_from(post_media.join(media, media.c.id == post_media.c.media_id))
         .where(post_media.c.post_id.in_(post_ids))
@@ -202,10 +291,11 @@ async def _attachments(conn, settings: CoreSettings, post_ids: list[str]) -> dic
                 r.kind,
                 r.mime_type,
                 r.size_bytes,
-                _media_url(settings, r.id),
+                media_url(r.id, r.storage_key),
                 r.description or "",
                 r.width,
                 r.height,
+                r.storage_key,
             )
         )
     return {k: tuple(v) for k, v in found.items()}
@@ -252,9 +342,18 @@ async def record_retry(
 
 
 async def record_failed(
-    engine: AsyncEngine, claim: Claim, worker_id: str, reason: str, error: str, now: datetime, *, refund: bool
+    engine: AsyncEngine,
+    claim: Claim,
+    worker_id: str,
+    reason: str,
+    error: str,
+    now: datetime,
+    *,
+    refund: bool,
+    detail: str = "",
 ) -> bool:
-    """A final failure; when nothing went out the charge is refunded in the same transaction."""
+    """A final failure; when nothing went out the charge is refunded in the same transaction.
+    `error` is the platform's own message, `detail` Herald's explanation of `reason`."""
     async with engine.connect() as conn:
         if is_sqlite(engine):
             conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
@@ -263,6 +362,7 @@ async def record_failed(
                 _fenced(claim, worker_id).values(
                     status="failed",
                     failure_reason=reason,
+                    failure_detail=detail[:2000],
                     platform_error=error[:2000],
                     lease_owner=None,
                     charged=0 if refund else claim.charged,
@@ -274,3 +374,37 @@ async def record_failed(
                     conn, claim.org_id, claim.charged, reason="refund", reference=claim.post_id, now=now
                 )
     return bool(result.rowcount)
+
+
+async def save_progress(
+    engine: AsyncEngine, claim: Claim, worker_id: str, state: dict[str, Any] | None, lease_end: datetime, now: datetime
+) -> bool:
+    """Stores a live delivery's progress (None: only extends the lease), fenced: False when
+    the lease is no longer this worker's, and then it must send nothing more."""
+    values: dict[str, Any] = {"due_at": lease_end, "updated_at": now}
+    if state is not None:
+        values["delivery_state"] = json.dumps(state, separators=(",", ":"), sort_keys=True)
+    async with engine.begin() as conn:
+        result = await conn.execute(_fenced(claim, worker_id).values(**values))
+    return bool(result.rowcount)
+
+
+async def throttle_profile(engine: AsyncEngine, profile_id: str, until: datetime, now: datetime) -> None:
+    """The platform asked this account to wait until `until`: the profile remembers it, and its
+    other due posts wait with it (they are not claimed, charged or tried before then)."""
+    async with engine.begin() as conn:
+        await conn.execute(
+            update(profiles)
+            .where(profiles.c.id == profile_id)
+            .where((profiles.c.throttled_until.is_(None)) | (profiles.c.throttled_until < until))
+            .values(throttled_until=until)
+        )
+        await conn.execute(
+            update(posts)
+            .where(
+                posts.c.profile_id == profile_id,
+                posts.c.status.in_(("scheduled", "queued")),
+                posts.c.due_at < until,
+            )
+            .values(due_at=until, updated_at=now)
+        )

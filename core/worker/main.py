@@ -1,13 +1,17 @@
-"""`herald worker`: the publisher, the lease job queue (generation runs) and housekeeping. Any
-number of them share one database."""
+"""`herald worker`: the publisher, the lease job queue (generation runs, token refreshes) and
+housekeeping. Any number of them share one database."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 
+from core.connections.refresh_jobs import TokenRefreshJobs, enqueue_expiring
+from core.connections.tokens import TokenKeeper
 from core.db.engine import create_engine
+from core.db.types import utcnow
 from core.generate.service import GenerateJobs, backends
 from core.jobs.runner import JobRunner
 from core.publisher.publisher import Publisher
@@ -16,6 +20,9 @@ from core.storage.factory import object_storage
 from core.worker.maintenance import run_housekeeping
 
 log = logging.getLogger(__name__)
+
+# How often each worker looks for platform tokens to refresh ahead of expiry (live mode).
+TOKEN_SWEEP_SECONDS = 60.0
 
 
 async def run_worker(settings: CoreSettings) -> None:
@@ -27,17 +34,30 @@ async def run_worker(settings: CoreSettings) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         generation = backends(settings)
-        jobs = JobRunner(settings, engine, [GenerateJobs(settings, engine, generation)], publisher.worker_id)
+        handlers: list = [GenerateJobs(settings, engine, generation)]
+        loops = [run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds)]
+        if publisher.keeper is not None:
+            handlers.append(TokenRefreshJobs(publisher.keeper))
+            loops.append(_sweep_tokens(engine, publisher.keeper, stop))
+        jobs = JobRunner(settings, engine, handlers, publisher.worker_id)
         log.info("worker %s publishing (mode=%s), running jobs", publisher.worker_id, settings.publish_mode)
         try:
-            await asyncio.gather(
-                publisher.run(stop),
-                jobs.run(stop),
-                run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
-            )
+            await asyncio.gather(publisher.run(stop), jobs.run(stop), *loops)
         finally:
             for backend in generation.values():
                 if hasattr(backend, "close"):
                     await backend.close()
     finally:
         await engine.dispose()
+
+
+async def _sweep_tokens(engine, keeper: TokenKeeper, stop: asyncio.Event) -> None:  # noqa: ANN001
+    while not stop.is_set():
+        try:
+            added = await enqueue_expiring(engine, keeper, utcnow())
+            if added:
+                log.info("queued %d token refreshes", added)
+        except Exception:
+            log.exception("token refresh sweep failed; trying again")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), TOKEN_SWEEP_SECONDS)

@@ -12,6 +12,7 @@ from sanic.response import HTTPResponse
 from facades.errors import ApiError
 from facades.web.accounts_pages import accounts_blueprint
 from facades.web.brand_pages import brand_blueprint
+from facades.web.connect_pages import connect_blueprint
 from facades.web.pages import dashboard_page, form_value, plan_name, see_other, signed_in, when
 from facades.web.records_pages import records_blueprint
 from facades.web.session import Viewer
@@ -20,7 +21,9 @@ KEYS_SHOWN = 100
 
 
 def dashboard_blueprint() -> BlueprintGroup:
-    return Blueprint.group(accounts_blueprint(), _signed_in_blueprint(), records_blueprint(), brand_blueprint())
+    return Blueprint.group(
+        accounts_blueprint(), _signed_in_blueprint(), records_blueprint(), brand_blueprint(), connect_blueprint()
+    )
 
 
 def _email(principal: identity_pb2.Principal) -> str:

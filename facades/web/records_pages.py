@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from herald.connections.v1 import connections_pb2
 from herald.credits.v1 import credits_pb2
 from herald.profiles.v1 import profiles_pb2
 from sanic import Blueprint, Request
@@ -21,19 +22,40 @@ def _next_link(path: str, token: str) -> str | None:
     return f"{path}?{urlencode({'page': token})}" if token else None
 
 
-async def _profiles_page(
+CONNECT_METHODS = "/herald.connections.v1.ConnectionService/ListPlatforms"
+
+
+async def profiles_page(
     request: Request,
     viewer: Viewer,
     *,
     status: int = 200,
     error: str | None = None,
     form: dict[str, str] | None = None,
+    connect: dict[str, str] | None = None,
 ) -> HTTPResponse:
+    """The profiles page: the organization's profiles with their accounts, connecting an
+    account of each platform, and adding a sandbox profile."""
     core = request.app.ctx.core
     token = page_token(request)
     # The platform keys in the core's catalog order (SPEC 2, `connector`).
     platforms = (await request.app.ctx.contract.get()).catalog.connectors
-    context = {"platforms": platforms, "form": form or {"platform": platforms[0]}, "error": error}
+    connectable = await core.call(
+        core.method(CONNECT_METHODS), connections_pb2.ListPlatformsRequest(), authorization=viewer.authorization
+    )
+    context = {
+        "platforms": platforms,
+        "connectable": [
+            {"platform": p.platform, "method": p.method, "available": p.available}
+            for p in connectable.response.platforms
+        ],
+        "publish_mode": connectable.response.publish_mode,
+        "form": form or {"platform": platforms[0]},
+        "connect": connect or {},
+        "error": error,
+        "connected": request.args.get("connection") == "connected" and request.args.get("profile", "")[:64],
+        "connect_error": request.args.get("error", "")[:64],
+    }
     try:
         result = await core.call(
             core.profiles.ListProfiles,
@@ -60,6 +82,10 @@ async def _profiles_page(
             "display_name": p.display_name,
             "tags": list(p.tags),
             "created": when(p.create_time),
+            "status": p.connection.status or "disconnected",
+            "handle": p.connection.handle,
+            "instance": p.connection.instance_url,
+            "connection_error": p.connection.error,
         }
         for p in result.response.profiles
     ]
@@ -82,7 +108,7 @@ def records_blueprint() -> Blueprint:
     @bp.get("/profiles")
     @signed_in
     async def profiles(request: Request, viewer: Viewer) -> HTTPResponse:
-        return await _profiles_page(request, viewer)
+        return await profiles_page(request, viewer)
 
     @bp.post("/profiles")
     @signed_in
@@ -103,7 +129,7 @@ def records_blueprint() -> Blueprint:
         except ApiError as error:
             if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
                 raise
-            return await _profiles_page(request, viewer, status=error.http_status, error=error.message, form=form)
+            return await profiles_page(request, viewer, status=error.http_status, error=error.message, form=form)
         return see_other("/dashboard/profiles?notice=profile-added")
 
     @bp.get("/credits")

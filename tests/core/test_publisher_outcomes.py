@@ -9,7 +9,6 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
 from core.connectors.base import DeliveryError, ErrorClass
@@ -32,7 +31,7 @@ class AnsweringConnector:
         self._x = CONNECTORS["x"]
         self._error = error
 
-    def media_requests(self, post):  # noqa: ANN001, ANN201
+    async def deliver(self, post, api):  # noqa: ANN001, ANN201
         raise self._error
 
     def __getattr__(self, name: str):  # noqa: ANN204
@@ -111,7 +110,7 @@ def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN00
             await admin.add_profile(engine, org="lease", slug="px", platform="x", tags=[])
             async with engine.begin() as conn:
                 await service.create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
-            stale = (await queue.claim_due(engine, settings, "worker-a", utcnow(), 10))[0]
+            stale = (await queue.claim_due(engine, settings, "worker-a", utcnow(), 10, lambda _id, _key: ""))[0]
             await asyncio.sleep(0.3)  # worker-a's lease runs out
             b = Publisher(settings, engine, "worker-b")
             assert await b.publish_due() == 1  # recovered and delivered by worker-b
@@ -127,10 +126,3 @@ def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN00
     assert recorded is False
     assert "stale" not in platform_url and platform_url.startswith("https://")
     assert balance == 9  # the recovered claim was not charged again
-
-
-def test_live_mode_is_refused_until_live_connectors_exist(tmp_path) -> None:  # noqa: ANN001
-    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
-    with pytest.raises(ValueError, match="live"):
-        Publisher(CoreSettings(publish_mode="live"), engine)
-    asyncio.run(engine.dispose())

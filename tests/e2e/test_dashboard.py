@@ -232,7 +232,7 @@ async def test_profiles_and_credits_pages(page, orgs, engine, artifacts_dir, bac
     await page.get_by_label("Slug").fill("gamma-social")
     await page.get_by_label("Platform").select_option("mastodon")
     await page.get_by_label("Tags").fill("Launch, eu")
-    await page.get_by_role("button", name="Connect profile").click()
+    await page.get_by_role("button", name="Add sandbox profile").click()
     await page.wait_for_url("**/dashboard/profiles?notice=profile-added")
     assert await rows.count() == 3
     assert "eu launch" in " ".join((await rows.nth(2).text_content()).split())
@@ -240,7 +240,7 @@ async def test_profiles_and_credits_pages(page, orgs, engine, artifacts_dir, bac
 
     await page.get_by_label("Slug").fill("gamma-social")
     async with page.expect_response("**/dashboard/profiles") as answer:
-        await page.get_by_role("button", name="Connect profile").click()
+        await page.get_by_role("button", name="Add sandbox profile").click()
     assert (await answer.value).status == 409
     assert await page.get_by_role("alert").is_visible()
     assert await page.get_by_label("Slug").input_value() == "gamma-social"

@@ -130,7 +130,9 @@ def test_request_bodies_are_closed_and_carry_the_cores_limits() -> None:
     assert presign["properties"]["content_hash"]["anyOf"][0]["pattern"] == "^[0-9a-f]{64}$"
     idempotency = next(p for p in _document()["paths"]["/v1/posts"]["post"]["parameters"] if p["in"] == "header")
     assert idempotency["name"] == "Idempotency-Key" and idempotency["schema"]["maxLength"] == 255
-    profiles_page = next(p for p in _document()["paths"]["/v1/profiles"]["get"]["parameters"] if p["name"] == "page_size")
+    profiles_page = next(
+        p for p in _document()["paths"]["/v1/profiles"]["get"]["parameters"] if p["name"] == "page_size"
+    )
     assert profiles_page["schema"]["maximum"] == 500
 
 
@@ -288,8 +290,22 @@ async def test_schemathesis_finds_no_server_errors_or_nonconforming_responses(
     for slug, platform in (("acme-x", "x"), ("acme-ig", "instagram"), ("acme-yt", "youtube")):
         await orgs.profile(org, slug, platform, ("launch",))
     await orgs.media(org)
-    # Every operation, schema-valid and schema-violating data.
-    runs = {"all": ()}
+    # Every operation, schema-valid and schema-violating data. Connecting a Bluesky account asks
+    # the account's PDS (bsky.social by default), which this machine cannot reach: its documented
+    # answer then is 502 CONNECTION_FAILED, so that operation runs every check but the 5xx one
+    # (tests/e2e/test_live_publishing.py connects against a PDS that answers).
+    bluesky = "/v1/profiles:connectBluesky"
+    runs = {
+        "all": ("--exclude-path", bluesky),
+        "bluesky": (
+            "--include-path",
+            bluesky,
+            "--exclude-checks",
+            "not_a_server_error",
+            "--phases",
+            "coverage,fuzzing",
+        ),
+    }
     failures = []
     for name, args in runs.items():
         code, output = await _schemathesis(stack, org.api_key, tmp_path, *args)

@@ -32,7 +32,9 @@ class FakeChatServer:
 
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
-                status, headers, payload = server.answer(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                status, headers, payload = server.answer(
+                    self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                )
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -75,17 +77,29 @@ class FakeChatServer:
                 first = brief not in self._seen_429
                 self._seen_429.add(brief)
             if first:
-                error = {"error": {"message": "Rate limit reached", "type": "rate_limit_error", "code": "rate_limit_exceeded"}}
+                error = {
+                    "error": {
+                        "message": "Rate limit reached",
+                        "type": "rate_limit_error",
+                        "code": "rate_limit_exceeded",
+                    }
+                }
                 return 429, {"Retry-After": "1"}, error
         profiles = re.findall(r"^- profile '([^']+)'", user, re.MULTILINE)
         text = brief * 10 if "[toolong]" in brief else brief
         answer = {"drafts": [{"profile": p, "variant": 1, "parts": [text]} for p in profiles], "hashtags": ["#fake"]}
         content = "this is not JSON" if "[malformed]" in brief else json.dumps(answer)
-        return 200, {}, {
-            "id": f"chatcmpl-{len(self.requests)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-        }
+        return (
+            200,
+            {},
+            {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body["model"],
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+            },
+        )

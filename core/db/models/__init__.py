@@ -7,7 +7,7 @@ from core.db.models.accounts import ApiKey, CreditLedgerEntry, Membership, Organ
 from core.db.models.base import ID, NAMING, Base
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
 from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia
-from core.db.models.profiles import Profile, ProfileTag
+from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag
 from core.db.models.writing import BrandVoice, GenerateRun, Job
 
 users = User.__table__
@@ -17,6 +17,8 @@ api_keys = ApiKey.__table__
 credit_ledger = CreditLedgerEntry.__table__
 profiles = Profile.__table__
 profile_tags = ProfileTag.__table__
+connect_attempts = ConnectAttempt.__table__
+platform_apps = PlatformApp.__table__
 media = Media.__table__
 posts = Post.__table__
 post_media = PostMedia.__table__
@@ -44,6 +46,8 @@ __all__ = [
     "Session",
     "Profile",
     "ProfileTag",
+    "ConnectAttempt",
+    "PlatformApp",
     "Media",
     "Post",
     "PostMedia",
@@ -64,6 +68,8 @@ __all__ = [
     "credit_ledger",
     "profiles",
     "profile_tags",
+    "connect_attempts",
+    "platform_apps",
     "media",
     "posts",
     "post_media",

@@ -91,6 +91,10 @@ class Post(Base):
     platform_post_id: Mapped[str] = mapped_column(String(128), default="")
     platform_url: Mapped[str] = mapped_column(String(500), default="")
     published_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # Live delivery's progress (JSON): what the platform already holds (uploaded media ids, a
+    # container, an upload session) and whether the request creating the post may have been
+    # sent, so a later attempt resumes or looks the post up instead of posting twice.
+    delivery_state: Mapped[str] = mapped_column(Text, default="", server_default="")
 
 
 class PostMedia(Base):

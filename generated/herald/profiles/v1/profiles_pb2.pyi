@@ -13,20 +13,44 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Profile(_message.Message):
-    __slots__ = ("id", "slug", "connector", "display_name", "tags", "create_time")
+    __slots__ = ("id", "slug", "connector", "display_name", "tags", "create_time", "connection")
     ID_FIELD_NUMBER: _ClassVar[int]
     SLUG_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    CONNECTION_FIELD_NUMBER: _ClassVar[int]
     id: str
     slug: str
     connector: str
     display_name: str
     tags: _containers.RepeatedScalarFieldContainer[str]
     create_time: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., connector: _Optional[str] = ..., display_name: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    connection: ProfileConnection
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., connector: _Optional[str] = ..., display_name: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connection: _Optional[_Union[ProfileConnection, _Mapping]] = ...) -> None: ...
+
+class ProfileConnection(_message.Message):
+    __slots__ = ("status", "platform_account_id", "handle", "avatar_url", "instance_url", "scopes", "token_expire_time", "connect_time", "error")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    HANDLE_FIELD_NUMBER: _ClassVar[int]
+    AVATAR_URL_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_URL_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
+    CONNECT_TIME_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    platform_account_id: str
+    handle: str
+    avatar_url: str
+    instance_url: str
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    token_expire_time: _timestamp_pb2.Timestamp
+    connect_time: _timestamp_pb2.Timestamp
+    error: str
+    def __init__(self, status: _Optional[str] = ..., platform_account_id: _Optional[str] = ..., handle: _Optional[str] = ..., avatar_url: _Optional[str] = ..., instance_url: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., token_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connect_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ListProfilesRequest(_message.Message):
     __slots__ = ("tag", "page_size", "page_token")

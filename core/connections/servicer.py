@@ -1,0 +1,119 @@
+"""herald.connections.v1.ConnectionService: translates proto to the connections service and back."""
+
+from __future__ import annotations
+
+from herald.connections.v1 import connections_pb2, connections_pb2_grpc
+
+from core.connections.accounts import Wanted
+from core.connections.platforms import OAUTH_PLATFORMS
+from core.connections.service import Connections
+from core.connections.vault import Secret, TokenVault
+from core.connectors.transport import PlatformEndpoints
+from core.identity.principal import CredentialKind
+from core.profiles import service as profiles
+from core.profiles.servicer import profile_message
+from core.rpc.context import current_call
+from core.rpc.convert import timestamp
+from core.rpc.policy import MethodPolicy
+from core.settings import CoreSettings
+
+_HUMANS_AND_SERVERS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
+
+POLICIES = {
+    "ListPlatforms": MethodPolicy(credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True),
+    # Connecting accounts is for humans (dashboard) and servers (API keys), never agents. These
+    # methods call platforms over HTTP: no transaction stays open meanwhile.
+    "StartConnection": MethodPolicy(
+        credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True, transactional=False
+    ),
+    # The platform's redirect: the state is the proof (and, for the dashboard, the session).
+    "CompleteConnection": MethodPolicy(anonymous=True, writes=True, transactional=False),
+    "ConnectBluesky": MethodPolicy(
+        credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True, transactional=False
+    ),
+    "DisconnectProfile": MethodPolicy(
+        credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True, transactional=False
+    ),
+}
+
+
+class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
+    def __init__(self, settings: CoreSettings) -> None:
+        endpoints = PlatformEndpoints(
+            settings.platform_host_overrides, allow_private=settings.platform_allow_private_addresses
+        )
+        self.settings = settings
+        self.connections = Connections(settings, endpoints, TokenVault.from_settings(settings))
+
+    async def ListPlatforms(self, request, context):  # noqa: ANN001, ANN201, N802
+        found = []
+        for key in profiles.CONNECTORS:
+            if key == "bluesky":
+                found.append(connections_pb2.ConnectablePlatform(platform=key, method="app_password", available=True))
+            elif key == "mastodon":
+                found.append(connections_pb2.ConnectablePlatform(platform=key, method="instance_oauth", available=True))
+            else:
+                available = OAUTH_PLATFORMS[key].app(self.settings) is not None
+                found.append(connections_pb2.ConnectablePlatform(platform=key, method="oauth", available=available))
+        return connections_pb2.ListPlatformsResponse(platforms=found, publish_mode=self.settings.publish_mode)
+
+    async def StartConnection(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        principal = call.principal
+        started = await self.connections.start(
+            call.transaction,
+            org_id=principal.org_id,
+            user_id=principal.user_id,
+            session_id=principal.credential_id if principal.credential_kind is CredentialKind.SESSION else None,
+            connector=request.platform,
+            instance_url=request.instance_url,
+            return_to=request.return_to,
+            wanted=Wanted(request.slug, request.display_name, tuple(request.tags)),
+            now=call.now,
+        )
+        return connections_pb2.StartConnectionResponse(
+            authorization_url=started.authorization_url, expire_time=timestamp(started.expires_at)
+        )
+
+    async def CompleteConnection(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        connected = await self.connections.complete(
+            call.transaction,
+            state=request.state,
+            code=request.code,
+            error=request.error,
+            session_token=request.session_token,
+            now=call.now,
+        )
+        profile = await self._profile(call, connected.profile_id)
+        return connections_pb2.CompleteConnectionResponse(
+            profile=profile, return_to=connected.return_to, created=connected.created
+        )
+
+    async def ConnectBluesky(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        connected = await self.connections.connect_bluesky(
+            call.transaction,
+            org_id=call.principal.org_id,
+            identifier=request.identifier,
+            app_password=Secret(request.app_password),
+            pds_url=request.pds_url,
+            wanted=Wanted(request.slug, request.display_name, tuple(request.tags)),
+            now=call.now,
+        )
+        return await self._profile(call, connected.profile_id)
+
+    async def DisconnectProfile(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        revoked = await self.connections.disconnect(
+            call.transaction, org_id=call.principal.org_id, slug=request.slug, now=call.now
+        )
+        async with call.transaction() as conn:
+            found = await profiles.get_profile(conn, call.principal.org_id, request.slug)
+        return connections_pb2.DisconnectProfileResponse(profile=profile_message(found), revoked=revoked)
+
+    @staticmethod
+    async def _profile(call, profile_id: str):  # noqa: ANN001, ANN205
+        async with call.transaction() as conn:
+            found = await profiles.get_profile_by_id(conn, profile_id)
+        return profile_message(found)

@@ -1,0 +1,114 @@
+"""Connecting platform accounts from the dashboard, and the callback every platform redirects to
+(docs/live-publishing.md). The core does the OAuth work; these routes move the browser."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from herald.connections.v1 import connections_pb2
+from sanic import Blueprint, Request
+from sanic.response import HTTPResponse
+
+from facades.errors import ApiError
+from facades.web.pages import failure_page, form_value, page_errors, see_other, signed_in
+from facades.web.records_pages import profiles_page
+from facades.web.session import Viewer, session_token
+
+SERVICE = "/herald.connections.v1.ConnectionService"
+PROFILES = "/dashboard/profiles"
+
+
+def with_query(target: str, **params: str) -> str:
+    """`target` with `params` added to its query (replacing the same names)."""
+    parts = urlsplit(target)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
+    return urlunsplit(parts._replace(query=urlencode(query + list(params.items()))))
+
+
+def connect_blueprint() -> Blueprint:
+    bp = Blueprint("connect")
+
+    @bp.get("/connect/callback")
+    @page_errors
+    async def callback(request: Request) -> HTTPResponse:
+        """Where every platform sends the browser back: the core completes the connection (the
+        state is the proof; a dashboard connection also needs the session that started it)."""
+        core = request.app.ctx.core
+        args = {name: request.args.get(name, "")[:4000] for name in ("state", "code", "error")}
+        try:
+            result = await core.call(
+                core.method(f"{SERVICE}/CompleteConnection"),
+                connections_pb2.CompleteConnectionRequest(**args, session_token=session_token(request) or ""),
+                authorization=None,
+            )
+        except ApiError as error:
+            return_to = error.metadata.get("return_to", "") if error.metadata else ""
+            if error.code == "CONNECTION_FAILED" and return_to:
+                return see_other(with_query(return_to, error=error.code))
+            return failure_page(request, error, link=PROFILES, link_text="Back to profiles")
+        done = result.response
+        return see_other(with_query(done.return_to, profile=done.profile.slug, connection="connected"))
+
+    @bp.post("/dashboard/connect")
+    @signed_in
+    async def start(request: Request, viewer: Viewer) -> HTTPResponse:
+        core = request.app.ctx.core
+        form = {name: form_value(request, name) for name in ("platform", "instance_url", "slug", "tags")}
+        try:
+            result = await core.call(
+                core.method(f"{SERVICE}/StartConnection"),
+                connections_pb2.StartConnectionRequest(
+                    platform=form["platform"],
+                    instance_url=form["instance_url"],
+                    slug=form["slug"],
+                    tags=_tags(form["tags"]),
+                    return_to=PROFILES,
+                ),
+                authorization=viewer.authorization,
+            )
+        except ApiError as error:
+            if error.http_status >= 500 and error.code != "CONNECTION_FAILED":
+                raise
+            return await profiles_page(request, viewer, status=error.http_status, error=error.message, connect=form)
+        return see_other(result.response.authorization_url)
+
+    @bp.post("/dashboard/connect/bluesky")
+    @signed_in
+    async def bluesky(request: Request, viewer: Viewer) -> HTTPResponse:
+        core = request.app.ctx.core
+        form = {name: form_value(request, name) for name in ("identifier", "app_password", "pds_url", "slug", "tags")}
+        try:
+            result = await core.call(
+                core.method(f"{SERVICE}/ConnectBluesky"),
+                connections_pb2.ConnectBlueskyRequest(
+                    identifier=form["identifier"],
+                    app_password=form["app_password"],
+                    pds_url=form["pds_url"],
+                    slug=form["slug"],
+                    tags=_tags(form["tags"]),
+                ),
+                authorization=viewer.authorization,
+            )
+        except ApiError as error:
+            if error.http_status >= 500 and error.code != "CONNECTION_FAILED":
+                raise
+            form["app_password"] = ""  # never sent back to the browser
+            return await profiles_page(request, viewer, status=error.http_status, error=error.message, connect=form)
+        return see_other(with_query(PROFILES, profile=result.response.slug, connection="connected"))
+
+    @bp.post("/dashboard/profiles/<slug>/disconnect")
+    @signed_in
+    async def disconnect(request: Request, viewer: Viewer, slug: str) -> HTTPResponse:
+        core = request.app.ctx.core
+        await core.call(
+            core.method(f"{SERVICE}/DisconnectProfile"),
+            connections_pb2.DisconnectProfileRequest(slug=slug),
+            authorization=viewer.authorization,
+        )
+        return see_other(f"{PROFILES}?notice=disconnected")
+
+    return bp
+
+
+def _tags(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
