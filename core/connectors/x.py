@@ -144,9 +144,15 @@ def _failure(response: PlatformResponse) -> str | None:
 
 
 def _expanded(tweet: dict[str, Any]) -> str:
-    """The tweet's text with X's t.co links replaced by the URLs they stand for."""
+    """The tweet's text as we sent it: X's t.co links replaced by the URLs they stand for, and the
+    link X appends for the post's own media (an entity with a `media_key`, shown as pic.x.com)
+    removed."""
     text = str(tweet.get("text", ""))
     for url in dig(tweet, "entities", "urls") or []:
-        if isinstance(url, dict) and url.get("url") and url.get("expanded_url"):
+        if not isinstance(url, dict) or not url.get("url"):
+            continue
+        if url.get("media_key") or str(url.get("display_url", "")).startswith(("pic.x.com/", "pic.twitter.com/")):
+            text = text.replace(str(url["url"]), "")
+        elif url.get("expanded_url"):
             text = text.replace(str(url["url"]), str(url["expanded_url"]))
-    return text
+    return text.strip()

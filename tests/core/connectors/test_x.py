@@ -124,6 +124,20 @@ async def test_reconcile_finds_the_post_with_its_links_expanded() -> None:
     assert "start_time=" in api.requests[0].url
 
 
+async def test_reconcile_drops_the_link_x_appends_for_the_posts_media() -> None:
+    p = post("x", content="Our new logo", media=(image(),))
+    media_link = {
+        "url": "https://t.co/pic",
+        "expanded_url": "https://x.com/acme/status/1860/photo/1",
+        "display_url": "pic.x.com/pic",
+        "media_key": "3_99",
+    }
+    tweets = {"data": [{"id": "1860", "text": "Our new logo https://t.co/pic", "entities": {"urls": [media_link]}}]}
+    api = scripted(p, [("GET", r"/users/2244994945/tweets\?", reply(200, tweets))], state={"create_sent_at": "x"})
+    found = await X.reconcile(p, api)
+    assert found is not None and found.platform_post_id == "1860"
+
+
 async def test_reconcile_answers_none_when_the_post_is_not_there() -> None:
     api = scripted(post("x"), [("GET", r"/tweets\?", reply(200, {"meta": {"result_count": 0}}))])
     assert await X.reconcile(post("x"), api) is None

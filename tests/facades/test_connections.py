@@ -1,0 +1,167 @@
+"""Connecting accounts over REST on the embedded defaults (sandbox mode, no platform app
+configured): what each platform offers, every refusal of the connect routes, the callback's
+refusal of an unknown state, and disconnecting. The flows that reach a platform run against fake
+platforms and a real PDS in tests/e2e/test_live_*.py."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from core.db.models import connect_attempts, profiles
+
+RETURN_TO = "https://app.example/connected"
+
+
+@pytest.fixture
+async def org(orgs):  # noqa: ANN001, ANN201
+    org = await orgs()
+    await orgs.profile(org, "acme-x", "x", ("eu",))
+    return org
+
+
+@pytest.mark.one_backend
+async def test_platforms_say_how_each_connects_and_whether_it_can_here(http, org) -> None:
+    listed = await http.get("/v1/platforms", headers=org.auth)
+    assert listed.status_code == 200
+    body = listed.json()
+    assert body["publish_mode"] == "sandbox"
+    methods = {p["platform"]: (p["method"], p["available"]) for p in body["platforms"]}
+    assert methods == {
+        "x": ("oauth", False),
+        "bluesky": ("app_password", True),
+        "mastodon": ("instance_oauth", True),
+        "threads": ("oauth", False),
+        "instagram": ("oauth", False),
+        "tiktok": ("oauth", False),
+        "youtube": ("oauth", False),
+        "linkedin": ("oauth", False),
+    }
+    assert (await http.get("/v1/platforms")).status_code == 401
+
+
+@pytest.mark.one_backend
+async def test_a_platform_without_the_operators_app_is_refused(http, org) -> None:
+    refused = await http.post("/v1/profiles:connect", headers=org.auth, json={"platform": "x", "return_to": RETURN_TO})
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "PLATFORM_NOT_CONFIGURED"
+    assert "HERALD_X_CLIENT_ID" in refused.json()["error"]
+
+
+@pytest.mark.one_backend
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"platform": "myspace", "return_to": RETURN_TO}, "platform"),
+        ({"platform": "bluesky", "return_to": RETURN_TO}, "app password"),
+        ({"platform": "x", "return_to": "javascript:alert(1)"}, "return_to"),
+        ({"platform": "x", "return_to": "//evil.example/"}, "return_to"),
+        ({"platform": "x", "return_to": "https://user:pw@app.example/"}, "return_to"),
+        ({"platform": "x", "return_to": RETURN_TO, "instance_url": "mastodon.social"}, "instance_url"),
+        ({"platform": "mastodon", "return_to": RETURN_TO}, "instance_url"),
+        ({"platform": "mastodon", "return_to": RETURN_TO, "instance_url": "ftp://m.example"}, "instance_url"),
+        ({"platform": "mastodon", "return_to": RETURN_TO, "instance_url": "https://m.example/path"}, "instance_url"),
+        # Plain http is for tests and private deployments (HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES).
+        ({"platform": "mastodon", "return_to": RETURN_TO, "instance_url": "http://m.example"}, "instance_url"),
+        ({"platform": "x", "return_to": RETURN_TO, "slug": "Bad Slug"}, "slug"),
+        ({"platform": "x", "return_to": RETURN_TO, "tags": ["t"] * 3 + [f"t{n}" for n in range(20)]}, "tags"),
+        ({"platform": "x"}, "return_to"),
+    ],
+    ids=lambda v: str(v)[:40],
+)
+async def test_connect_refuses_what_it_cannot_do(http, org, body, says: str) -> None:
+    refused = await http.post("/v1/profiles:connect", headers=org.auth, json=body)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["code"] == "VALIDATION_ERROR"
+    assert says in refused.json()["error"]
+
+
+async def test_an_instance_on_a_private_address_is_never_reached(http, org, engine) -> None:
+    before = await _attempts(engine)
+    refused = await http.post(
+        "/v1/profiles:connect",
+        headers=org.auth,
+        json={"platform": "mastodon", "return_to": RETURN_TO, "instance_url": "https://localhost:9"},
+    )
+    assert refused.status_code == 502
+    assert refused.json()["code"] == "CONNECTION_FAILED"
+    assert await _attempts(engine) == before  # nothing kept of an attempt that never started
+
+
+@pytest.mark.one_backend
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"identifier": "", "app_password": "abcd-efgh-ijkl-mnop"}, 400, "VALIDATION_ERROR"),
+        ({"identifier": "acme.bsky.social", "app_password": ""}, 400, "VALIDATION_ERROR"),
+        (
+            {"identifier": "acme.bsky.social", "app_password": "abcd-efgh-ijkl-mnop", "pds_url": "ftp://pds"},
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            {"identifier": "acme.bsky.social", "app_password": "abcd-efgh-ijkl-mnop", "pds_url": "https://10.0.0.1"},
+            502,
+            "CONNECTION_FAILED",
+        ),
+    ],
+    ids=["no-identifier", "no-password", "bad-pds", "private-pds"],
+)
+async def test_connect_bluesky_refusals(http, org, body, status: int, code: str) -> None:
+    refused = await http.post("/v1/profiles:connectBluesky", headers=org.auth, json=body)
+    assert (refused.status_code, refused.json()["code"]) == (status, code), refused.text
+    assert "abcd-efgh" not in refused.text  # the app password is never echoed
+
+
+@pytest.mark.one_backend
+async def test_a_callback_with_an_unknown_state_is_refused_on_a_page(http) -> None:
+    page = await http.get("/connect/callback", params={"state": "forged", "code": "c"})
+    assert page.status_code == 400
+    assert "text/html" in page.headers["content-type"]
+    assert "start again" in page.text
+    empty = await http.get("/connect/callback")
+    assert empty.status_code == 400
+
+
+async def test_profiles_show_their_connection_and_disconnect_is_idempotent(http, org, engine) -> None:
+    listed = (await http.get("/v1/profiles", headers=org.auth)).json()["profiles"]
+    (acme,) = [p for p in listed if p["slug"] == "acme-x"]
+    assert acme["connection"]["status"] == "disconnected"
+    assert acme["connection"]["handle"] is None and acme["connection"]["platform_account_id"] is None
+    assert set(acme["connection"]) == {  # when the token expires, never a token
+        "status",
+        "platform_account_id",
+        "handle",
+        "avatar_url",
+        "instance_url",
+        "scopes",
+        "token_expires_at",
+        "connected_at",
+        "error",
+    }
+
+    done = await http.post("/v1/profiles/acme-x/disconnect", headers=org.auth)
+    assert done.status_code == 200
+    assert done.json()["revoked"] is False  # a sandbox profile has no grant to revoke
+    assert done.json()["profile"]["connection"]["status"] == "disconnected"
+    again = await http.post("/v1/profiles/acme-x/disconnect", headers=org.auth)
+    assert again.status_code == 200
+    async with engine.connect() as conn:
+        row = (
+            await conn.execute(select(profiles).where(profiles.c.org_id == org.org_id, profiles.c.slug == "acme-x"))
+        ).one()
+    assert (row.access_token, row.refresh_token, row.connection_status) == (None, None, "disconnected")
+
+    missing = await http.post("/v1/profiles/nope/disconnect", headers=org.auth)
+    assert (missing.status_code, missing.json()["code"]) == (404, "NOT_FOUND")
+
+
+async def test_another_organizations_profile_cannot_be_disconnected(http, org, orgs) -> None:
+    other = await orgs()
+    refused = await http.post("/v1/profiles/acme-x/disconnect", headers=other.auth)
+    assert (refused.status_code, refused.json()["code"]) == (404, "NOT_FOUND")
+
+
+async def _attempts(engine) -> int:  # noqa: ANN001
+    async with engine.connect() as conn:
+        return len((await conn.execute(select(connect_attempts.c.id))).all())
