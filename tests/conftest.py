@@ -26,6 +26,7 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's loadgroup reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked `one_backend` check what no SQL decides (a surface's protocol, its argument
     checks, a client's flow): they run on the first backend only, which keeps CI's time for

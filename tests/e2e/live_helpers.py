@@ -1,0 +1,106 @@
+"""Helpers of the live publishing tests: connecting an account the way a user's browser does,
+uploading media, waiting for a post to settle, reading a profile's stored row."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+from PIL import Image
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.db.models import profiles
+
+RETURN_TO = "https://app.example/done"
+SETTLED = ("published", "failed", "canceled")
+
+
+@dataclass(frozen=True)
+class Connected:
+    """Where the browser was sent at the end of a connection, and what it said."""
+
+    location: str
+    query: dict[str, str]
+
+    @property
+    def slug(self) -> str:
+        return self.query["profile"]
+
+
+async def connect(api: httpx.AsyncClient, auth: dict[str, str], **body: Any) -> Connected:  # noqa: ANN401
+    """POST /v1/profiles:connect, then the browser: the platform's page (which approves at once)
+    redirects to Herald's callback, which redirects to `return_to`."""
+    started = await api.post("/v1/profiles:connect", json={"return_to": RETURN_TO, **body}, headers=auth)
+    assert started.status_code == 200, started.text
+    async with httpx.AsyncClient(timeout=15) as browser:  # a browser: no API key, no session
+        at_platform = await browser.get(started.json()["authorization_url"])
+        assert at_platform.status_code == 302, at_platform.text
+        callback = at_platform.headers["location"]
+        assert callback.startswith(f"{api.base_url}/connect/callback?"), callback
+        back = await browser.get(callback)
+    assert back.status_code == 303, back.text
+    location = back.headers["location"]
+    query = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    return Connected(location, query)
+
+
+def png(width: int = 64, height: int = 48, color: tuple[int, int, int] = (10, 120, 200)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), color).save(buf, "PNG")
+    return buf.getvalue()
+
+
+async def upload(api: httpx.AsyncClient, auth: dict[str, str], data: bytes, mime: str, name: str) -> str:
+    response = await api.post("/v1/media", files={"file": (name, data, mime)}, headers=auth)
+    assert response.status_code == 201, response.text
+    return response.json()["media_id"]
+
+
+async def create_post(
+    api: httpx.AsyncClient, auth: dict[str, str], content: str, profiles_: list[str], media_ids: list[str] = ()
+) -> list[dict]:
+    body: dict[str, Any] = {"content": content, "profiles": profiles_}
+    if media_ids:
+        body["media_ids"] = list(media_ids)
+    response = await api.post("/v1/posts", json=body, headers=auth)
+    assert response.status_code == 201, response.text
+    return response.json()["posts"]
+
+
+async def settled(api: httpx.AsyncClient, auth: dict[str, str], post_id: str, within: float = 30) -> dict:
+    """The post once it is published, failed or canceled (polled; fails after `within` seconds)."""
+    deadline = time.monotonic() + within
+    while True:
+        post = (await api.get(f"/v1/posts/{post_id}", headers=auth)).json()
+        if post["status"] in SETTLED:
+            return post
+        if time.monotonic() > deadline:
+            raise AssertionError(f"post {post_id} did not settle within {within}s: {post}")
+        await asyncio.sleep(0.1)
+
+
+async def profile(api: httpx.AsyncClient, auth: dict[str, str], slug: str) -> dict:
+    found = [p for p in (await api.get("/v1/profiles", headers=auth)).json()["profiles"] if p["slug"] == slug]
+    assert len(found) == 1, found
+    return found[0]
+
+
+async def profile_row(engine: AsyncEngine, org_id: str, slug: str) -> Any:  # noqa: ANN401
+    async with engine.connect() as conn:
+        return (await conn.execute(select(profiles).where(profiles.c.org_id == org_id, profiles.c.slug == slug))).one()
+
+
+async def balance(api: httpx.AsyncClient, auth: dict[str, str]) -> int:
+    return (await api.get("/v1/credits", headers=auth)).json()["balance"]
+
+
+def outcome(post: dict) -> str:
+    """A post's outcome in one line, for assertion messages."""
+    fields = ("status", "attempts", "failure_reason", "failure_detail", "platform_error", "platform_post_id")
+    return " | ".join(f"{k}={post.get(k)!r}" for k in fields)

@@ -1,0 +1,528 @@
+"""A fake X (API v2) on loopback: OAuth 2.0 with PKCE for a confidential client, media uploads
+(simple and chunked) and posts, as docs.x.com documents them (PLATFORMS.md, X).
+
+Both of X's hosts, `x.com` (the authorization page) and `api.x.com` (everything else), map to
+this one server (HERALD_PLATFORM_HOST_OVERRIDES). The authorization page approves at once, as
+the user `sign_in_as` (the first user by default), and sends the browser to the redirect URI
+with `code` and `state`. The token endpoint checks HTTP Basic client authentication, the code,
+its redirect URI and the PKCE S256 verifier; refresh tokens rotate (each works once). Every API
+call needs a live Bearer token (401 otherwise).
+
+Posted text is stored as X stores it: each URL becomes a t.co link (`entities.urls` says what it
+stands for), and a post with media gets the media's t.co link appended, whose `expanded_url`
+is the post's photo or video page (`media_links_in_text`).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import string
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, pkce_s256, redirect, with_query
+
+SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
+CODE_LIFETIME = 30.0  # X's authorization codes are valid for 30 seconds
+_URL = re.compile(r"https?://[^\s]+")
+_MEDIA_KEY_PREFIX = {"image": 3, "gif": 16, "video": 7}  # X's media keys: <type>_<media id>
+
+
+@dataclass
+class XUser:
+    id: str
+    username: str
+    name: str
+
+    @property
+    def profile_image_url(self) -> str:
+        return f"https://pbs.twimg.com/profile_images/{self.id}/avatar_normal.jpg"
+
+
+@dataclass
+class Grant:
+    user_id: str
+    scopes: tuple[str, ...]
+    expires_at: float = 0.0  # access tokens
+    revoked: bool = False
+
+
+@dataclass
+class Media:
+    id: str
+    owner: str
+    kind: str  # image, video, gif
+    total_bytes: int
+    category: str
+    received: int = 0
+    sha256: list[str] = field(default_factory=list)
+    finalized: bool = False
+    status_polls_left: int = 0
+    alt_text: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{_MEDIA_KEY_PREFIX[self.kind]}_{self.id}"
+
+    @property
+    def state(self) -> str:
+        if self.kind == "image":
+            return "succeeded"
+        if not self.finalized:
+            return "pending"
+        return "in_progress" if self.status_polls_left > 0 else "succeeded"
+
+
+@dataclass
+class Tweet:
+    id: str
+    author_id: str
+    text: str  # as X stores it: t.co links
+    posted_text: str  # as it was sent
+    media_ids: list[str]
+    urls: list[dict[str, Any]]
+    created_at: float
+
+
+class FakeX(FakePlatform):
+    name = "x"
+
+    def __init__(
+        self,
+        *,
+        client_id: str = "fake-x-client-id",
+        client_secret: str = "fake-x-client-secret",
+        access_token_lifetime: int = 7200,
+        video_status_polls: int = 1,
+        media_links_in_text: bool = True,
+    ) -> None:
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.access_token_lifetime = access_token_lifetime
+        self.video_status_polls = video_status_polls
+        self.media_links_in_text = media_links_in_text
+        self.users: dict[str, XUser] = {}
+        self.sign_in_as: str = ""
+        self.deny_next = False
+        self.codes: dict[str, dict[str, Any]] = {}
+        self.access_tokens: dict[str, Grant] = {}
+        self.refresh_tokens: dict[str, Grant] = {}
+        # Every token grant answered: (grant_type, user id), in order.
+        self.grants: list[tuple[str, str]] = []
+        self.revoked: list[str] = []  # the tokens revoked at /2/oauth2/revoke
+        self.media: dict[str, Media] = {}
+        self.tweets: list[Tweet] = []
+        self._ids = 1_790_000_000_000_000_000
+        super().__init__()
+        self.add_user("herald_fake", "Herald Fake")
+
+    # --- test controls -------------------------------------------------------------------------
+
+    def add_user(self, username: str, name: str = "") -> XUser:
+        with self.lock:
+            user = XUser(self._new_id(), username, name or username)
+            self.users[user.id] = user
+            self.sign_in_as = self.sign_in_as or user.id
+            return user
+
+    def user(self, username: str) -> XUser:
+        return next(u for u in self.users.values() if u.username == username)
+
+    def expire_access_tokens(self, user_id: str) -> None:
+        """The user's access tokens end now (X answers 401 to them; refresh tokens still work)."""
+        with self.lock:
+            for grant in self.access_tokens.values():
+                if grant.user_id == user_id:
+                    grant.expires_at = 0.0
+
+    def revoke_refresh_tokens(self, user_id: str) -> None:
+        """The user removed the app: refresh tokens are refused from now on."""
+        with self.lock:
+            for grant in self.refresh_tokens.values():
+                if grant.user_id == user_id:
+                    grant.revoked = True
+
+    def tweets_by(self, user_id: str, containing: str = "") -> list[Tweet]:
+        with self.lock:
+            return [t for t in self.tweets if t.author_id == user_id and containing in t.posted_text]
+
+    def issued_tokens(self) -> list[str]:
+        """Every access and refresh token this server has issued (to look for leaks)."""
+        with self.lock:
+            return [*self.access_tokens, *self.refresh_tokens]
+
+    def grant_count(self, grant_type: str, user_id: str) -> int:
+        with self.lock:
+            return sum(1 for g in self.grants if g == (grant_type, user_id))
+
+    # --- routes --------------------------------------------------------------------------------
+
+    def routes(self) -> list[Route]:
+        def r(method: str, path: str, handle) -> Route:  # noqa: ANN001
+            return (method, re.compile(path), handle)
+
+        return [
+            r("GET", r"/i/oauth2/authorize", self.authorize),
+            r("POST", r"/2/oauth2/token", self.token),
+            r("POST", r"/2/oauth2/revoke", self.revoke),
+            r("GET", r"/2/users/me", self.me),
+            r("POST", r"/2/media/upload", self.upload),
+            r("GET", r"/2/media/upload", self.upload_status),
+            r("POST", r"/2/media/upload/initialize", self.initialize),
+            r("POST", r"/2/media/upload/(?P<id>\d+)/append", self.append),
+            r("POST", r"/2/media/upload/(?P<id>\d+)/finalize", self.finalize),
+            r("POST", r"/2/media/metadata", self.metadata),
+            r("POST", r"/2/tweets", self.create_tweet),
+            r("GET", r"/2/users/(?P<id>\d+)/tweets", self.user_tweets),
+        ]
+
+    def not_found(self, request: Request) -> Answer:
+        return _problem(404, "Not Found Error", "Sorry, that page does not exist.")
+
+    # --- OAuth 2.0 -----------------------------------------------------------------------------
+
+    def authorize(self, request: Request, match: re.Match[str]) -> Answer:
+        q = request.query
+        if q.get("client_id") != self.client_id or not q.get("redirect_uri", "").startswith(("http://", "https://")):
+            return answer(
+                400, "<html><body>Something went wrong. You weren't able to give access to the App.</body></html>"
+            )
+        if q.get("response_type") != "code" or q.get("code_challenge_method") != "S256" or not q.get("code_challenge"):
+            return answer(400, "<html><body>Something went wrong: invalid request.</body></html>")
+        scopes = tuple(q.get("scope", "").split())
+        if not scopes or not set(scopes) <= set(SCOPES):
+            return answer(400, "<html><body>Something went wrong: invalid scope.</body></html>")
+        if self.deny_next:
+            self.deny_next = False
+            return redirect(with_query(q["redirect_uri"], error="access_denied", state=q.get("state", "")))
+        code = secrets.token_urlsafe(32)
+        self.codes[code] = {
+            "user_id": self.sign_in_as,
+            "redirect_uri": q["redirect_uri"],
+            "challenge": q["code_challenge"],
+            "scopes": scopes,
+            "expires_at": time.time() + CODE_LIFETIME,
+        }
+        return redirect(with_query(q["redirect_uri"], state=q.get("state", ""), code=code))
+
+    def token(self, request: Request, match: re.Match[str]) -> Answer:
+        # A confidential client authenticates with HTTP Basic (docs.x.com, OAuth 2.0 PKCE).
+        if request.basic != (self.client_id, self.client_secret):
+            return answer(
+                401, {"error": "unauthorized_client", "error_description": "Missing valid authorization header"}
+            )
+        form = request.form or {}
+        grant_type = form.get("grant_type")
+        if grant_type == "authorization_code":
+            code = self.codes.pop(form.get("code", ""), None)
+            if (
+                code is None
+                or code["expires_at"] < time.time()
+                or code["redirect_uri"] != form.get("redirect_uri")
+                or pkce_s256(form.get("code_verifier", "")) != code["challenge"]
+            ):
+                return _oauth_error("Value passed for the authorization code was invalid.")
+            user_id, scopes = code["user_id"], code["scopes"]
+        elif grant_type == "refresh_token":
+            grant = self.refresh_tokens.get(form.get("refresh_token", ""))
+            if grant is None or grant.revoked:
+                return _oauth_error("Value passed for the token was invalid.")
+            grant.revoked = True  # refresh tokens rotate: each works once
+            user_id, scopes = grant.user_id, grant.scopes
+        else:
+            return answer(400, {"error": "unsupported_grant_type", "error_description": "Invalid grant_type"})
+        self.grants.append((grant_type, user_id))
+        return answer(200, self._issue(user_id, scopes), cache_control="no-store")
+
+    def _issue(self, user_id: str, scopes: tuple[str, ...]) -> dict[str, Any]:
+        access = _token()
+        self.access_tokens[access] = Grant(user_id, scopes, time.time() + self.access_token_lifetime)
+        body: dict[str, Any] = {
+            "token_type": "bearer",
+            "expires_in": self.access_token_lifetime,
+            "access_token": access,
+            "scope": " ".join(scopes),
+        }
+        if "offline.access" in scopes:
+            refresh = _token()
+            self.refresh_tokens[refresh] = Grant(user_id, scopes)
+            body["refresh_token"] = refresh
+        return body
+
+    def revoke(self, request: Request, match: re.Match[str]) -> Answer:
+        if request.basic != (self.client_id, self.client_secret):
+            return answer(
+                401, {"error": "unauthorized_client", "error_description": "Missing valid authorization header"}
+            )
+        token = (request.form or {}).get("token", "")
+        grant = self.refresh_tokens.get(token) or self.access_tokens.get(token)
+        if grant is not None:
+            self.revoked.append(token)
+            # Revoking either token ends the user's grant to this app.
+            for other in (*self.refresh_tokens.values(), *self.access_tokens.values()):
+                if other.user_id == grant.user_id:
+                    other.revoked = True
+        return answer(200, {"revoked": True})
+
+    # --- API -----------------------------------------------------------------------------------
+
+    def _caller(self, request: Request, scope: str) -> XUser | Answer:
+        grant = self.access_tokens.get(request.bearer or "")
+        if grant is None or grant.revoked or grant.expires_at <= time.time():
+            return _problem(401, "Unauthorized", "Unauthorized")
+        if scope not in grant.scopes:
+            return _problem(403, "Forbidden", f"Missing scope {scope}")
+        return self.users[grant.user_id]
+
+    def me(self, request: Request, match: re.Match[str]) -> Answer:
+        user = self._caller(request, "users.read")
+        if isinstance(user, Answer):
+            return user
+        data = {"id": user.id, "name": user.name, "username": user.username}
+        if "profile_image_url" in request.query.get("user.fields", ""):
+            data["profile_image_url"] = user.profile_image_url
+        return self._ok(200, {"data": data})
+
+    def upload(self, request: Request, match: re.Match[str]) -> Answer:
+        user = self._caller(request, "media.write")
+        if isinstance(user, Answer):
+            return user
+        part = (request.parts or {}).get("media")
+        if part is None or part.filename is None or part.size == 0:
+            return _invalid("media", "The `media` field is required.")
+        category = (request.parts or {}).get("media_category")
+        if category is None or category.value != "tweet_image" or not (part.content_type or "").startswith("image/"):
+            return _invalid("media_category", "Simple upload takes images (media_category tweet_image).")
+        if part.size > 5 * 1024 * 1024:
+            return _invalid("media", "Image files must be 5 MB or smaller.")
+        media = Media(self._new_id(), user.id, "image", part.size, "tweet_image", part.size, [part.sha256], True)
+        self.media[media.id] = media
+        return self._ok(200, {"data": self._media_data(media) | {"size": part.size}})
+
+    def initialize(self, request: Request, match: re.Match[str]) -> Answer:
+        user = self._caller(request, "media.write")
+        if isinstance(user, Answer):
+            return user
+        body = request.json if isinstance(request.json, dict) else {}
+        category = body.get("media_category")
+        if category not in ("tweet_video", "tweet_gif", "tweet_image") or not isinstance(body.get("total_bytes"), int):
+            return _invalid("media_category", "media_category and total_bytes are required.")
+        kind = {"tweet_video": "video", "tweet_gif": "gif", "tweet_image": "image"}[category]
+        media = Media(self._new_id(), user.id, kind, body["total_bytes"], category)
+        self.media[media.id] = media
+        return self._ok(200, {"data": self._media_data(media)})
+
+    def append(self, request: Request, match: re.Match[str]) -> Answer:
+        user = self._caller(request, "media.write")
+        if isinstance(user, Answer):
+            return user
+        media = self.media.get(match["id"])
+        if media is None or media.owner != user.id or media.finalized:
+            return _invalid("id", "Invalid media id.")
+        part = (request.parts or {}).get("media")
+        index = (request.parts or {}).get("segment_index")
+        if part is None or index is None or not (index.value or "").isdigit() or int(index.value or 0) > 999:
+            return _invalid("segment_index", "media and segment_index (0-999) are required.")
+        if part.size > 5 * 1024 * 1024:
+            return _invalid("media", "A segment is at most 5 MB.")
+        media.received += part.size
+        media.sha256.append(part.sha256)
+        return self._ok(200, {"data": {"expires_at": int(time.time()) + 86400}})
+
+    def finalize(self, request: Request, match: re.Match[str]) -> Answer:
+        user = self._caller(request, "media.write")
+        if isinstance(user, Answer):
+            return user
+        media = self.media.get(match["id"])
+        if media is None or media.owner != user.id:
+            return _invalid("id", "Invalid media id.")
+        if media.received != media.total_bytes:
+            return _invalid("total_bytes", f"Received {media.received} bytes of {media.total_bytes}.")
+        media.finalized = True
+        media.status_polls_left = self.video_status_polls if media.kind != "image" else 0
+        return self._ok(200, {"data": self._media_data(media, processing=True) | {"size": media.total_bytes}})
+
+    def upload_status(self, request: Request, match: re.Match[str]) -> Answer:
+        user = self._caller(request, "media.write")
+        if isinstance(user, Answer):
+            return user
+        media = self.media.get(request.query.get("media_id", ""))
+        if request.query.get("command") != "STATUS" or media is None or media.owner != user.id:
+            return _invalid("media_id", "Invalid media id.")
+        data = self._media_data(media, processing=True)
+        if media.status_polls_left > 0:
+            media.status_polls_left -= 1
+        return self._ok(200, {"data": data})
+
+    def metadata(self, request: Request, match: re.Match[str]) -> Answer:
+        user = self._caller(request, "media.write")
+        if isinstance(user, Answer):
+            return user
+        body = request.json if isinstance(request.json, dict) else {}
+        media = self.media.get(str(body.get("id", "")))
+        text = ((body.get("metadata") or {}).get("alt_text") or {}).get("text")
+        if media is None or media.owner != user.id or not isinstance(text, str) or len(text) > 1000:
+            return _invalid("id", "Invalid media id or alt text.")
+        media.alt_text = text
+        return self._ok(200, {"data": {"id": media.id, "associated_metadata": {"alt_text": {"text": text}}}})
+
+    def create_tweet(self, request: Request, match: re.Match[str]) -> Answer:
+        user = self._caller(request, "tweet.write")
+        if isinstance(user, Answer):
+            return user
+        body = request.json if isinstance(request.json, dict) else None
+        if body is None:
+            return _invalid("body", "The request body is not valid JSON.")
+        text = body.get("text", "")
+        media_ids = [str(m) for m in (body.get("media") or {}).get("media_ids") or []]
+        if not isinstance(text, str) or (not text and not media_ids):
+            return _invalid("text", "Tweet text or media is required.")
+        known = [self.media.get(m) for m in media_ids]
+        if len(media_ids) > 4 or any(m is None or m.owner != user.id or m.state != "succeeded" for m in known):
+            return answer(
+                400,
+                {
+                    "errors": [
+                        {"parameters": {"media.media_ids": media_ids}, "message": "Your media IDs are invalid."}
+                    ],
+                    "title": "Invalid Request",
+                    "detail": "One or more parameters to your request was invalid.",
+                    "type": "https://api.twitter.com/2/problems/invalid-request",
+                },
+            )
+        if any(t.author_id == user.id and t.posted_text == text for t in self.tweets):
+            return _problem(403, "Forbidden", "You are not allowed to create a Tweet with duplicate content.")
+        tweet_id = self._new_id()
+        stored, urls = self._shorten(text)
+        if media_ids and self.media_links_in_text:
+            link = _tco()
+            kind = "video" if any(m and m.kind != "image" for m in known) else "photo"
+            start = len(stored) + (1 if stored else 0)
+            stored = f"{stored} {link}" if stored else link
+            urls.append(
+                {
+                    "start": start,
+                    "end": start + len(link),
+                    "url": link,
+                    "expanded_url": f"https://x.com/{user.username}/status/{tweet_id}/{kind}/1",
+                    "display_url": f"pic.x.com/{link.rsplit('/', 1)[-1]}",
+                    "media_key": known[0].key if known[0] else "",
+                }
+            )
+        self.tweets.append(Tweet(tweet_id, user.id, stored, text, media_ids, urls, time.time()))
+        return self._ok(201, {"data": {"id": tweet_id, "text": stored, "edit_history_tweet_ids": [tweet_id]}})
+
+    def user_tweets(self, request: Request, match: re.Match[str]) -> Answer:
+        caller = self._caller(request, "tweet.read")
+        if isinstance(caller, Answer):
+            return caller
+        if match["id"] not in self.users:
+            return _problem(404, "Not Found Error", "Could not find user.")
+        q = request.query
+        max_results = int(q.get("max_results", "10")) if q.get("max_results", "10").isdigit() else 0
+        if not 5 <= max_results <= 100:
+            return _invalid("max_results", "The `max_results` query parameter value must be between 5 and 100.")
+        since = 0.0
+        if "start_time" in q:
+            try:
+                since = datetime.fromisoformat(q["start_time"].replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                return _invalid("start_time", "Invalid start_time.")
+        fields = set(q.get("tweet.fields", "").split(","))
+        found = sorted(
+            (t for t in self.tweets if t.author_id == match["id"] and t.created_at >= since),
+            key=lambda t: int(t.id),
+            reverse=True,
+        )[:max_results]
+        if not found:
+            return self._ok(200, {"meta": {"result_count": 0}})
+        data = []
+        for t in found:
+            item: dict[str, Any] = {"id": t.id, "text": t.text, "edit_history_tweet_ids": [t.id]}
+            if "created_at" in fields:
+                item["created_at"] = datetime.fromtimestamp(t.created_at, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            if "entities" in fields and t.urls:
+                item["entities"] = {"urls": t.urls}
+            if t.media_ids:
+                item["attachments"] = {"media_keys": [self.media[m].key for m in t.media_ids]}
+            data.append(item)
+        meta = {"result_count": len(data), "newest_id": data[0]["id"], "oldest_id": data[-1]["id"]}
+        return self._ok(200, {"data": data, "meta": meta})
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    def _ok(self, status: int, body: Any) -> Answer:  # noqa: ANN401
+        reset = str(int(time.time()) + 900)
+        return answer(status, body, x_rate_limit_limit="100", x_rate_limit_remaining="99", x_rate_limit_reset=reset)
+
+    def _media_data(self, media: Media, *, processing: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": media.id, "media_key": media.key, "expires_after_secs": 86400}
+        if processing and media.kind != "image":
+            info: dict[str, Any] = {"state": media.state}
+            if media.state != "succeeded":
+                info["check_after_secs"] = 1
+                info["progress_percent"] = 50
+            else:
+                info["progress_percent"] = 100
+            data["processing_info"] = info
+        return data
+
+    def _new_id(self) -> str:
+        with self.lock:
+            self._ids += 1 + secrets.randbelow(1000)
+            return str(self._ids)
+
+    def _shorten(self, text: str) -> tuple[str, list[dict[str, Any]]]:
+        """X's link wrapping: each URL in the text becomes a t.co link of 23 characters."""
+        urls: list[dict[str, Any]] = []
+        out, last = [], 0
+        for found in _URL.finditer(text):
+            out.append(text[last : found.start()])
+            link = _tco()
+            start = sum(len(p) for p in out)
+            out.append(link)
+            original = found.group(0)
+            display = re.sub(r"^https?://(www\.)?", "", original)
+            urls.append(
+                {
+                    "start": start,
+                    "end": start + len(link),
+                    "url": link,
+                    "expanded_url": original,
+                    "display_url": display if len(display) <= 26 else display[:25] + "…",
+                }
+            )
+            last = found.end()
+        out.append(text[last:])
+        return "".join(out), urls
+
+
+def _token() -> str:
+    return secrets.token_urlsafe(64)
+
+
+def _tco() -> str:
+    return "https://t.co/" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(10))
+
+
+def _problem(status: int, title: str, detail: str) -> Answer:
+    return answer(status, {"title": title, "type": "about:blank", "status": status, "detail": detail})
+
+
+def _invalid(parameter: str, message: str) -> Answer:
+    return answer(
+        400,
+        {
+            "errors": [{"parameters": {parameter: []}, "message": message}],
+            "title": "Invalid Request",
+            "detail": "One or more parameters to your request was invalid.",
+            "type": "https://api.twitter.com/2/problems/invalid-request",
+        },
+    )
+
+
+def _oauth_error(description: str) -> Answer:
+    return answer(400, {"error": "invalid_request", "error_description": description})
