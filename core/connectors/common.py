@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Callable, Collection
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from core.connectors.base import (
@@ -152,12 +152,6 @@ def sent_at(api: PlatformAPI) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def search_window(api: PlatformAPI, before: timedelta = timedelta(minutes=2)) -> str:
-    """An RFC 3339 start time for looking the post up: a little before it was sent."""
-    start = (sent_at(api) or datetime.now(UTC)) - before
-    return start.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def same_text(published: str, ours: str) -> bool:

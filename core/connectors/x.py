@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -26,14 +27,19 @@ from core.connectors.common import (
     remember_upload,
     required,
     same_text,
-    search_window,
+    sent_at,
     status_class,
     uploaded,
 )
+from core.db.types import utcnow
 
 API = "https://api.x.com/2"
 UPLOAD = f"{API}/media/upload"
 SEGMENT_BYTES = 5 * 1024 * 1024  # the largest append segment X accepts
+# Looking a post up after a lost answer: the account's posts from 2 minutes before the attempt
+# sent it to 15 minutes after (X answers newest first, 100 per page).
+LOOKUP_WINDOW = timedelta(minutes=17)
+LOOKUP_PAGES = 10
 _PROCESSING_DONE = "succeeded"
 
 
@@ -57,13 +63,29 @@ class XConnector(Connector):
         return self._delivery(post, required(response, "data", "id"))
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        """Looks through the account's posts made between just before the attempt sent the post
+        and a while after (an answer lost in flight lands within the request deadline), newest
+        first, page by page; a busy account that posted more than LOOKUP_PAGES pages in that
+        window cannot be told apart."""
         user = post.account.platform_user_id
-        query = f"max_results=20&tweet.fields=created_at,entities&start_time={quote(search_window(api))}"
-        response = await api.send(PlatformRequest("GET", f"{API}/users/{user}/tweets?{query}"))
-        for tweet in dig(response.body, "data") or []:
-            if isinstance(tweet, dict) and same_text(_expanded(tweet), post.content):
-                return self._delivery(post, str(tweet.get("id")))
-        return None
+        start = (sent_at(api) or utcnow()) - timedelta(minutes=2)
+        end = start + LOOKUP_WINDOW
+        query = f"max_results=100&tweet.fields=created_at,entities&start_time={quote(_rfc3339(start))}"
+        if end < utcnow() - timedelta(minutes=1):  # a window wholly past; else up to now
+            query += f"&end_time={quote(_rfc3339(end))}"
+        token = ""
+        for _ in range(LOOKUP_PAGES):
+            page = f"&pagination_token={quote(token)}" if token else ""
+            response = await api.send(PlatformRequest("GET", f"{API}/users/{user}/tweets?{query}{page}"))
+            for tweet in dig(response.body, "data") or []:
+                if isinstance(tweet, dict) and same_text(_expanded(tweet), post.content):
+                    return self._delivery(post, str(tweet.get("id")))
+            token = dig(response.body, "meta", "next_token") or ""
+            if not isinstance(token, str) or not token:
+                return None
+        raise DeliveryError(
+            ErrorClass.UNCERTAIN, f"the account posted over {LOOKUP_PAGES * 100} times around the attempt"
+        )
 
     def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
         # 401 is an expired token; 403 covers the duplicate-content refusal and videos over the
@@ -132,6 +154,11 @@ class XConnector(Connector):
             failed=_failure,
             what=f"X's processing of {media.media_id}",
         )
+
+
+def _rfc3339(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
 
 def _state(response: PlatformResponse) -> str | None:
     return dig(response.body, "data", "processing_info", "state")

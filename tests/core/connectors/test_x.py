@@ -138,6 +138,28 @@ async def test_reconcile_drops_the_link_x_appends_for_the_posts_media() -> None:
     assert found is not None and found.platform_post_id == "1860"
 
 
+async def test_reconcile_pages_through_a_busy_account_and_gives_up_when_it_cannot_tell() -> None:
+    p = post("x", content="Ours")
+    others = {"data": [{"id": "5", "text": "someone else's"}], "meta": {"result_count": 1, "next_token": "t2"}}
+    ours = {"data": [{"id": "1861", "text": "Ours"}], "meta": {"result_count": 1}}
+    api = scripted(
+        p,
+        [
+            ("GET", r"/tweets\?(?!.*pagination_token)", reply(200, others)),
+            ("GET", r"pagination_token=t2", reply(200, ours)),
+        ],
+        state={"create_sent_at": "2026-11-24T12:00:00+00:00"},
+    )
+    found = await X.reconcile(p, api)
+    assert found is not None and found.platform_post_id == "1861"
+    assert "max_results=100" in api.requests[0].url and "end_time=" in api.requests[0].url
+
+    endless = [("GET", r"/tweets\?", reply(200, others))] * 10
+    with pytest.raises(DeliveryError) as caught:
+        await X.reconcile(p, scripted(p, endless, state={"create_sent_at": "2026-11-24T12:00:00+00:00"}))
+    assert caught.value.error_class is ErrorClass.UNCERTAIN
+
+
 async def test_reconcile_answers_none_when_the_post_is_not_there() -> None:
     api = scripted(post("x"), [("GET", r"/tweets\?", reply(200, {"meta": {"result_count": 0}}))])
     assert await X.reconcile(post("x"), api) is None

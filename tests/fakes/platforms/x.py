@@ -425,18 +425,23 @@ class FakeX(FakePlatform):
         max_results = int(q.get("max_results", "10")) if q.get("max_results", "10").isdigit() else 0
         if not 5 <= max_results <= 100:
             return _invalid("max_results", "The `max_results` query parameter value must be between 5 and 100.")
-        since = 0.0
-        if "start_time" in q:
-            try:
-                since = datetime.fromisoformat(q["start_time"].replace("Z", "+00:00")).timestamp()
-            except ValueError:
-                return _invalid("start_time", "Invalid start_time.")
+        since, until = 0.0, float("inf")
+        for name in ("start_time", "end_time"):
+            if name in q:
+                try:
+                    at = datetime.fromisoformat(q[name].replace("Z", "+00:00")).timestamp()
+                except ValueError:
+                    return _invalid(name, f"Invalid {name}.")
+                since, until = (at, until) if name == "start_time" else (since, at)
+        # Pages are newest first; the token is the offset of the next page (opaque to clients).
+        offset = int(q["pagination_token"]) if q.get("pagination_token", "").isdigit() else 0
         fields = set(q.get("tweet.fields", "").split(","))
-        found = sorted(
-            (t for t in self.tweets if t.author_id == match["id"] and t.created_at >= since),
+        window = sorted(
+            (t for t in self.tweets if t.author_id == match["id"] and since <= t.created_at <= until),
             key=lambda t: int(t.id),
             reverse=True,
-        )[:max_results]
+        )
+        found = window[offset : offset + max_results]
         if not found:
             return self._ok(200, {"meta": {"result_count": 0}})
         data = []
@@ -450,6 +455,8 @@ class FakeX(FakePlatform):
                 item["attachments"] = {"media_keys": [self.media[m].key for m in t.media_ids]}
             data.append(item)
         meta = {"result_count": len(data), "newest_id": data[0]["id"], "oldest_id": data[-1]["id"]}
+        if offset + max_results < len(window):
+            meta["next_token"] = str(offset + max_results)
         return self._ok(200, {"data": data, "meta": meta})
 
     # --- helpers -------------------------------------------------------------------------------
