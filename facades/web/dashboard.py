@@ -14,6 +14,7 @@ from facades.web.accounts_pages import accounts_blueprint
 from facades.web.brand_pages import brand_blueprint
 from facades.web.connect_pages import connect_blueprint
 from facades.web.pages import dashboard_page, form_value, plan_name, see_other, signed_in, when
+from facades.web.posts_pages import posts_blueprint
 from facades.web.records_pages import records_blueprint
 from facades.web.session import Viewer
 
@@ -22,7 +23,12 @@ KEYS_SHOWN = 100
 
 def dashboard_blueprint() -> BlueprintGroup:
     return Blueprint.group(
-        accounts_blueprint(), _signed_in_blueprint(), records_blueprint(), brand_blueprint(), connect_blueprint()
+        accounts_blueprint(),
+        _signed_in_blueprint(),
+        records_blueprint(),
+        brand_blueprint(),
+        connect_blueprint(),
+        posts_blueprint(),
     )
 
 

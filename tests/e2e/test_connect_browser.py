@@ -1,7 +1,8 @@
 """Connecting X and Mastodon accounts the way a human does (issue 12): signed in to the dashboard
 in Chromium, "Connect x" and a Mastodon instance, the platforms' sign-in pages (the fake
 platforms of tests/fakes/platforms approve at once) and back to the profiles page; tokens sealed
-in the database; a callback carried to another browser refused; disconnect from the page.
+in the database; a callback carried to another browser refused; disconnect from the page; the
+posts page linking each delivered post to the platform's own and naming why one failed.
 
 The stack is this module's own: X's hosts are sent to the fake X, the Mastodon instance is the
 fake's loopback address (private addresses allowed, as for a private instance)."""
@@ -12,6 +13,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -53,9 +55,17 @@ def connect_stack(
             HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES="true",
             HERALD_X_CLIENT_ID=fake_x.client_id,
             HERALD_X_CLIENT_SECRET=fake_x.client_secret,
+            HERALD_PUBLISH_MODE="live",
+            HERALD_PUBLISH_POLL_SECONDS="0.05",
+            HERALD_PUBLISH_MAX_ATTEMPTS="1",
         ) as stack,
     ):
-        yield stack
+        worker = stack.spawn("core", "worker", log_name="worker-connect")
+        try:
+            yield stack
+        finally:
+            worker.terminate()
+            worker.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -181,3 +191,47 @@ async def test_a_callback_carried_to_another_browser_is_refused(browser, connect
     again = await page.goto(callback)
     assert again is not None and again.status == 400
     assert "already completed" in await page.content()
+
+
+async def test_the_posts_page_links_each_post_to_the_platform(tab, human, fake_x, fake_mastodon, connect_stack) -> None:  # noqa: ANN001
+    page = tab
+    await sign_in(page)
+    await page.goto(PROFILES)
+    await page.locator("#connect-x").click()  # connected, or connected again: the same profile
+    await page.wait_for_url(f"**{PROFILES}?*connection=connected*")
+    x_slug = page.url.split("profile=", 1)[1].split("&", 1)[0]
+    await page.get_by_label("Mastodon instance").fill(fake_mastodon.base_url)
+    await page.locator("#connect-mastodon").click()
+    await page.wait_for_url(f"**{PROFILES}?*connection=connected*")
+    m_slug = page.url.split("profile=", 1)[1].split("&", 1)[0]
+
+    fake_mastodon.fail("POST", r"^/api/v1/statuses$", 422, {"error": "Validation failed: Text is too long"})
+    auth = {"Authorization": f"Bearer {human['api_key']}"}
+    async with httpx.AsyncClient(base_url=connect_stack.base_url, timeout=15) as api:
+        created = await api.post(
+            "/v1/posts", headers=auth, json={"content": "Shown on the posts page", "profiles": [x_slug, m_slug]}
+        )
+        assert created.status_code == 201, created.text
+        ids = {p["profile"]: p["id"] for p in created.json()["posts"]}
+        for _ in range(200):
+            got = [(await api.get(f"/v1/posts/{i}", headers=auth)).json() for i in ids.values()]
+            if all(p["status"] in ("published", "failed") for p in got):
+                break
+            await page.wait_for_timeout(50)
+    by_profile = {p["profile"]: p for p in got}
+    assert by_profile[x_slug]["status"] == "published" and by_profile[m_slug]["status"] == "failed"
+
+    await page.get_by_role("link", name="Posts").click()
+    await page.wait_for_url("**/dashboard/posts")
+    out = page.locator(f'tr[data-post="{ids[x_slug]}"] td.outcome a')
+    assert await out.get_attribute("href") == by_profile[x_slug]["url"]
+    assert by_profile[x_slug]["url"].startswith("https://x.com/")
+    failed = page.locator(f'tr[data-post="{ids[m_slug]}"]')
+    assert await failed.get_attribute("data-status") == "failed"
+    assert by_profile[m_slug]["failure_reason"] in await failed.inner_text()
+
+    await page.get_by_label("Status").select_option("failed")
+    await page.get_by_role("button", name="Filter").click()
+    await page.wait_for_url("**/dashboard/posts?status=failed*")
+    shown = await page.locator("#posts tbody tr").evaluate_all("rows => rows.map(r => r.dataset.status)")
+    assert shown and set(shown) == {"failed"}

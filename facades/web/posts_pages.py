@@ -1,0 +1,88 @@
+"""The organization's posts in the dashboard: newest first, filtered by status or profile, each
+with where it went (the platform's post, linked) or why it did not."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from herald.posts.v1 import posts_pb2
+from sanic import Blueprint, Request
+from sanic.response import HTTPResponse
+
+from facades.errors import ApiError
+from facades.web.pages import dashboard_page, page_token, signed_in, when
+from facades.web.session import Viewer
+
+POSTS_PER_PAGE = 25
+STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled")
+EXCERPT = 140
+
+
+def _status(post: posts_pb2.Post) -> str:
+    return posts_pb2.PostStatus.Name(post.status).removeprefix("POST_STATUS_").lower()
+
+
+def _row(post: posts_pb2.Post) -> dict[str, object]:
+    text = " ".join(post.content.split())
+    return {
+        "id": post.id,
+        "profile": post.profile,
+        "platform": post.connector,
+        "excerpt": text if len(text) <= EXCERPT else f"{text[: EXCERPT - 1]}…",
+        "status": _status(post),
+        "scheduled": when(post.schedule_time, ""),
+        "published": when(post.publish_time, ""),
+        # Only the platform's own https links are shown as links.
+        "url": post.platform_url if post.platform_url.startswith("https://") else "",
+        "platform_post_id": post.platform_post_id,
+        "failure": post.failure_reason,
+        "failure_detail": post.failure_detail or post.platform_error,
+        "attempts": post.attempts,
+    }
+
+
+def posts_blueprint() -> Blueprint:
+    bp = Blueprint("dashboard_posts", url_prefix="/dashboard")
+
+    @bp.get("/posts")
+    @signed_in
+    async def posts(request: Request, viewer: Viewer) -> HTTPResponse:
+        core = request.app.ctx.core
+        status = request.args.get("status", "")
+        status = status if status in STATUSES else ""
+        profile = request.args.get("profile", "")[:64]
+        token = page_token(request)
+        context: dict[str, object] = {"statuses": STATUSES, "filters": {"status": status, "profile": profile}}
+        try:
+            result = await core.call(
+                core.posts.ListPosts,
+                posts_pb2.ListPostsRequest(status=status, profile=profile, page_size=POSTS_PER_PAGE, page_token=token),
+                authorization=viewer.authorization,
+            )
+        except ApiError as error:
+            if error.code not in ("VALIDATION_ERROR", "NOT_FOUND"):
+                raise
+            return await dashboard_page(
+                request,
+                viewer,
+                "posts.html",
+                "posts",
+                status=error.http_status,
+                posts=[],
+                error=error.message,
+                **context,
+            )
+        next_token = result.response.next_page_token
+        query = {k: v for k, v in (("status", status), ("profile", profile), ("page", next_token)) if v}
+        return await dashboard_page(
+            request,
+            viewer,
+            "posts.html",
+            "posts",
+            posts=[_row(p) for p in result.response.posts],
+            first_page=bool(token),
+            next_link=f"/dashboard/posts?{urlencode(query)}" if next_token else None,
+            **context,
+        )
+
+    return bp
