@@ -15,6 +15,7 @@ test: install lint
 	./scripts/ensure_postgres.sh
 	./scripts/ensure_chromium.sh
 	./scripts/ensure_node_tools.sh
+	./scripts/ensure_pds.sh
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 # Re-installs when the project metadata changes; uv makes a full install take seconds.
@@ -47,6 +48,7 @@ test-only: install
 	./scripts/ensure_postgres.sh
 	./scripts/ensure_chromium.sh
 	./scripts/ensure_node_tools.sh
+	./scripts/ensure_pds.sh
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 bench: install

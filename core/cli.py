@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+QUIET_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["facade"]:
@@ -70,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"
     )
+    # The HTTP clients log each request's full URL at INFO, and some platforms' documented calls
+    # carry credentials in the query (Meta's token exchanges): their request lines are never logged.
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
     match args.command:
         case "core":
             from core.server import run_core

@@ -6,11 +6,12 @@ itself is `OAuthPlatform`'s (core/connections/oauth.py).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx2
-from authlib.common.urls import add_params_to_uri
+from authlib.common.urls import add_params_to_qs, add_params_to_uri
 from authlib.integrations.httpx_client import AsyncOAuth2Client
+from authlib.oauth2.auth import ClientAuth
 
 from core.connections.oauth import (
     AccountIdentity,
@@ -86,9 +87,11 @@ class TikTokAuth(OAuthPlatform):
     authorize_url = "https://www.tiktok.com/v2/auth/authorize/"
     token_url = "https://open.tiktokapis.com/v2/oauth/token/"
     revoke_url = "https://open.tiktokapis.com/v2/oauth/revoke/"
+    creator_info_url = "https://open.tiktokapis.com/v2/post/publish/creator_info/query/"
     scopes = ("user.info.basic", "video.publish")
     scope_separator = ","
     pkce = False  # TikTok asks PKCE of desktop and mobile apps; a web app uses its secret
+    token_auth = "client_key_post"  # client_key and client_secret in the body (`_client`)
 
     def authorization_url(self, app: OAuthApp, *, redirect_uri: str, state: str, code_verifier: str) -> str:
         params = {
@@ -101,29 +104,52 @@ class TikTokAuth(OAuthPlatform):
         return add_params_to_uri(self.authorize_url, list(params.items()))
 
     def _client(self, endpoints: PlatformEndpoints, app: OAuthApp, redirect_uri: str = "") -> AsyncOAuth2Client:
+        # The client credentials go in the body as client_key and client_secret (token, refresh
+        # and revoke alike). authlib adds them when the request is sent, after its compliance
+        # hooks ran, so the renaming is a client authentication method of its own.
         client = super()._client(endpoints, app, redirect_uri)
-
-        def client_key(url: str, headers: dict[str, str], body: str) -> tuple[str, dict[str, str], str]:
-            return url, headers, body.replace("client_id=", "client_key=", 1)
-
-        for hook in ("access_token_request", "refresh_token_request", "revoke_token_request"):
-            client.register_compliance_hook(hook, client_key)
+        client.register_client_auth_method((self.token_auth, _client_key_post))
         return client
 
     async def identity(self, endpoints: PlatformEndpoints, app: OAuthApp, tokens: TokenSet) -> AccountIdentity:
-        fields = "open_id,union_id,avatar_url,display_name,username"
+        # user.info.basic covers these fields only: `username` needs user.info.profile, and asking
+        # for it without that scope is refused whole (401 scope_not_authorized). The username
+        # (the @handle of the account's post URLs) comes from creator_info (video.publish).
+        fields = "open_id,union_id,avatar_url,display_name"
         body = await self._get_json(
             endpoints, f"https://open.tiktokapis.com/v2/user/info/?fields={fields}", tokens.access_token
         )
         user = dig(body, "data", "user") or {}
         open_id = user.get("open_id") or tokens.extra.get("open_id")
+        username = await self._creator_username(endpoints, tokens.access_token)
         return account_identity(
             self.key,
             open_id,
-            user.get("username") or user.get("display_name"),
+            username or user.get("display_name"),
             user.get("display_name"),
             user.get("avatar_url"),
         )
+
+    async def _creator_username(self, endpoints: PlatformEndpoints, token: Secret) -> str | None:
+        headers = {"Authorization": f"Bearer {token.value}", "Content-Type": "application/json; charset=UTF-8"}
+        async with endpoints.client(timeout=30.0) as client:
+            try:
+                response = await client.post(self.creator_info_url, headers=headers, content=b"{}")
+            except httpx2.HTTPError as error:
+                raise PlatformAuthError(f"{self.key} did not answer: {type(error).__name__}", refused=False) from None
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        username = dig(body, "data", "creator_username")
+        return username if response.status_code == 200 and isinstance(username, str) and username else None
+
+
+def _client_key_post(client: ClientAuth, method: str, uri: str, headers: Any, body: Any) -> tuple[str, Any, Any]:  # noqa: ANN401
+    body = add_params_to_qs(
+        body or "", [("client_key", client.client_id), ("client_secret", client.client_secret or "")]
+    )
+    return uri, headers, body
 
 
 class MetaAuth(OAuthPlatform):
@@ -153,7 +179,18 @@ class MetaAuth(OAuthPlatform):
             endpoints, add_params_to_uri(f"{self.graph}/access_token", list(query.items()))
         )
         tokens = token_set(long_lived)
-        return TokenSet(tokens.access_token, None, tokens.expires_at, short.scopes, {**short.extra, **tokens.extra})
+        scopes = short.scopes or self._granted(short.extra.get("permissions"))
+        return TokenSet(tokens.access_token, None, tokens.expires_at, scopes, {**short.extra, **tokens.extra})
+
+    @staticmethod
+    def _granted(permissions: object) -> tuple[str, ...]:
+        """Instagram's code answer names the permissions granted (its login page lets the user
+        untick some) as a list, or a comma-separated string; Meta sends no `scope`."""
+        if isinstance(permissions, str):
+            permissions = permissions.split(",")
+        if not isinstance(permissions, list):
+            return ()
+        return tuple(sorted({p.strip() for p in permissions if isinstance(p, str) and p.strip()}))
 
     async def refresh(self, endpoints: PlatformEndpoints, app: OAuthApp, tokens: TokenSet) -> TokenSet:
         query = {"grant_type": self.refresh_grant, "access_token": tokens.access_token.value}

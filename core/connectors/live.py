@@ -189,7 +189,9 @@ class LiveAPI:
             kwargs["content"] = request.content
         built = self.client.build_request(request.method, request.url, headers=headers, **kwargs)
         response = await self.client.send(built)
-        return PlatformResponse(response.status_code, {k.lower(): v for k, v in response.headers.items()}, _decode(response))
+        return PlatformResponse(
+            response.status_code, {k.lower(): v for k, v in response.headers.items()}, _decode(response)
+        )
 
     def _multipart(self, fields: Mapping[str, str | MediaBytes]) -> tuple[str, int, AsyncIterator[bytes]]:
         boundary = secrets.token_hex(16)
@@ -319,4 +321,3 @@ def _host(request: PlatformRequest) -> str:
 def _path(request: PlatformRequest) -> str:
     url = httpx2.URL(request.url)
     return f"{url.host}{url.path}"
-

@@ -99,5 +99,6 @@ class MastodonConnector(Connector):
             )
         return media_id
 
+
 def _instance(post: OutgoingPost) -> str:
     return base_url(post.account.instance_url, DEFAULT_INSTANCE)

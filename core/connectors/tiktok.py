@@ -22,6 +22,9 @@ API = "https://open.tiktokapis.com/v2/post/publish"
 # Most public first; an unaudited app is offered SELF_ONLY only (and its posts stay private).
 PRIVACY_LEVELS = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
 MAX_PHOTOS = 35
+# Photo posts take JPEG and WebP only (content-posting-api-media-transfer-guide); a PNG would be
+# pulled, then fail `file_format_check_failed` after the post was charged and waited for.
+PHOTO_MIME_TYPES = frozenset({"image/jpeg", "image/webp"})
 REAUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "scope_permission_missed"})
 # The daily caps (the creator's posts, the app's pending shares and active users) clear with time.
 RETRYABLE_CODES = frozenset(
@@ -187,6 +190,8 @@ def _is_photo_post(post: OutgoingPost) -> bool:
         raise refusal("a TikTok post is one video or 1-35 images, not a mix", "MEDIA_KIND")
     if len(kinds) > MAX_PHOTOS:
         raise refusal(f"a TikTok photo post holds at most {MAX_PHOTOS} images", "MEDIA_COUNT")
+    if any(m.mime_type not in PHOTO_MIME_TYPES for m in post.media):
+        raise refusal("TikTok photo posts take JPEG or WebP images only", "MEDIA_FORMAT")
     return True
 
 

@@ -45,8 +45,11 @@ class PlatformEndpoints:
         base = self.overrides.get((parsed.host or "").lower())
         if base is None:
             return parsed
-        path = base.path.rstrip("/") + parsed.path if base.path not in ("", "/") else parsed.path
-        return parsed.copy_with(scheme=base.scheme, host=base.host, port=base.port, path=path)
+        # The raw (still percent-encoded) path: `urn%3Ali%3Avideo%3A1` or `a%2Fb` must reach the
+        # other host as they would have reached the platform.
+        raw = parsed.raw_path.decode("ascii")
+        prefix = base.raw_path.decode("ascii").split("?", 1)[0].rstrip("/")
+        return httpx2.URL(f"{base.scheme}://{base.netloc.decode('ascii')}{prefix}{raw}")
 
     def is_overridden(self, url: str | httpx2.URL) -> bool:
         return (httpx2.URL(url).host or "").lower() in self.overrides

@@ -176,6 +176,8 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
             "photo": {"required": True, "layouts": [_layout(["image"], 1, 35)]},
         },
         "max_bytes": {"video": 4 * _GB},
+        # Photo posts take JPEG and WebP only (Content Posting API, photo media requirements).
+        "mime_types": {"image": ["image/jpeg", "image/webp"]},
     },
     "youtube": {
         "name": "YouTube",

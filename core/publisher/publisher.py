@@ -12,7 +12,6 @@ fails with `delivery_uncertain` for a human to check (keeping its charge: it may
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import secrets
@@ -33,7 +32,7 @@ from core.connectors.sandbox import sandbox_delivery
 from core.connectors.transport import PlatformEndpoints
 from core.db.types import utcnow
 from core.posts import outbox
-from core.publisher import queue
+from core.publisher import outcomes, queue
 from core.publisher.queue import Claim
 from core.settings import CoreSettings
 from core.storage.base import ObjectStorage
@@ -76,31 +75,54 @@ class Publisher:
         self.endpoints = PlatformEndpoints(
             settings.platform_host_overrides, allow_private=settings.platform_allow_private_addresses
         )
-        self.keeper = TokenKeeper(settings, engine, self.endpoints, TokenVault.from_settings(settings)) if self.live else None
+        self.keeper = (
+            TokenKeeper(settings, engine, self.endpoints, TokenVault.from_settings(settings)) if self.live else None
+        )
         self._client: httpx2.AsyncClient | None = None
 
-    async def publish_due(self) -> int:
-        """One round: claims a batch of due posts and delivers them concurrently. Returns how
-        many posts it claimed (0: nothing was due)."""
-        claims = await queue.claim_due(
-            self.engine, self.settings, self.worker_id, utcnow(), self.settings.publish_batch_size, self._media_url
-        )
+    async def publish_due(self, limit: int | None = None) -> int:
+        """One round: claims up to `limit` (default the batch size) due posts and delivers them
+        concurrently. Returns how many posts it claimed (0: nothing was due)."""
+        claims = await self._claim(limit or self.settings.publish_batch_size)
         await asyncio.gather(*(self._deliver_safely(claim) for claim in claims))
         return len(claims)
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Keeps up to `publish_batch_size` deliveries in flight: whenever one ends, more due
+        posts are claimed, so a slow delivery (a video a platform processes for minutes) never
+        holds the others back. On stop, claims nothing more and lets the deliveries in flight end."""
+        capacity = self.settings.publish_batch_size
+        # Claims are made for half the slots or more at once: one claim per finished post would
+        # cost a transaction each.
+        refill = max(1, capacity // 2)
+        flying: set[asyncio.Task[None]] = set()
+        stopping = asyncio.ensure_future(stop.wait())
         try:
             while not stop.is_set():
-                try:
-                    claimed = await self.publish_due()
-                except Exception:
-                    log.exception("publishing round failed; retrying after the poll interval")
-                    claimed = 0
-                if claimed == 0:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(stop.wait(), self.settings.publish_poll_seconds)
+                claimed = 0
+                if capacity - len(flying) >= refill:
+                    try:
+                        claims = await self._claim(capacity - len(flying))
+                    except Exception:
+                        log.exception("claiming due posts failed; retrying after the poll interval")
+                        claims = []
+                    claimed = len(claims)
+                    flying.update(asyncio.ensure_future(self._deliver_safely(c)) for c in claims)
+                room = capacity - len(flying) >= refill
+                if claimed and room:
+                    continue  # more may be due right away
+                # Wait for slots to free, new posts to come due, or the stop.
+                timeout = self.settings.publish_poll_seconds if room else None
+                done, _ = await asyncio.wait({*flying, stopping}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                flying -= done
         finally:
+            stopping.cancel()
+            if flying:
+                await asyncio.gather(*flying, return_exceptions=True)
             await self.close()
+
+    async def _claim(self, limit: int) -> list[Claim]:
+        return await queue.claim_due(self.engine, self.settings, self.worker_id, utcnow(), limit, self._media_url)
 
     async def close(self) -> None:
         if self._client is not None:
@@ -153,7 +175,9 @@ class Publisher:
         except NeedsReauth as error:
             await self._failed_attempt(claim, error, claim.delivery_state)
             return
-        api = LiveAPI(self._http(), connector, token, self._read_media, _LeaseProgress(self, claim), claim.delivery_state)
+        api = LiveAPI(
+            self._http(), connector, token, self._read_media, _LeaseProgress(self, claim), claim.delivery_state
+        )
         try:
             if token.expires_soon(utcnow()):
                 await token.refresh()
@@ -172,7 +196,7 @@ class Publisher:
             return
         finally:
             if api.throttled_until is not None:
-                await queue.throttle_profile(self.engine, claim.profile_id, api.throttled_until, utcnow())
+                await outcomes.throttle_profile(self.engine, claim.profile_id, api.throttled_until, utcnow())
         await self._record(claim, "live", delivery, api.requests)
 
     async def _record(self, claim: Claim, mode: str, delivery: Delivery, requests: list[dict[str, Any]]) -> None:
@@ -192,7 +216,7 @@ class Publisher:
         await self._published(claim, Delivery(entry.platform_post_id, entry.platform_url))
 
     async def _published(self, claim: Claim, delivery: Delivery) -> None:
-        recorded = await queue.record_published(
+        recorded = await outcomes.record_published(
             self.engine, claim, self.worker_id, delivery.platform_post_id, delivery.url, utcnow()
         )
         if not recorded:
@@ -208,7 +232,10 @@ class Publisher:
     ) -> None:
         now = utcnow()
         error_class = error.error_class
-        if error_class in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN) and claim.attempts < self.settings.publish_max_attempts:
+        if (
+            error_class in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN)
+            and claim.attempts < self.settings.publish_max_attempts
+        ):
             at = self._next_attempt(claim, now)
             if error_class is ErrorClass.UNCERTAIN:
                 at = max(at, now + RECONCILE_DELAY)
@@ -216,7 +243,7 @@ class Publisher:
                 at = max(at, now + timedelta(seconds=min(error.retry_after, self.settings.publish_backoff_cap_seconds)))
             if throttled_until is not None:
                 at = max(at, throttled_until)
-            await queue.record_retry(self.engine, claim, self.worker_id, str(error), at, now)
+            await outcomes.record_retry(self.engine, claim, self.worker_id, str(error), at, now)
             return
         if "create_sent_at" in state and error_class is not ErrorClass.PERMANENT:
             error_class = ErrorClass.UNCERTAIN  # the post may be out: nobody could check it
@@ -224,7 +251,7 @@ class Publisher:
             await self.keeper.needs_reauth_now(claim.profile_id, token.version, str(error))
         reason = FAILURE_REASONS[error_class]
         detail = f"{error.code}: {error}" if error.code and error.code not in str(error) else str(error)
-        await queue.record_failed(
+        await outcomes.record_failed(
             self.engine,
             claim,
             self.worker_id,
@@ -268,5 +295,7 @@ class _LeaseProgress:
     async def _write(self, state: dict[str, Any] | None) -> None:
         now = utcnow()
         lease_end = now + timedelta(seconds=self.publisher.settings.publish_lease_seconds)
-        if not await queue.save_progress(self.publisher.engine, self.claim, self.publisher.worker_id, state, lease_end, now):
+        if not await outcomes.save_progress(
+            self.publisher.engine, self.claim, self.publisher.worker_id, state, lease_end, now
+        ):
             raise LeaseLost(self.claim.post_id)

@@ -18,7 +18,7 @@ from core.db.models import credit_ledger, organizations, posts
 from core.db.types import utcnow
 from core.posts import service
 from core.posts.validation import CreateRequest
-from core.publisher import queue
+from core.publisher import outcomes, queue
 from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
 from tests.harness import database
@@ -114,7 +114,9 @@ def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN00
             await asyncio.sleep(0.3)  # worker-a's lease runs out
             b = Publisher(settings, engine, "worker-b")
             assert await b.publish_due() == 1  # recovered and delivered by worker-b
-            recorded = await queue.record_published(engine, stale, "worker-a", "999", "https://x.com/stale", utcnow())
+            recorded = await outcomes.record_published(
+                engine, stale, "worker-a", "999", "https://x.com/stale", utcnow()
+            )
             async with engine.connect() as conn:
                 row = (await conn.execute(select(posts))).one()
                 balance = await conn.scalar(select(organizations.c.credit_balance))
@@ -126,3 +128,66 @@ def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN00
     assert recorded is False
     assert "stale" not in platform_url and platform_url.startswith("https://")
     assert balance == 9  # the recovered claim was not charged again
+
+
+class HoldingConnector:
+    """The X connector, except that the post whose text is "slow" waits for `release`."""
+
+    def __init__(self) -> None:
+        self._x = CONNECTORS["x"]
+        self.release = asyncio.Event()
+        self.holding = asyncio.Event()
+
+    async def deliver(self, post, api):  # noqa: ANN001, ANN201
+        if post.content == "slow":
+            self.holding.set()
+            await self.release.wait()
+        return await self._x.deliver(post, api)
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self._x, name)
+
+
+@pytest.mark.one_backend
+def test_a_slow_delivery_does_not_hold_back_the_posts_due_after_it(url) -> None:  # noqa: ANN001
+    """A worker keeps its slots busy: posts that come due while one delivery is slow (a video a
+    platform processes for minutes) go out without waiting for it; on stop it lets that one end."""
+
+    async def run() -> tuple[dict[str, str], dict[str, str]]:
+        settings = CoreSettings(database_url=url, publish_batch_size=4, publish_poll_seconds=0.05)
+        engine = create_engine(settings)
+        connector = HoldingConnector()
+        stop = asyncio.Event()
+        try:
+            boot = await admin.bootstrap(
+                engine, email="s@example.com", password="a long password", org="slow", credits_=10, plan="active"
+            )
+            await admin.add_profile(engine, org="slow", slug="px", platform="x", tags=[])
+            async with engine.begin() as conn:
+                await service.create_posts(conn, boot["org_id"], CreateRequest("slow", ["px"]), utcnow())
+            publisher = Publisher(settings, engine, "worker-a", connectors={**CONNECTORS, "x": connector})
+            running = asyncio.create_task(publisher.run(stop))
+            await asyncio.wait_for(connector.holding.wait(), 10)
+            for n in range(3):  # due after the slow one was claimed
+                async with engine.begin() as conn:
+                    await service.create_posts(conn, boot["org_id"], CreateRequest(f"fast {n}", ["px"]), utcnow())
+
+            async def statuses() -> dict[str, str]:
+                async with engine.connect() as conn:
+                    return dict((await conn.execute(select(posts.c.content, posts.c.status))).all())
+
+            for _ in range(200):
+                during = await statuses()
+                if [s for c, s in during.items() if c.startswith("fast")] == ["published"] * 3:
+                    break
+                await asyncio.sleep(0.05)
+            stop.set()
+            connector.release.set()
+            await asyncio.wait_for(running, 10)
+            return during, await statuses()
+        finally:
+            await engine.dispose()
+
+    during, after = asyncio.run(run())
+    assert during == {"slow": "publishing", "fast 0": "published", "fast 1": "published", "fast 2": "published"}
+    assert after["slow"] == "published"  # the stop let the delivery in flight finish

@@ -1,0 +1,126 @@
+"""Recording what became of a claimed post, fenced on the claiming worker's lease: published,
+retried later, failed (refunded in the same transaction when nothing went out), a live
+delivery's progress, and a platform's request that an account wait (docs/posts.md)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.credits import service as credits
+from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
+from core.db.models import posts, profiles
+from core.publisher.queue import Claim
+
+
+def _fenced(claim: Claim, worker_id: str):  # noqa: ANN202
+    """Only the worker still holding the lease may record an outcome."""
+    return update(posts).where(
+        posts.c.id == claim.post_id, posts.c.status == "publishing", posts.c.lease_owner == worker_id
+    )
+
+
+async def record_published(
+    engine: AsyncEngine, claim: Claim, worker_id: str, platform_post_id: str, url: str, now: datetime
+) -> bool:
+    async with engine.begin() as conn:
+        result = await conn.execute(
+            _fenced(claim, worker_id).values(
+                status="published",
+                platform_post_id=platform_post_id,
+                platform_url=url,
+                published_at=now,
+                lease_owner=None,
+                failure_reason="",
+                failure_detail="",
+                platform_error="",
+                updated_at=now,
+            )
+        )
+    return bool(result.rowcount)
+
+
+async def record_retry(
+    engine: AsyncEngine, claim: Claim, worker_id: str, error: str, next_attempt: datetime, now: datetime
+) -> bool:
+    """A transient failure: back to `queued` until `next_attempt`; the charge stays with the post."""
+    async with engine.begin() as conn:
+        result = await conn.execute(
+            _fenced(claim, worker_id).values(
+                status="queued", due_at=next_attempt, lease_owner=None, platform_error=error[:2000], updated_at=now
+            )
+        )
+    return bool(result.rowcount)
+
+
+async def record_failed(
+    engine: AsyncEngine,
+    claim: Claim,
+    worker_id: str,
+    reason: str,
+    error: str,
+    now: datetime,
+    *,
+    refund: bool,
+    detail: str = "",
+) -> bool:
+    """A final failure; when nothing went out the charge is refunded in the same transaction.
+    `error` is the platform's own message, `detail` Herald's explanation of `reason`."""
+    async with engine.connect() as conn:
+        if is_sqlite(engine):
+            conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
+        async with conn.begin():
+            result = await conn.execute(
+                _fenced(claim, worker_id).values(
+                    status="failed",
+                    failure_reason=reason,
+                    failure_detail=detail[:2000],
+                    platform_error=error[:2000],
+                    lease_owner=None,
+                    charged=0 if refund else claim.charged,
+                    updated_at=now,
+                )
+            )
+            if result.rowcount and refund and claim.charged:
+                await credits.grant(
+                    conn, claim.org_id, claim.charged, reason="refund", reference=claim.post_id, now=now
+                )
+    return bool(result.rowcount)
+
+
+async def save_progress(
+    engine: AsyncEngine, claim: Claim, worker_id: str, state: dict[str, Any] | None, lease_end: datetime, now: datetime
+) -> bool:
+    """Stores a live delivery's progress (None: only extends the lease), fenced: False when
+    the lease is no longer this worker's, and then it must send nothing more."""
+    values: dict[str, Any] = {"due_at": lease_end, "updated_at": now}
+    if state is not None:
+        values["delivery_state"] = json.dumps(state, separators=(",", ":"), sort_keys=True)
+    async with engine.begin() as conn:
+        result = await conn.execute(_fenced(claim, worker_id).values(**values))
+    return bool(result.rowcount)
+
+
+async def throttle_profile(engine: AsyncEngine, profile_id: str, until: datetime, now: datetime) -> None:
+    """The platform asked this account to wait until `until`: the profile remembers it, and its
+    other due posts wait with it (they are not claimed, charged or tried before then)."""
+    async with engine.begin() as conn:
+        await conn.execute(
+            update(profiles)
+            .where(profiles.c.id == profile_id)
+            .where((profiles.c.throttled_until.is_(None)) | (profiles.c.throttled_until < until))
+            .values(throttled_until=until)
+        )
+        await conn.execute(
+            update(posts)
+            .where(
+                posts.c.profile_id == profile_id,
+                posts.c.status.in_(("scheduled", "queued")),
+                posts.c.due_at < until,
+            )
+            .values(due_at=until, updated_at=now)
+        )
