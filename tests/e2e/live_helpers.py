@@ -1,24 +1,107 @@
-"""Helpers of the live publishing tests: connecting an account the way a user's browser does,
-uploading media, waiting for a post to settle, reading a profile's stored row."""
+"""Helpers of the live publishing tests: a live-mode stack of a module's own with its workers and
+organization, connecting an account the way a user's browser does, uploading media, waiting for a
+post to settle, reading a profile's stored row."""
 
 from __future__ import annotations
 
 import asyncio
 import io
+import json
+import subprocess
 import time
+import uuid
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from PIL import Image
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from core import admin
 from core.db.models import profiles
+from tests.harness import Stack, database, running_stack
 
 RETURN_TO = "https://app.example/done"
 SETTLED = ("published", "failed", "canceled")
+# What every live stack of the tests runs with; a module adds its platforms' apps and overrides.
+LIVE_ENV = {
+    "HERALD_PUBLISH_MODE": "live",
+    "HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES": "true",  # fakes and the PDS listen on loopback
+    "HERALD_PLATFORM_TIMEOUT_SECONDS": "2",  # a hung request fails after this
+    "HERALD_PUBLISH_POLL_SECONDS": "0.05",
+    "HERALD_PUBLISH_BACKOFF_SECONDS": "0.3",
+    "HERALD_PUBLISH_LEASE_SECONDS": "20",
+    "HERALD_LOW_CREDIT_THRESHOLD": "0",
+    "HERALD_LOG_LEVEL": "INFO",  # what the no-token-in-logs checks read
+}
+
+
+@contextmanager
+def live_stack(backend: str, workdir: Path, overrides: Mapping[str, str] | None = None, **env: str) -> Iterator[Stack]:
+    """A live-mode stack on a database of its own: `overrides` sends platform hosts to fakes."""
+    extra = {**LIVE_ENV, **env}
+    if overrides:
+        extra["HERALD_PLATFORM_HOST_OVERRIDES"] = json.dumps(dict(overrides))
+    with database(backend, workdir) as url, running_stack(url, workdir, **extra) as stack:
+        yield stack
+
+
+@contextmanager
+def workers(stack: Stack, name: str, count: int = 1) -> Iterator[list[subprocess.Popen]]:
+    """`count` `herald worker` processes, stopped at the end."""
+    procs = [stack.spawn("core", "worker", log_name=f"worker-{name}-{n}") for n in range(count)]
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=10)
+
+
+@dataclass(frozen=True)
+class Live:
+    """The organization a module publishes for: its API key's header, its id, the database, the
+    stack it lives on."""
+
+    auth: dict[str, str]
+    org_id: str
+    engine: AsyncEngine
+    stack: Stack
+
+
+@asynccontextmanager
+async def live_org(stack: Stack, name: str, credits: int = 200) -> AsyncIterator[Live]:
+    engine = create_async_engine(stack.database_url)
+    try:
+        out = await admin.bootstrap(
+            engine,
+            email=f"{name}@example.com",
+            password="correct horse battery",
+            org=name,
+            credits_=credits,
+            plan="active",
+        )
+        yield Live({"Authorization": f"Bearer {out['api_key']}"}, out["org_id"], engine, stack)
+    finally:
+        await engine.dispose()
+
+
+@asynccontextmanager
+async def client(stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as api:
+        yield api
+
+
+def marker() -> str:
+    """A run-unique word to put in a post's text and find it by at the fake."""
+    return uuid.uuid4().hex[:10]
 
 
 @dataclass(frozen=True)

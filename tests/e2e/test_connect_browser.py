@@ -9,7 +9,6 @@ fake's loopback address (private addresses allowed, as for a private instance)."
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -20,8 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
 from core.db.models import platform_apps, profiles
+from tests.e2e.live_helpers import live_stack, workers
 from tests.fakes.platforms import FakeMastodon, FakeX
-from tests.harness import Stack, database, running_stack
+from tests.harness import Stack
 
 pytestmark = pytest.mark.one_backend
 PASSWORD = "correct horse battery"
@@ -44,28 +44,18 @@ def fake_mastodon() -> Iterator[FakeMastodon]:
 def connect_stack(
     backend: str, fake_x: FakeX, fake_mastodon: FakeMastodon, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp(f"connect-{backend}")
-    overrides = {"api.x.com": fake_x.base_url, "x.com": fake_x.base_url}
     with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_PLATFORM_HOST_OVERRIDES=json.dumps(overrides),
-            HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES="true",
+        live_stack(
+            backend,
+            tmp_path_factory.mktemp(f"connect-{backend}"),
+            {"api.x.com": fake_x.base_url, "x.com": fake_x.base_url},
             HERALD_X_CLIENT_ID=fake_x.client_id,
             HERALD_X_CLIENT_SECRET=fake_x.client_secret,
-            HERALD_PUBLISH_MODE="live",
-            HERALD_PUBLISH_POLL_SECONDS="0.05",
             HERALD_PUBLISH_MAX_ATTEMPTS="1",
         ) as stack,
+        workers(stack, "connect"),
     ):
-        worker = stack.spawn("core", "worker", log_name="worker-connect")
-        try:
-            yield stack
-        finally:
-            worker.terminate()
-            worker.wait(timeout=10)
+        yield stack
 
 
 @pytest.fixture(scope="module")

@@ -141,7 +141,11 @@ async def test_oauth_discovery_mcp_and_pages_go_to_the_facade(via_envoy, http) -
         assert proxied.json() == direct.json()
     registered = await via_envoy.post(
         "/api/auth/oauth2/register",
-        json={"client_name": "via envoy", "redirect_uris": ["http://127.0.0.1/cb"], "token_endpoint_auth_method": "none"},
+        json={
+            "client_name": "via envoy",
+            "redirect_uris": ["http://127.0.0.1/cb"],
+            "token_endpoint_auth_method": "none",
+        },
     )
     assert registered.status_code == 201
     gate = await via_envoy.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})

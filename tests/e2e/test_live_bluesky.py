@@ -23,14 +23,24 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy import MetaData, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import admin
 from core.connections.vault import TokenVault
 from core.db.models import profiles
-from tests.e2e.live_helpers import create_post, outcome, png, profile, profile_row, settled, upload
+from tests.e2e.live_helpers import (
+    create_post,
+    live_org,
+    live_stack,
+    outcome,
+    png,
+    profile,
+    profile_row,
+    settled,
+    upload,
+    workers,
+)
 from tests.fakes.pds import POST, LivePDS, PdsAccount, jwt_claims
-from tests.harness import Stack, database, free_port, running_stack
+from tests.harness import Stack, free_port
 
 pytestmark = pytest.mark.one_backend
 
@@ -102,26 +112,16 @@ def pages() -> Iterator[Pages]:
 
 @pytest.fixture(scope="module")
 def bsky_stack(backend: str, pds: LivePDS, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp(f"live-bluesky-{backend}")
     with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_PUBLISH_MODE="live",
-            HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES="true",
+        live_stack(
+            backend,
+            tmp_path_factory.mktemp(f"live-bluesky-{backend}"),
             HERALD_PLATFORM_TOKEN_KEYS=TOKEN_KEYS,
             HERALD_PLATFORM_TIMEOUT_SECONDS="5",
-            HERALD_PUBLISH_POLL_SECONDS="0.05",
-            HERALD_PUBLISH_BACKOFF_SECONDS="0.3",
-            HERALD_PUBLISH_LEASE_SECONDS="20",
-            HERALD_LOW_CREDIT_THRESHOLD="0",
-            HERALD_LOG_LEVEL="INFO",  # what the no-secret-in-logs check reads
         ) as stack,
+        workers(stack, "bluesky"),
     ):
-        proc = stack.spawn("core", "worker", log_name="worker-bluesky")
         yield stack
-        proc.terminate()
 
 
 @dataclass(frozen=True)
@@ -134,13 +134,8 @@ class Live:
 
 @pytest.fixture(scope="module")
 async def live(bsky_stack: Stack) -> AsyncIterator[Live]:
-    engine = create_async_engine(bsky_stack.database_url)
-    out = await admin.bootstrap(
-        engine, email="bsky@example.com", password="correct horse battery", org="bsky", credits_=200, plan="active"
-    )
-    vault = TokenVault([("bsky", TOKEN_KEY)])
-    yield Live({"Authorization": f"Bearer {out['api_key']}"}, out["org_id"], engine, vault)
-    await engine.dispose()
+    async with live_org(bsky_stack, "bsky") as org:
+        yield Live(org.auth, org.org_id, org.engine, TokenVault([("bsky", TOKEN_KEY)]))
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ Idempotency-Key) instead of sending it again."""
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import subprocess
 import time
@@ -27,9 +26,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
 from core.db.models import credit_ledger, posts
-from tests.e2e.live_helpers import connect, png, upload
+from tests.e2e.live_helpers import connect, live_stack, png, upload
 from tests.fakes.platforms import FakeMastodon, FakeX
-from tests.harness import Stack, database, running_stack
+from tests.harness import Stack
 
 POSTS = 100  # each to both profiles: 200 deliveries
 LEASE_SECONDS = 3
@@ -44,26 +43,17 @@ def fakes(backend: str) -> Iterator[tuple[FakeX, FakeMastodon]]:
 @pytest.fixture(scope="module")
 def crash_stack(backend: str, fakes, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:  # noqa: ANN001
     fake_x, _ = fakes
-    workdir = tmp_path_factory.mktemp(f"crash-{backend}")
-    overrides = {"api.x.com": fake_x.base_url, "x.com": fake_x.base_url}
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_PUBLISH_MODE="live",
-            HERALD_PLATFORM_HOST_OVERRIDES=json.dumps(overrides),
-            HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES="true",
-            HERALD_X_CLIENT_ID=fake_x.client_id,
-            HERALD_X_CLIENT_SECRET=fake_x.client_secret,
-            HERALD_PLATFORM_TIMEOUT_SECONDS="5",
-            HERALD_PUBLISH_POLL_SECONDS="0.05",
-            HERALD_PUBLISH_BATCH_SIZE="8",
-            HERALD_PUBLISH_LEASE_SECONDS=str(LEASE_SECONDS),
-            HERALD_PUBLISH_BACKOFF_SECONDS="0.2",
-            HERALD_LOW_CREDIT_THRESHOLD="0",
-        ) as stack,
-    ):
+    with live_stack(
+        backend,
+        tmp_path_factory.mktemp(f"crash-{backend}"),
+        {"api.x.com": fake_x.base_url, "x.com": fake_x.base_url},
+        HERALD_X_CLIENT_ID=fake_x.client_id,
+        HERALD_X_CLIENT_SECRET=fake_x.client_secret,
+        HERALD_PLATFORM_TIMEOUT_SECONDS="5",
+        HERALD_PUBLISH_BATCH_SIZE="8",
+        HERALD_PUBLISH_LEASE_SECONDS=str(LEASE_SECONDS),
+        HERALD_PUBLISH_BACKOFF_SECONDS="0.2",
+    ) as stack:
         yield stack
 
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import subprocess
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,24 +21,28 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from PIL import Image
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from core import admin
 from tests.e2e.live_helpers import (
     RETURN_TO,
     Connected,
+    Live,
     balance,
+    client,
     connect,
     create_post,
+    live_org,
+    marker,
     outcome,
     profile,
     profile_row,
     settled,
     upload,
+    workers,
 )
+from tests.e2e.live_helpers import live_stack as live_stack_of
 from tests.fakes.platforms.base import Request
 from tests.fakes.platforms.graph import FakeGraph, FakeInstagram, FakeThreads, GraphUser
-from tests.harness import Stack, database, running_stack
+from tests.harness import Stack
 
 pytestmark = pytest.mark.one_backend
 
@@ -60,10 +62,6 @@ def jpeg(color: tuple[int, int, int], width: int = 64, height: int = 48) -> byte
     buf = io.BytesIO()
     Image.new("RGB", (width, height), color).save(buf, "JPEG")
     return buf.getvalue()
-
-
-def marker() -> str:
-    return uuid.uuid4().hex[:10]
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +85,6 @@ def fakes(fake_threads: FakeThreads, fake_instagram: FakeInstagram) -> dict[str,
 def live_stack(
     backend: str, fake_threads: FakeThreads, fake_instagram: FakeInstagram, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp(f"live-graph-{backend}")
     overrides = {
         "threads.net": fake_threads.base_url,
         "www.threads.net": fake_threads.base_url,
@@ -96,61 +93,35 @@ def live_stack(
         "api.instagram.com": fake_instagram.base_url,
         "graph.instagram.com": fake_instagram.base_url,
     }
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_PUBLISH_MODE="live",
-            HERALD_PLATFORM_HOST_OVERRIDES=json.dumps(overrides),
-            HERALD_THREADS_CLIENT_ID=fake_threads.client_id,
-            HERALD_THREADS_CLIENT_SECRET=fake_threads.client_secret,
-            HERALD_INSTAGRAM_CLIENT_ID=fake_instagram.client_id,
-            HERALD_INSTAGRAM_CLIENT_SECRET=fake_instagram.client_secret,
-            HERALD_PLATFORM_TIMEOUT_SECONDS=str(PLATFORM_TIMEOUT),
-            HERALD_PUBLISH_POLL_SECONDS="0.05",
-            HERALD_PUBLISH_BACKOFF_SECONDS="0.3",
-            HERALD_PUBLISH_LEASE_SECONDS="20",
-            HERALD_LOW_CREDIT_THRESHOLD="0",
-            HERALD_LOG_LEVEL="INFO",  # what the no-token-in-logs check reads
-        ) as stack,
-    ):
+    with live_stack_of(
+        backend,
+        tmp_path_factory.mktemp(f"live-graph-{backend}"),
+        overrides,
+        HERALD_THREADS_CLIENT_ID=fake_threads.client_id,
+        HERALD_THREADS_CLIENT_SECRET=fake_threads.client_secret,
+        HERALD_INSTAGRAM_CLIENT_ID=fake_instagram.client_id,
+        HERALD_INSTAGRAM_CLIENT_SECRET=fake_instagram.client_secret,
+        HERALD_PLATFORM_TIMEOUT_SECONDS=str(PLATFORM_TIMEOUT),
+    ) as stack:
         yield stack
 
 
 @pytest.fixture(scope="module")
 def live_workers(live_stack: Stack) -> Iterator[list[subprocess.Popen]]:
-    """Two workers: a container polled for seconds holds one worker's round, not every post."""
-    procs = [live_stack.spawn("core", "worker", log_name=f"worker-graph-{i}") for i in range(2)]
-    yield procs
-    for proc in procs:
-        if proc.poll() is None:
-            proc.terminate()
-    for proc in procs:
-        proc.wait(timeout=10)
-
-
-@dataclass(frozen=True)
-class Live:
-    auth: dict[str, str]
-    org_id: str
-    engine: AsyncEngine
+    with workers(live_stack, "graph", 2) as procs:
+        yield procs
 
 
 @pytest.fixture(scope="module")
 async def live(live_stack: Stack) -> AsyncIterator[Live]:
-    engine = create_async_engine(live_stack.database_url)
-    out = await admin.bootstrap(
-        engine, email="graph@example.com", password="correct horse battery", org="graph", credits_=200, plan="active"
-    )
-    yield Live({"Authorization": f"Bearer {out['api_key']}"}, out["org_id"], engine)
-    await engine.dispose()
+    async with live_org(live_stack, "graph") as org:
+        yield org
 
 
 @pytest.fixture
 async def api(live_stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=live_stack.base_url, timeout=30) as client:
-        yield client
+    async with client(live_stack) as api:
+        yield api
 
 
 @pytest.fixture(scope="module")

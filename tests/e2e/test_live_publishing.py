@@ -9,35 +9,37 @@ private addresses allowed for the Mastodon instance on loopback, a 2 s platform 
 from __future__ import annotations
 
 import hashlib
-import json
 import subprocess
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from core import admin
 from tests.e2e.live_helpers import (
     RETURN_TO,
     Connected,
+    Live,
     balance,
+    client,
     connect,
     create_post,
+    live_org,
+    marker,
     outcome,
     png,
     profile,
     profile_row,
     settled,
     upload,
+    workers,
 )
+from tests.e2e.live_helpers import live_stack as live_stack_of
 from tests.fakes.platforms import FakeMastodon, FakeX
 from tests.fakes.platforms.x import SCOPES as X_SCOPES
-from tests.harness import Stack, database, running_stack
+from tests.harness import Stack
 
 PLATFORM_TIMEOUT = 2.0  # HERALD_PLATFORM_TIMEOUT_SECONDS: a hung request fails after this
 MASTODON_SCOPES = {"read:accounts", "write:statuses", "write:media"}
@@ -61,59 +63,33 @@ def fake_mastodon(backend: str) -> Iterator[FakeMastodon]:
 def live_stack(
     backend: str, fake_x: FakeX, fake_mastodon: FakeMastodon, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp(f"live-{backend}")
-    overrides = {"api.x.com": fake_x.base_url, "x.com": fake_x.base_url}
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_PUBLISH_MODE="live",
-            HERALD_PLATFORM_HOST_OVERRIDES=json.dumps(overrides),
-            HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES="true",
-            HERALD_X_CLIENT_ID=fake_x.client_id,
-            HERALD_X_CLIENT_SECRET=fake_x.client_secret,
-            HERALD_PLATFORM_TIMEOUT_SECONDS=str(PLATFORM_TIMEOUT),
-            HERALD_PUBLISH_POLL_SECONDS="0.05",
-            HERALD_PUBLISH_BACKOFF_SECONDS="0.3",
-            HERALD_PUBLISH_LEASE_SECONDS="20",
-            HERALD_LOW_CREDIT_THRESHOLD="0",
-            HERALD_LOG_LEVEL="INFO",  # what the no-token-in-logs check reads
-        ) as stack,
-    ):
+    with live_stack_of(
+        backend,
+        tmp_path_factory.mktemp(f"live-{backend}"),
+        {"api.x.com": fake_x.base_url, "x.com": fake_x.base_url},
+        HERALD_X_CLIENT_ID=fake_x.client_id,
+        HERALD_X_CLIENT_SECRET=fake_x.client_secret,
+        HERALD_PLATFORM_TIMEOUT_SECONDS=str(PLATFORM_TIMEOUT),
+    ) as stack:
         yield stack
 
 
 @pytest.fixture(scope="module")
 def live_worker(live_stack: Stack) -> Iterator[subprocess.Popen]:
-    proc = live_stack.spawn("core", "worker", log_name="worker-live")
-    yield proc
-    if proc.poll() is None:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-@dataclass(frozen=True)
-class Live:
-    auth: dict[str, str]
-    org_id: str
-    engine: AsyncEngine
+    with workers(live_stack, "live") as (proc,):
+        yield proc
 
 
 @pytest.fixture(scope="module")
 async def live(live_stack: Stack) -> AsyncIterator[Live]:
-    engine = create_async_engine(live_stack.database_url)
-    out = await admin.bootstrap(
-        engine, email="live@example.com", password="correct horse battery", org="live", credits_=200, plan="active"
-    )
-    yield Live({"Authorization": f"Bearer {out['api_key']}"}, out["org_id"], engine)
-    await engine.dispose()
+    async with live_org(live_stack, "live") as org:
+        yield org
 
 
 @pytest.fixture
 async def api(live_stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=live_stack.base_url, timeout=30) as client:
-        yield client
+    async with client(live_stack) as api:
+        yield api
 
 
 @dataclass(frozen=True)
@@ -129,10 +105,6 @@ async def accounts(live_stack: Stack, live: Live, fake_mastodon: FakeMastodon) -
         x = await connect(client, live.auth, platform="x", tags=["launch"])
         mastodon = await connect(client, live.auth, platform="mastodon", instance_url=fake_mastodon.base_url)
     return Accounts(x, mastodon)
-
-
-def marker() -> str:
-    return uuid.uuid4().hex[:10]
 
 
 @contextmanager

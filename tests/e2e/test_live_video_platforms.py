@@ -17,7 +17,6 @@ import io
 import json
 import secrets
 import subprocess
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,28 +26,32 @@ from urllib.parse import quote, unquote
 import httpx
 import pytest
 from PIL import Image
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from core import admin
 from core.connections.vault import KEY_FILE, TokenVault
 from core.storage.signing import load_or_create_key_file
 from tests.e2e.live_helpers import (
     Connected,
+    Live,
     balance,
+    client,
     connect,
+    live_org,
+    marker,
     outcome,
     png,
     profile,
     profile_row,
     settled,
     upload,
+    workers,
 )
+from tests.e2e.live_helpers import live_stack as live_stack_of
 from tests.fakes.platforms.linkedin import FakeLinkedIn, little_text
 from tests.fakes.platforms.tiktok import SCOPES as TIKTOK_SCOPES
 from tests.fakes.platforms.tiktok import FakeTikTok
 from tests.fakes.platforms.youtube import SCOPES as YOUTUBE_SCOPES
 from tests.fakes.platforms.youtube import UPLOAD_PATH, FakeYouTube, quota_exceeded, service_unavailable
-from tests.harness import Stack, database, running_stack
+from tests.harness import Stack
 
 pytestmark = pytest.mark.one_backend
 
@@ -76,10 +79,6 @@ def jpeg(color: tuple[int, int, int]) -> bytes:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def marker() -> str:
-    return uuid.uuid4().hex[:10]
 
 
 @contextmanager
@@ -123,7 +122,6 @@ def live_stack(
     fake_linkedin: FakeLinkedIn,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp(f"live-video-{backend}")
     overrides = {
         "open.tiktokapis.com": fake_tiktok.base_url,
         "www.tiktok.com": fake_tiktok.base_url,
@@ -133,28 +131,18 @@ def live_stack(
         "api.linkedin.com": fake_linkedin.base_url,
         "www.linkedin.com": fake_linkedin.base_url,
     }
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_PUBLISH_MODE="live",
-            HERALD_PLATFORM_HOST_OVERRIDES=json.dumps(overrides),
-            HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES="true",
-            HERALD_TIKTOK_CLIENT_ID=fake_tiktok.client_key,
-            HERALD_TIKTOK_CLIENT_SECRET=fake_tiktok.client_secret,
-            HERALD_YOUTUBE_CLIENT_ID=fake_youtube.client_id,
-            HERALD_YOUTUBE_CLIENT_SECRET=fake_youtube.client_secret,
-            HERALD_LINKEDIN_CLIENT_ID=fake_linkedin.client_id,
-            HERALD_LINKEDIN_CLIENT_SECRET=fake_linkedin.client_secret,
-            HERALD_PLATFORM_TIMEOUT_SECONDS=str(PLATFORM_TIMEOUT),
-            HERALD_PUBLISH_POLL_SECONDS="0.05",
-            HERALD_PUBLISH_BACKOFF_SECONDS="0.3",
-            HERALD_PUBLISH_LEASE_SECONDS="20",
-            HERALD_LOW_CREDIT_THRESHOLD="0",
-            HERALD_LOG_LEVEL="INFO",  # what the no-token-in-logs check reads
-        ) as stack,
-    ):
+    with live_stack_of(
+        backend,
+        tmp_path_factory.mktemp(f"live-video-{backend}"),
+        overrides,
+        HERALD_TIKTOK_CLIENT_ID=fake_tiktok.client_key,
+        HERALD_TIKTOK_CLIENT_SECRET=fake_tiktok.client_secret,
+        HERALD_YOUTUBE_CLIENT_ID=fake_youtube.client_id,
+        HERALD_YOUTUBE_CLIENT_SECRET=fake_youtube.client_secret,
+        HERALD_LINKEDIN_CLIENT_ID=fake_linkedin.client_id,
+        HERALD_LINKEDIN_CLIENT_SECRET=fake_linkedin.client_secret,
+        HERALD_PLATFORM_TIMEOUT_SECONDS=str(PLATFORM_TIMEOUT),
+    ) as stack:
         # The app's verified media domain: the storage Herald's signed read URLs point at.
         fake_tiktok.verified_url_prefixes = (f"{stack.storage_url}/",)
         yield stack
@@ -162,35 +150,20 @@ def live_stack(
 
 @pytest.fixture(scope="module")
 def live_worker(live_stack: Stack) -> Iterator[subprocess.Popen]:
-    proc = live_stack.spawn("core", "worker", log_name="worker-live-video")
-    yield proc
-    if proc.poll() is None:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-@dataclass(frozen=True)
-class Live:
-    auth: dict[str, str]
-    org_id: str
-    engine: AsyncEngine
-    stack: Stack
+    with workers(live_stack, "video") as (proc,):
+        yield proc
 
 
 @pytest.fixture(scope="module")
 async def live(live_stack: Stack) -> AsyncIterator[Live]:
-    engine = create_async_engine(live_stack.database_url)
-    out = await admin.bootstrap(
-        engine, email="video@example.com", password="correct horse battery", org="video", credits_=200, plan="active"
-    )
-    yield Live({"Authorization": f"Bearer {out['api_key']}"}, out["org_id"], engine, live_stack)
-    await engine.dispose()
+    async with live_org(live_stack, "video") as org:
+        yield org
 
 
 @pytest.fixture
 async def api(live_stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=live_stack.base_url, timeout=30) as client:
-        yield client
+    async with client(live_stack) as api:
+        yield api
 
 
 @dataclass(frozen=True)
