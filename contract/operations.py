@@ -11,13 +11,14 @@ policy, served in the catalog), so it is not repeated here."""
 from __future__ import annotations
 
 from contract.operation import Operation
-from contract.table import accounts, connections, generate, media, posts, writing
+from contract.table import accounts, connections, generate, media, posts, stock, writing
 
 OPERATIONS: tuple[Operation, ...] = (
     *accounts.ROWS,
     *connections.ROWS,
     *posts.ROWS,
     *media.ROWS,
+    *stock.ROWS,
     *writing.ROWS,
     *generate.ROWS,
 )
@@ -26,7 +27,7 @@ TAGS = {
     "profiles": "Destination profiles and the platform accounts connected to them.",
     "credits": "The organization's credit balance and ledger.",
     "posts": "Posts: create, list, edit, cancel and retry posts; recent posts; the dry run.",
-    "media": "The media library: presign, confirm, manage.",
+    "media": "The media library: presign, confirm, manage; licensed stock photos.",
     "brand": "The brand voice: how the organization writes and what it never publishes.",
     "writing": "Writing tools: destination limits and the generation catalogue.",
 }

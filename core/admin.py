@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core.connections.vault import TokenVault
 from core.credits import service as credits
 from core.db.engine import transaction
-from core.db.models import connect_attempts, platform_apps
+from core.db.models import connect_attempts, organizations, platform_apps
 from core.db.models import profiles as profiles_table
 from core.db.types import utcnow
 from core.errors import NotFound, Unauthorized, ValidationError
@@ -95,6 +95,26 @@ async def set_plan(engine: AsyncEngine, *, org: str, plan: str) -> dict[str, Any
         org_id = await _org_id(conn, org)
         await identity.set_plan(conn, org_id, plan)
     return {"org": org, "plan": plan}
+
+
+async def set_stock(engine: AsyncEngine, *, org: str, enable: list[str], disable: list[str]) -> dict[str, Any]:
+    """Turns stock providers on or off for one organization (docs/stock.md); answers which are
+    off now."""
+    from core.stock.rules import PROVIDERS
+
+    unknown = sorted(set(enable + disable) - set(PROVIDERS))
+    if unknown:
+        raise ValidationError(f"unknown provider(s) {', '.join(unknown)}; providers: {', '.join(PROVIDERS)}")
+    if set(enable) & set(disable):
+        raise ValidationError("a provider cannot be both enabled and disabled")
+    async with transaction(engine, writes=True) as conn:
+        org_id = await _org_id(conn, org)
+        current = await conn.scalar(select(organizations.c.stock_disabled).where(organizations.c.id == org_id))
+        off = (set(filter(None, (current or "").split(","))) | set(disable)) - set(enable)
+        await conn.execute(
+            update(organizations).where(organizations.c.id == org_id).values(stock_disabled=",".join(sorted(off)))
+        )
+    return {"org": org, "stock_disabled": sorted(off)}
 
 
 async def reseal_tokens(engine: AsyncEngine, vault: TokenVault) -> dict[str, Any]:

@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("storage", help="serve the embedded object storage")
     p.add_argument("--listen", help="address to listen on (default HERALD_STORAGE_LISTEN)")
     sub.add_parser("worker", help="run the publisher")
+    p = sub.add_parser("stock-demo", help="serve the local demo stock provider (Pexels and Unsplash APIs)")
+    p.add_argument("--listen", help="host:port (default HERALD_STOCK_DEMO_LISTEN)")
     sub.add_parser("serve", help="run core, facade, storage and worker on one machine")
     sub.add_parser("migrate", help="bring the database schema up to date")
 
@@ -56,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     p = asub.add_parser("plan", help="set an organization's plan")
     p.add_argument("--org", required=True)
     p.add_argument("--plan", required=True, choices=["active", "trialing", "none"])
+    p = asub.add_parser("stock", help="turn stock photo providers on or off for an organization")
+    p.add_argument("--org", required=True)
+    p.add_argument("--enable", action="append", default=[], metavar="PROVIDER")
+    p.add_argument("--disable", action="append", default=[], metavar="PROVIDER")
     asub.add_parser("reseal-tokens", help="re-seal platform tokens under the first HERALD_PLATFORM_TOKEN_KEYS key")
     return parser
 
@@ -86,6 +92,11 @@ def main(argv: list[str] | None = None) -> int:
             from core.storage.server import run_storage
 
             run_storage(settings, args.listen or settings.storage_listen)
+            return 0
+        case "stock-demo":
+            from core.stock.demo import run_demo_stock
+
+            run_demo_stock(args.listen or settings.stock_demo_listen, settings.data_dir / "stock-demo")
             return 0
         case "worker":
             from core.worker.main import run_worker
@@ -142,6 +153,8 @@ def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
                     )
                 case "credits":
                     return await admin.add_credits(engine, org=args.org, amount=args.add)
+                case "stock":
+                    return await admin.set_stock(engine, org=args.org, enable=args.enable, disable=args.disable)
                 case "reseal-tokens":
                     from core.connections.vault import TokenVault
 
@@ -169,6 +182,8 @@ def _serve(settings: CoreSettings) -> int:
         [sys.executable, "-m", "core", "storage"],
         [sys.executable, "-m", "core", "worker"],
     ]
+    if settings.stock_demo:
+        commands.append([sys.executable, "-m", "core", "stock-demo"])
     children = [subprocess.Popen(cmd) for cmd in commands]
     stopping = False
 

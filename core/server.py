@@ -29,6 +29,7 @@ from herald.identity.v1 import (
 from herald.media.v1 import media_pb2, media_pb2_grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
+from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.brand.servicer import POLICIES as BRAND_POLICIES
@@ -58,6 +59,8 @@ from core.profiles.servicer import ProfileServicer
 from core.rpc.interceptors import ErrorInterceptor, UnitOfWorkInterceptor
 from core.rpc.policy import MethodPolicy, policies_for
 from core.settings import CoreSettings
+from core.stock.servicer import POLICIES as STOCK_POLICIES
+from core.stock.servicer import StockServicer
 from core.storage.base import ObjectStorage
 from core.storage.factory import object_storage
 
@@ -88,6 +91,7 @@ SERVICES = (
     _service(connections_pb2, "ConnectionService", CONNECTION_POLICIES, connections_pb2_grpc),
     _service(posts_pb2, "PostService", POST_POLICIES, posts_pb2_grpc),
     _service(media_pb2, "MediaService", MEDIA_POLICIES, media_pb2_grpc),
+    _service(stock_pb2, "StockService", STOCK_POLICIES, stock_pb2_grpc),
     _service(brand_pb2, "BrandVoiceService", BRAND_POLICIES, brand_pb2_grpc),
     _service(generate_pb2, "GenerateService", GENERATE_POLICIES, generate_pb2_grpc),
 )
@@ -117,6 +121,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "ConnectionService": ConnectionServicer(settings),
         "PostService": PostServicer(),
         "MediaService": MediaServicer(storage),
+        "StockService": StockServicer(settings, storage),
         "BrandVoiceService": BrandVoiceServicer(),
         "GenerateService": GenerateServicer(),
     }

@@ -129,6 +129,21 @@ class CoreSettings(BaseSettings):
     # How long a started connection (the platform's sign-in page) may take to come back.
     connect_attempt_lifetime_seconds: int = Field(default=900, ge=60, le=3600)
 
+    # Licensed stock photos (docs/stock.md). stock_a speaks Pexels' API, stock_b Unsplash's. A
+    # provider without a key is served by the local demo provider (`herald stock-demo`, started by
+    # `herald serve`) while stock_demo is on, and answers STOCK_NOT_CONFIGURED otherwise.
+    stock_a_api_key: SecretStr = SecretStr("")
+    stock_a_base_url: str = "https://api.pexels.com"
+    stock_b_access_key: SecretStr = SecretStr("")
+    stock_b_base_url: str = "https://api.unsplash.com"
+    stock_b_app_name: str = "herald"  # Unsplash's utm_source in attribution links
+    stock_demo: bool = True
+    stock_demo_listen: str = "127.0.0.1:8082"
+    stock_image_cost: int = Field(default=1, ge=1)  # credits per image delivered
+    stock_search_cache_seconds: int = Field(default=600, ge=0)
+    stock_timeout_seconds: float = Field(default=15.0, gt=0, le=120)
+    stock_fetch_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1024)
+
     @field_validator("storage_public_url")
     @classmethod
     def _storage_url(cls, value: str, info: ValidationInfo) -> str:

@@ -108,6 +108,8 @@ def _allowed_methods(app: Sanic, request: Request) -> list[str]:
 def error_response(settings: FacadeSettings, request: Request, error: ApiError) -> HTTPResponse:
     headers = {}
     body = error.body()
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
     if error.code == "UNAUTHORIZED":
         # SPEC 5, 7: every 401 names the resource metadata. The body tells a server caller what
         # /v1 wants, since the metadata describes the agents' door (/mcp).

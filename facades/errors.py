@@ -53,7 +53,15 @@ class ApiError(Exception):
             body["valid_for"] = [v for v in self.metadata["valid_for"].split(",") if v]
         if self.code == "NEVER_PUBLISH_PHRASE":
             body.update({k: self.metadata[k] for k in ("phrase", "profile") if k in self.metadata})
+        if (seconds := self.retry_after) is not None:
+            body["retry_after"] = seconds
         return body
+
+    @property
+    def retry_after(self) -> int | None:
+        """Whole seconds to wait before asking again, when the core said (metadata `retry_after`)."""
+        value = self.metadata.get("retry_after", "")
+        return max(1, int(value)) if value.isdigit() else None
 
 
 # OAuth endpoints answer with RFC 6749 5.2 bodies `{error, error_description}`; the core sends

@@ -84,6 +84,9 @@ def stack_env(database_url: str, workdir: Path, **extra: str) -> dict[str, str]:
             "HERALD_DATABASE_URL": database_url,
             "HERALD_DATA_DIR": str(workdir / "data"),
             "HERALD_LOG_LEVEL": "WARNING",
+            # No stack here runs the demo stock provider: a test that sources photos starts its
+            # own (core/stock/demo.py) and points the providers at it.
+            "HERALD_STOCK_DEMO": "false",
             **extra,
         }
     )

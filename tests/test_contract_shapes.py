@@ -17,9 +17,10 @@ from herald.identity.v1 import identity_pb2
 from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
+from herald.stock.v1 import stock_pb2
 from jsonschema import Draft202012Validator
 
-from contract import brand, writing
+from contract import brand, stock, writing
 from contract import connections as conn
 from contract import generate as gen
 from contract import resources as rs
@@ -61,6 +62,12 @@ POST = posts_pb2.Post(
     create_time=NOW,
     update_time=NOW,
     post_type="post",
+)
+CREDIT = stock_pb2.Attribution(
+    photographer="Ana Ruiz",
+    photographer_url="https://unsplash.com/@ana?utm_source=herald&utm_medium=referral",
+    source="Unsplash",
+    source_url="https://unsplash.com/?utm_source=herald&utm_medium=referral",
 )
 PUBLISHED = posts_pb2.Post()
 PUBLISHED.CopyFrom(POST)
@@ -188,6 +195,44 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
         ),
     ),
     (conn.Disconnected, connections_pb2.DisconnectProfileResponse(profile=CONNECTED, revoked=True)),
+    (
+        stock.StockSearch,
+        stock_pb2.SearchStockResponse(
+            provider="stock_b",
+            preset="square",
+            query="coffee",
+            results=[
+                stock_pb2.StockResult(
+                    source_ref="abc",
+                    provider="stock_b",
+                    preview_url="https://images.unsplash.com/photo-1?w=400",
+                    mime_type="image/jpeg",
+                    width=4000,
+                    height=3000,
+                    alt_text="A cup",
+                    attribution=CREDIT,
+                ),
+                stock_pb2.StockResult(source_ref="7", provider="stock_a", mime_type="image/jpeg", width=1, height=1),
+            ],
+        ),
+    ),
+    (
+        stock.Sourcing,
+        stock_pb2.SourceMediaResponse(
+            kind="media",
+            status="ready",
+            requested_count=3,
+            delivered_count=2,
+            media_ids=["med_1", "med_2"],
+            media=[
+                stock_pb2.SourcedMedia(
+                    media_id="med_1", alt_text="A", provider="stock_b", source_ref="a", attribution=CREDIT
+                ),
+                stock_pb2.SourcedMedia(media_id="med_2", alt_text="B", provider="stock_b", source_ref="b"),
+            ],
+            failures=[stock_pb2.SourceFailure(source_ref="c", code="NOT_AN_IMAGE", message="not an image")],
+        ),
+    ),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE])),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE], next_page_token="next")),
     (rs.Post, POST),

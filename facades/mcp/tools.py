@@ -108,6 +108,6 @@ def tool_error(error: ApiError) -> dict[str, Any]:
     if error.argument:
         failure["argument"] = error.argument
     body = error.body()
-    failure.update({k: body[k] for k in ("valid_for", "phrase", "profile") if k in body})
+    failure.update({k: body[k] for k in ("valid_for", "phrase", "profile", "retry_after") if k in body})
     text = json.dumps(failure, ensure_ascii=False)
     return {"content": [{"type": "text", "text": text}], "isError": True}

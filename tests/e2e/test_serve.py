@@ -19,7 +19,7 @@ from tests.harness import ROOT, free_port, wait_for_http
 
 @pytest.mark.parametrize("core_processes", ["2"])
 def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: str) -> None:
-    http_port, core_port, storage_port = free_port(), free_port(), free_port()
+    http_port, core_port, storage_port, stock_port = free_port(), free_port(), free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
     env.update(
         HERALD_DATA_DIR=str(tmp_path / "data"),
@@ -28,6 +28,7 @@ def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: 
         HERALD_CORE_LISTEN=f"127.0.0.1:{core_port}",
         HERALD_CORE_TARGET=f"127.0.0.1:{core_port}",
         HERALD_STORAGE_LISTEN=f"127.0.0.1:{storage_port}",
+        HERALD_STOCK_DEMO_LISTEN=f"127.0.0.1:{stock_port}",
         HERALD_CORE_PROCESSES=core_processes,
         HERALD_LOG_LEVEL="WARNING",
     )
@@ -51,8 +52,8 @@ def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: 
         wait_for_http(f"http://127.0.0.1:{http_port}/healthz", serve)
         wait_for_http(f"http://127.0.0.1:{storage_port}/healthz", serve)
         children = _children(serve.pid)
-        # cores + facade + storage + worker
-        assert len(children) == int(core_processes) + 3, children
+        # cores + facade + storage + worker + the demo stock provider
+        assert len(children) == int(core_processes) + 4, children
         deadline = time.monotonic() + 20
         while True:  # the cores may still be binding when the facade is already up
             response = httpx.get(
@@ -65,6 +66,20 @@ def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: 
         # A new organization starts with 0 credits: below the default threshold of 50.
         assert response.json() == {"profiles": [], "warning": {"code": "low_credits", "remaining": 0}}
         assert response.headers["x-credits-remaining"] == "0"
+        # Stock photos work with no keys: the providers point at the demo provider serve started.
+        deadline = time.monotonic() + 20
+        while True:  # the demo provider may still be starting
+            found = httpx.post(
+                f"http://127.0.0.1:{http_port}/v1/media/stock/search",
+                json={"query": "coffee", "provider": "stock_b"},
+                headers={"Authorization": f"Bearer {key}"},
+                timeout=30,
+            )
+            if found.status_code == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert found.status_code == 200, found.text
+        assert found.json()["results"] and found.json()["results"][0]["attribution"]["source"] == "Unsplash"
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(timeout=20) == 0
         for pid in children:

@@ -203,9 +203,7 @@ async def test_no_credits_no_run(api, seeded, worker_up, fake) -> None:
     assert len(fake.requests) == count
 
 
-async def test_a_run_survives_a_killed_worker_and_completes_once(
-    api, seeded, fake, openai_stack, worker_up
-) -> None:
+async def test_a_run_survives_a_killed_worker_and_completes_once(api, seeded, fake, openai_stack, worker_up) -> None:
     """The worker holding the run is SIGKILLed while the model is answering; once its lease ends
     another worker takes the job over and completes the run exactly once, charged once."""
     await asyncio.sleep(0.5)

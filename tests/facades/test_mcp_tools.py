@@ -29,6 +29,8 @@ TOOLS = [
     "create_media",
     "confirm_media",
     "list_media",
+    "search_stock",
+    "source_media",
     "get_brand_voice",
     "validate_post",
     "get_recent_posts",

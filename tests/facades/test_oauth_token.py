@@ -225,7 +225,9 @@ async def test_client_credentials_tokens_are_refused_everywhere(http, orgs):
     assert at_v1.status_code == 401 and at_v1.json()["code"] == "UNAUTHORIZED"
     # Introspection tells the truth: a token no surface accepts is not active.
     introspected = await http.post(
-        "/api/auth/oauth2/introspect", data={"token": issued["access_token"]}, headers={"Authorization": f"Basic {good}"}
+        "/api/auth/oauth2/introspect",
+        data={"token": issued["access_token"]},
+        headers={"Authorization": f"Basic {good}"},
     )
     assert introspected.status_code == 200 and introspected.json() == {"active": False}
 
@@ -242,7 +244,9 @@ async def test_client_credentials_scope_stays_within_the_registration(http):
     )
     good = base64.b64encode(f"{client['client_id']}:{client['client_secret']}".encode()).decode()
     wider = await http.post(
-        URL, data={"grant_type": "client_credentials", "scope": "posts:write"}, headers={"Authorization": f"Basic {good}"}
+        URL,
+        data={"grant_type": "client_credentials", "scope": "posts:write"},
+        headers={"Authorization": f"Basic {good}"},
     )
     assert _error(wider) == "invalid_scope"
 

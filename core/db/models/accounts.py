@@ -44,6 +44,8 @@ class Organization(Base):
     plan: Mapped[str] = mapped_column(String(16))
     credit_balance: Mapped[int] = mapped_column(BigInteger, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Stock providers turned off for this organization (comma-separated keys; docs/stock.md).
+    stock_disabled: Mapped[str] = mapped_column(String(100), default="", server_default="")
 
 
 class Membership(Base):

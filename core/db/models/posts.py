@@ -48,6 +48,12 @@ class Media(Base):
     storage_key: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     confirmed_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # A stock photo's origin (docs/stock.md): the provider, its handle there, the search it came
+    # from, and the credit the provider requires (JSON; "" when none).
+    source_provider: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    source_ref: Mapped[str] = mapped_column(String(128), default="", server_default="")
+    source_query: Mapped[str] = mapped_column(String(500), default="", server_default="")
+    attribution: Mapped[str] = mapped_column(Text, default="", server_default="")
 
 
 class Post(Base):

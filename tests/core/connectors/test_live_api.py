@@ -137,7 +137,9 @@ async def test_the_accounts_token_goes_in_the_header_and_the_host_is_rewritten(s
 
 
 async def test_a_dead_token_is_refreshed_once_and_the_request_sent_again(server, storage) -> None:  # noqa: ANN001
-    server.answer = lambda m, p, h, b: (401, {}, b'{"title":"Unauthorized"}') if h["authorization"] == "Bearer tok-1" else (200, {}, b"{}")
+    server.answer = lambda m, p, h, b: (
+        (401, {}, b'{"title":"Unauthorized"}') if h["authorization"] == "Bearer tok-1" else (200, {}, b"{}")
+    )
     token = Token()
     api, client = live(server, storage, token)
     async with client:

@@ -1,0 +1,304 @@
+"""Stock photo search and sourcing (docs/stock.md).
+
+Search asks the provider and answers its photos; it creates, saves and charges nothing. Identical
+searches of one organization are answered from a short cache (the providers ask for caching).
+
+Sourcing, in SPEC's order before any photo is fetched or anything is charged: the fields, the
+provider and preset, whether the provider is available to the organization, the destination, and
+whether the balance pays for every photo asked for. Then each photo is looked up, fetched from the
+provider's own image hosts (sized for the preset), cropped, and written to object storage, with
+no transaction open; one transaction then records the delivered photos as confirmed media and
+charges them with one conditional debit. A photo that fails drops out, is listed under
+`failures`, and is not charged; when all fail, SOURCE_FAILED and nothing is charged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+import httpx2
+from sqlalchemy import insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.credits import service as credits
+from core.db.models import media, organizations
+from core.errors import InsufficientCredits, ValidationError
+from core.ids import new_id
+from core.media.service import find_duplicate
+from core.stock import rules
+from core.stock.errors import ProviderError, RateLimited, SourceFailed, StockNotConfigured
+from core.stock.images import TARGET_BOX, Cropped, ImageRefused, crop_to_preset, fetch_image
+from core.stock.providers import Attribution, StockPhoto, StockProvider, StockProviderError
+from core.storage.base import ObjectStorage
+
+log = logging.getLogger(__name__)
+
+Transaction = Callable[..., AbstractAsyncContextManager[AsyncConnection]]
+# The orientation a search asks for per preset: any photo crops well to a square, so square asks
+# for none (square originals are rare); story's 9:16 comes from portrait originals.
+ORIENTATION: dict[str, str | None] = {
+    "square": None,
+    "portrait": "portrait",
+    "landscape": "landscape",
+    "story": "portrait",
+}
+FETCH_CONCURRENCY = 4
+CACHE_ENTRIES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    provider: str
+    preset: str
+    query: str
+    results: list[StockPhoto]
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    media_id: str
+    photo: StockPhoto
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    source_ref: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sourced:
+    requested: int
+    delivered: list[Delivered]
+    failures: list[Failure]
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Fetched:
+    ref: str
+    photo: StockPhoto
+    image: Cropped
+    key: str
+    media_id: str
+    sha256: str
+
+
+def attribution_json(attribution: Attribution | None) -> str:
+    return json.dumps(asdict(attribution), separators=(",", ":")) if attribution is not None else ""
+
+
+class StockService:
+    def __init__(
+        self,
+        providers: Mapping[str, StockProvider | None],
+        storage: ObjectStorage,
+        client: httpx2.AsyncClient,
+        *,
+        image_cost: int,
+        cache_seconds: float,
+        max_bytes: int,
+        timeout: float,
+    ) -> None:
+        self.providers = providers
+        self.storage = storage
+        self.client = client
+        self.image_cost = image_cost
+        self.cache_seconds = cache_seconds
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+        self._cache: OrderedDict[tuple[str, ...], tuple[float, list[StockPhoto]]] = OrderedDict()
+
+    # --- search -------------------------------------------------------------------------------
+
+    async def search(
+        self, tx: Transaction, org_id: str, *, query: str, preset: str, count: int, provider: str
+    ) -> Searched:
+        query, count = rules.check_query(query), rules.check_count(count)
+        provider, preset = rules.check_provider(provider), rules.check_preset(preset)
+        source = await self._available(tx, org_id, provider)
+        key = (org_id, provider, preset, str(count), query.casefold())
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] > time.monotonic():
+            self._cache.move_to_end(key)
+            return Searched(provider, preset, query, cached[1])
+        try:
+            results = await source.search(query, count=count, orientation=ORIENTATION[preset])
+        except StockProviderError as error:
+            raise _provider_error(error) from None
+        if self.cache_seconds > 0:
+            self._cache[key] = (time.monotonic() + self.cache_seconds, results)
+            while len(self._cache) > CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        return Searched(provider, preset, query, results)
+
+    # --- sourcing -----------------------------------------------------------------------------
+
+    async def source(
+        self,
+        tx: Transaction,
+        org_id: str,
+        *,
+        source_refs: list[str],
+        preset: str,
+        destination: str,
+        provider: str,
+        query: str,
+        now: datetime,
+    ) -> Sourced:
+        refs = rules.check_source_refs(list(source_refs))
+        query = " ".join(query.split())
+        if len(query) > rules.MAX_SOURCE_QUERY:
+            raise ValidationError(f"query is at most {rules.MAX_SOURCE_QUERY} characters")
+        provider, preset = rules.check_provider(provider), rules.check_preset(preset)
+        source = await self._available(tx, org_id, provider)
+        rules.check_destination(destination, preset)
+        need = len(refs) * self.image_cost
+        async with tx() as conn:
+            balance = await conn.scalar(select(organizations.c.credit_balance).where(organizations.c.id == org_id))
+        if balance is None or balance < need:
+            raise InsufficientCredits(f"sourcing {len(refs)} photo(s) needs {need} credit(s); the balance is {balance}")
+
+        gate = asyncio.Semaphore(FETCH_CONCURRENCY)
+        outcomes = await asyncio.gather(*(self._fetch(gate, source, org_id, ref, preset) for ref in refs))
+        fetched = [o for o in outcomes if isinstance(o, _Fetched)]
+        failures = [o for o in outcomes if isinstance(o, Failure)]
+        if not fetched:
+            summary = "; ".join(f"{f.source_ref}: {f.code}" for f in failures)
+            raise SourceFailed(f"none of the {len(refs)} photo(s) could be saved ({summary}); nothing was charged")
+        try:
+            delivered, balance, unused = await self._record(tx, org_id, provider, query, fetched, now)
+        except BaseException:
+            await self._forget([f.key for f in fetched])
+            raise
+        await self._forget(unused)
+        for item in delivered:  # the provider counts each delivered image once (Unsplash's rule)
+            try:
+                await source.track_download(item.photo.source_ref)
+            except StockProviderError as error:
+                log.warning("download tracking of %s %s failed: %s", provider, item.photo.source_ref, error.code)
+        return Sourced(len(refs), delivered, failures, balance)
+
+    async def _fetch(
+        self, gate: asyncio.Semaphore, source: StockProvider, org_id: str, ref: str, preset: str
+    ) -> _Fetched | Failure:
+        width, height = TARGET_BOX[preset]
+        async with gate:
+            try:
+                rendition = await source.rendition(ref, width=width, height=height)
+                data = await fetch_image(
+                    self.client,
+                    rendition.url,
+                    allowed_hosts=source.image_hosts,
+                    max_bytes=self.max_bytes,
+                    timeout=self.timeout,
+                )
+                image = await asyncio.to_thread(crop_to_preset, data, preset)
+            except StockProviderError as error:
+                return Failure(ref, error.code, str(error))
+            except ImageRefused as error:
+                return Failure(ref, error.code, str(error))
+            media_id = new_id("med")
+            key = f"{org_id}/{media_id}"
+            try:
+                await self.storage.write(
+                    key, _chunks(image.data), content_type=image.mime_type, max_bytes=len(image.data)
+                )
+            except Exception as error:  # storage is down or full: this photo drops out
+                log.warning("storing stock photo %s failed: %s", ref, type(error).__name__)
+                return Failure(ref, "STORAGE_FAILED", "the photo could not be stored")
+        return _Fetched(ref, rendition.photo, image, key, media_id, hashlib.sha256(image.data).hexdigest())
+
+    async def _record(
+        self, tx: Transaction, org_id: str, provider: str, query: str, fetched: list[_Fetched], now: datetime
+    ) -> tuple[list[Delivered], int, list[str]]:
+        """One transaction: the media rows (or the library's existing copy of the same bytes) and
+        one conditional debit for every delivered photo. Returns what was delivered, the balance
+        and the stored keys no row uses (duplicates)."""
+        delivered: list[Delivered] = []
+        unused: list[str] = []
+        async with tx(writes=True) as conn:
+            for item in fetched:
+                existing = await find_duplicate(conn, org_id, item.sha256)
+                if existing is not None:
+                    delivered.append(Delivered(existing.id, item.photo))
+                    unused.append(item.key)
+                    continue
+                await conn.execute(
+                    insert(media).values(
+                        id=item.media_id,
+                        org_id=org_id,
+                        kind="image",
+                        mime_type=item.image.mime_type,
+                        size_bytes=len(item.image.data),
+                        name=f"{provider}-{item.ref}.jpg"[:255],
+                        description=item.photo.alt_text[:5000],
+                        tags="",
+                        status="confirmed",
+                        content_hash=item.sha256,
+                        width=item.image.width,
+                        height=item.image.height,
+                        storage_key=item.key,
+                        created_at=now,
+                        confirmed_at=now,
+                        source_provider=provider,
+                        source_ref=item.ref,
+                        source_query=query,
+                        attribution=attribution_json(item.photo.attribution),
+                    )
+                )
+                delivered.append(Delivered(item.media_id, item.photo))
+            balance = await credits.debit(
+                conn,
+                org_id,
+                len(delivered) * self.image_cost,
+                reason="stock_image",
+                reference=_reference([d.media_id for d in delivered]),
+                now=now,
+            )
+        return delivered, balance, unused
+
+    async def _forget(self, keys: list[str]) -> None:
+        for key in keys:
+            try:
+                await self.storage.delete(key)
+            except Exception:  # housekeeping removes what no record names
+                log.warning("could not delete unused stored photo %s", key)
+
+    async def _available(self, tx: Transaction, org_id: str, provider: str) -> StockProvider:
+        source = self.providers.get(provider)
+        if source is None:
+            raise StockNotConfigured(f"{provider} is not set up on this deployment")
+        async with tx() as conn:
+            disabled = await conn.scalar(select(organizations.c.stock_disabled).where(organizations.c.id == org_id))
+        if provider in (disabled or "").split(","):
+            raise StockNotConfigured(f"{provider} is turned off for this organization")
+        return source
+
+
+def _provider_error(error: StockProviderError) -> RateLimited | ProviderError:
+    if error.code == "RATE_LIMITED":
+        retry = f"{int(error.retry_after)}" if error.retry_after else ""
+        message = "the photo source's limit is reached; retry " + (f"in {retry} s" if retry else "in a few minutes")
+        return RateLimited(message, **({"retry_after": retry} if retry else {}))
+    return ProviderError(f"the photo source did not answer usably ({error}); nothing was saved or charged")
+
+
+def _reference(media_ids: list[str]) -> str:
+    """The ledger's reference of a sourcing: its media ids, or the first and how many more."""
+    joined = ",".join(media_ids)
+    return joined if len(joined) <= 128 else f"{media_ids[0]} and {len(media_ids) - 1} more"
+
+
+async def _chunks(data: bytes):  # noqa: ANN202 - an async iterator of one chunk
+    yield data

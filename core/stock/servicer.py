@@ -1,0 +1,110 @@
+"""herald.stock.v1.StockService: translates proto to the stock service and back."""
+
+from __future__ import annotations
+
+import httpx2
+from herald.stock.v1 import stock_pb2, stock_pb2_grpc
+
+from core.rpc.context import current_call
+from core.rpc.policy import MethodPolicy
+from core.settings import CoreSettings
+from core.stock.config import providers_from
+from core.stock.providers import Attribution, StockPhoto
+from core.stock.service import StockService
+from core.storage.base import ObjectStorage
+
+# Searching creates nothing: reading media is enough. Sourcing writes media and charges for it.
+# Both call the provider over HTTP: no transaction stays open meanwhile.
+POLICIES = {
+    "SearchStock": MethodPolicy(scopes=frozenset({"posts:read"}), transactional=False),
+    "SourceMedia": MethodPolicy(scopes=frozenset({"media:write"}), writes=True, transactional=False),
+}
+
+
+def attribution_message(attribution: Attribution | None) -> stock_pb2.Attribution | None:
+    if attribution is None:
+        return None
+    return stock_pb2.Attribution(
+        photographer=attribution.photographer,
+        photographer_url=attribution.photographer_url,
+        source=attribution.source,
+        source_url=attribution.source_url,
+    )
+
+
+def result_message(photo: StockPhoto) -> stock_pb2.StockResult:
+    return stock_pb2.StockResult(
+        source_ref=photo.source_ref,
+        provider=photo.provider,
+        preview_url=photo.preview_url,
+        mime_type=photo.mime_type,
+        width=photo.width,
+        height=photo.height,
+        alt_text=photo.alt_text,
+        attribution=attribution_message(photo.attribution),
+    )
+
+
+class StockServicer(stock_pb2_grpc.StockServiceServicer):
+    def __init__(self, settings: CoreSettings, storage: ObjectStorage) -> None:
+        self.client = httpx2.AsyncClient(timeout=settings.stock_timeout_seconds, follow_redirects=False)
+        self.stock = StockService(
+            providers_from(settings),
+            storage,
+            self.client,
+            image_cost=settings.stock_image_cost,
+            cache_seconds=settings.stock_search_cache_seconds,
+            max_bytes=settings.stock_fetch_max_bytes,
+            timeout=settings.stock_timeout_seconds,
+        )
+
+    async def SearchStock(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        found = await self.stock.search(
+            call.transaction,
+            call.principal.org_id,
+            query=request.query,
+            preset=request.preset,
+            count=request.count,
+            provider=request.provider,
+        )
+        return stock_pb2.SearchStockResponse(
+            provider=found.provider,
+            preset=found.preset,
+            query=found.query,
+            results=[result_message(p) for p in found.results],
+        )
+
+    async def SourceMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        done = await self.stock.source(
+            call.transaction,
+            call.principal.org_id,
+            source_refs=list(request.source_refs),
+            preset=request.preset,
+            destination=request.destination,
+            provider=request.provider,
+            query=request.query,
+            now=call.now,
+        )
+        call.credits_remaining = done.balance
+        return stock_pb2.SourceMediaResponse(
+            kind="media",
+            status="ready",
+            requested_count=done.requested,
+            delivered_count=len(done.delivered),
+            media_ids=[d.media_id for d in done.delivered],
+            media=[
+                stock_pb2.SourcedMedia(
+                    media_id=d.media_id,
+                    alt_text=d.photo.alt_text,
+                    provider=d.photo.provider,
+                    source_ref=d.photo.source_ref,
+                    attribution=attribution_message(d.photo.attribution),
+                )
+                for d in done.delivered
+            ],
+            failures=[
+                stock_pb2.SourceFailure(source_ref=f.source_ref, code=f.code, message=f.message) for f in done.failures
+            ],
+        )
