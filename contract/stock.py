@@ -6,12 +6,12 @@ SPEC 7 has them, not a schema error."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from herald.stock.v1 import stock_pb2
 from pydantic import Field
 
-from contract.base import Request, Response
+from contract.base import InPath, Request, Response
 
 PRESETS = "square (1:1, the default, publishable everywhere), portrait (4:5), landscape (1.91:1) or story (9:16)"
 Provider = Field(default="stock_a", max_length=40, description="stock_a (default) or stock_b.")
@@ -133,15 +133,25 @@ class SourceFailure(Response):
     message: str
 
 
+class SourcingError(Response):
+    code: str = Field(description="A stable code, e.g. SOURCE_FAILED or INSUFFICIENT_CREDITS.")
+    message: str
+
+
 class Sourcing(Response):
-    kind: Literal["media", "run"] = Field(description="media: the images exist now (every photo sourcing).")
+    kind: Literal["media", "run"] = Field(
+        description="media: the images exist now. run: the sourcing outlasted the call; read it by run_id."
+    )
     run_id: str | None = Field(description="Null when kind is media.")
-    status: Literal["ready"]
+    status: Literal["ready", "running", "failed"] = Field(
+        description="ready: the images exist. A run is running, then ready or failed (nothing charged)."
+    )
     requested_count: int
     delivered_count: int = Field(description="What was delivered, and charged.")
     media_ids: list[str]
     media: list[SourcedMedia]
     failures: list[SourceFailure] = Field(description="Photos that failed to save: not charged.")
+    error: SourcingError | None = Field(description="Why a run failed; null otherwise.")
 
     @classmethod
     def from_proto(cls, r: stock_pb2.SourceMediaResponse) -> dict[str, Any]:
@@ -163,4 +173,14 @@ class Sourcing(Response):
                 for m in r.media
             ],
             "failures": [{"source_ref": f.source_ref, "code": f.code, "message": f.message} for f in r.failures],
+            "error": {"code": r.error.code, "message": r.error.message} if r.HasField("error") else None,
         }
+
+
+class GetSourcingRunRequest(Request):
+    run_id: Annotated[
+        str, InPath(), Field(min_length=1, max_length=64, description="The run_id source_media answered.")
+    ]
+
+    def to_proto(self) -> stock_pb2.GetSourcingRunRequest:
+        return stock_pb2.GetSourcingRunRequest(run_id=self.run_id)

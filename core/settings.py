@@ -143,6 +143,9 @@ class CoreSettings(BaseSettings):
     stock_search_cache_seconds: int = Field(default=600, ge=0)
     stock_timeout_seconds: float = Field(default=15.0, gt=0, le=120)
     stock_fetch_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1024)
+    # How long a sourcing call waits for its photos before answering `kind: run` (the core that
+    # started it finishes it; docs/stock.md "Runs").
+    stock_source_wait_seconds: float = Field(default=30.0, gt=0, le=300)
 
     @field_validator("storage_public_url")
     @classmethod

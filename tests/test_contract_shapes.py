@@ -233,6 +233,16 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
             failures=[stock_pb2.SourceFailure(source_ref="c", code="NOT_AN_IMAGE", message="not an image")],
         ),
     ),
+    (
+        stock.Sourcing,
+        stock_pb2.SourceMediaResponse(
+            kind="run",
+            run_id="srn_1",
+            status="failed",
+            requested_count=2,
+            error=stock_pb2.SourcingError(code="SOURCE_FAILED", message="interrupted"),
+        ),
+    ),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE])),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE], next_page_token="next")),
     (rs.Post, POST),

@@ -48,7 +48,10 @@ ROWS = (
             "INSUFFICIENT_CREDITS",
             "SOURCE_FAILED",
         ),
-        description="Charged per image delivered, never per image requested: a photo that fails to save is listed "
+        links=("run_id", "$response.body#/run_id", ("getSourcingRun",)),
+        description="Answers kind media; when the photos take longer than the call may wait "
+        "(HERALD_STOCK_SOURCE_WAIT_SECONDS), kind run with run_id, to read with getSourcingRun. "
+        "Charged per image delivered, never per image requested: a photo that fails to save is listed "
         "under failures and not charged; when every photo fails, SOURCE_FAILED and nothing is charged. "
         "INSUFFICIENT_CREDITS when the balance cannot pay for every photo asked for (nothing fetched).",
         tool=Tool(
@@ -58,6 +61,27 @@ ROWS = (
             "attribution to credit), cropped to the preset; costs credits per image delivered. Give destination "
             "to be told before anything is charged when the preset cannot be posted there.",
             open_world=True,
+        ),
+    ),
+    Operation(
+        id="getSourcingRun",
+        method="GET",
+        path="/v1/media/source/runs/{run_id}",
+        summary="Read a sourcing that outlasted its call",
+        tag="media",
+        rpc=rpc_path(stock_pb2, "StockService", "GetSourcingRun"),
+        request=st.GetSourcingRunRequest,
+        responses={200: st.Sourcing},
+        errors=("NOT_FOUND",),
+        description="`running` until the photos are in; then `ready` with the media (charged per image delivered), "
+        "or `failed` with `error` (nothing charged).",
+        tool=Tool(
+            name="get_sourcing_run",
+            title="Read a sourcing run",
+            description="Collect the media of a source_media call that answered kind run (it outlasted the call): "
+            "status running, then ready with media_ids, or failed with the error.",
+            read_only=True,
+            idempotent=True,
         ),
     ),
 )

@@ -31,13 +31,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.credits import service as credits
 from core.db.models import media, organizations
+from core.db.types import utcnow
 from core.errors import InsufficientCredits, ValidationError
 from core.ids import new_id
 from core.media.service import find_duplicate
-from core.stock import rules
+from core.stock import rules, runs
 from core.stock.errors import ProviderError, RateLimited, SourceFailed, StockNotConfigured
 from core.stock.images import TARGET_BOX, Cropped, ImageRefused, crop_to_preset, fetch_image
 from core.stock.providers import Attribution, StockPhoto, StockProvider, StockProviderError
+from core.stock.results import Delivered, Failure, Searched, Sourced
 from core.storage.base import ObjectStorage
 
 log = logging.getLogger(__name__)
@@ -53,35 +55,6 @@ ORIENTATION: dict[str, str | None] = {
 }
 FETCH_CONCURRENCY = 4
 CACHE_ENTRIES = 2000
-
-
-@dataclass(frozen=True, slots=True)
-class Searched:
-    provider: str
-    preset: str
-    query: str
-    results: list[StockPhoto]
-
-
-@dataclass(frozen=True, slots=True)
-class Delivered:
-    media_id: str
-    photo: StockPhoto
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    source_ref: str
-    code: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Sourced:
-    requested: int
-    delivered: list[Delivered]
-    failures: list[Failure]
-    balance: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +82,7 @@ class StockService:
         cache_seconds: float,
         max_bytes: int,
         timeout: float,
+        wait_seconds: float = 30.0,
     ) -> None:
         self.providers = providers
         self.storage = storage
@@ -117,6 +91,8 @@ class StockService:
         self.cache_seconds = cache_seconds
         self.max_bytes = max_bytes
         self.timeout = timeout
+        self.wait_seconds = wait_seconds
+        self._runs: set[asyncio.Task[None]] = set()
         self._cache: OrderedDict[tuple[str, ...], tuple[float, list[StockPhoto]]] = OrderedDict()
 
     # --- search -------------------------------------------------------------------------------
@@ -169,6 +145,31 @@ class StockService:
         if balance is None or balance < need:
             raise InsufficientCredits(f"sourcing {len(refs)} photo(s) needs {need} credit(s); the balance is {balance}")
 
+        work = asyncio.ensure_future(self._deliver(tx, org_id, source, refs, preset, provider, query))
+        try:
+            done, _ = await asyncio.wait({work}, timeout=self.wait_seconds)
+        except asyncio.CancelledError:
+            work.cancel()  # the caller went away before any answer: nothing is kept or charged
+            raise
+        if done:
+            return work.result()
+        # Outlasting the call: answer a run, and let this core finish the work and record it.
+        run_id = await runs.start(tx, org_id, len(refs), now)
+        follower = asyncio.ensure_future(runs.finish(tx, run_id, work))
+        self._runs.add(follower)
+        follower.add_done_callback(self._runs.discard)
+        return Sourced(len(refs), [], [], balance, run_id=run_id, status="running")
+
+    async def _deliver(
+        self,
+        tx: Transaction,
+        org_id: str,
+        source: StockProvider,
+        refs: list[str],
+        preset: str,
+        provider: str,
+        query: str,
+    ) -> Sourced:
         gate = asyncio.Semaphore(FETCH_CONCURRENCY)
         outcomes = await asyncio.gather(*(self._fetch(gate, source, org_id, ref, preset) for ref in refs))
         fetched = [o for o in outcomes if isinstance(o, _Fetched)]
@@ -177,7 +178,7 @@ class StockService:
             summary = "; ".join(f"{f.source_ref}: {f.code}" for f in failures)
             raise SourceFailed(f"none of the {len(refs)} photo(s) could be saved ({summary}); nothing was charged")
         try:
-            delivered, balance, unused = await self._record(tx, org_id, provider, query, fetched, now)
+            delivered, balance, unused = await self._record(tx, org_id, provider, query, fetched, utcnow())
         except BaseException:
             await self._forget([f.key for f in fetched])
             raise

@@ -8,8 +8,10 @@ from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 from core.rpc.context import current_call
 from core.rpc.policy import MethodPolicy
 from core.settings import CoreSettings
+from core.stock import runs
 from core.stock.config import providers_from
 from core.stock.providers import Attribution, StockPhoto
+from core.stock.results import Sourced
 from core.stock.service import StockService
 from core.storage.base import ObjectStorage
 
@@ -18,6 +20,7 @@ from core.storage.base import ObjectStorage
 POLICIES = {
     "SearchStock": MethodPolicy(scopes=frozenset({"posts:read"}), transactional=False),
     "SourceMedia": MethodPolicy(scopes=frozenset({"media:write"}), writes=True, transactional=False),
+    "GetSourcingRun": MethodPolicy(scopes=frozenset({"posts:read"}), transactional=False),
 }
 
 
@@ -56,6 +59,7 @@ class StockServicer(stock_pb2_grpc.StockServiceServicer):
             cache_seconds=settings.stock_search_cache_seconds,
             max_bytes=settings.stock_fetch_max_bytes,
             timeout=settings.stock_timeout_seconds,
+            wait_seconds=settings.stock_source_wait_seconds,
         )
 
     async def SearchStock(self, request, context):  # noqa: ANN001, ANN201, N802
@@ -88,23 +92,35 @@ class StockServicer(stock_pb2_grpc.StockServiceServicer):
             now=call.now,
         )
         call.credits_remaining = done.balance
-        return stock_pb2.SourceMediaResponse(
-            kind="media",
-            status="ready",
-            requested_count=done.requested,
-            delivered_count=len(done.delivered),
-            media_ids=[d.media_id for d in done.delivered],
-            media=[
-                stock_pb2.SourcedMedia(
-                    media_id=d.media_id,
-                    alt_text=d.photo.alt_text,
-                    provider=d.photo.provider,
-                    source_ref=d.photo.source_ref,
-                    attribution=attribution_message(d.photo.attribution),
-                )
-                for d in done.delivered
-            ],
-            failures=[
-                stock_pb2.SourceFailure(source_ref=f.source_ref, code=f.code, message=f.message) for f in done.failures
-            ],
-        )
+        return sourced_message(done)
+
+    async def GetSourcingRun(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        done = await runs.read(call.transaction, call.principal.org_id, request.run_id, call.now)
+        call.credits_remaining = done.balance
+        return sourced_message(done)
+
+
+def sourced_message(done: Sourced) -> stock_pb2.SourceMediaResponse:
+    return stock_pb2.SourceMediaResponse(
+        kind="run" if done.run_id else "media",
+        run_id=done.run_id,
+        status=done.status,
+        requested_count=done.requested,
+        delivered_count=len(done.delivered),
+        media_ids=[d.media_id for d in done.delivered],
+        media=[
+            stock_pb2.SourcedMedia(
+                media_id=d.media_id,
+                alt_text=d.photo.alt_text,
+                provider=d.photo.provider,
+                source_ref=d.photo.source_ref,
+                attribution=attribution_message(d.photo.attribution),
+            )
+            for d in done.delivered
+        ],
+        failures=[
+            stock_pb2.SourceFailure(source_ref=f.source_ref, code=f.code, message=f.message) for f in done.failures
+        ],
+        error=stock_pb2.SourcingError(code=done.error[0], message=done.error[1]) if done.error else None,
+    )

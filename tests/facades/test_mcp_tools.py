@@ -31,6 +31,7 @@ TOOLS = [
     "list_media",
     "search_stock",
     "source_media",
+    "get_sourcing_run",
     "get_brand_voice",
     "validate_post",
     "get_recent_posts",

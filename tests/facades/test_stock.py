@@ -422,3 +422,80 @@ async def test_the_tools_through_mcp(api, org, stock_stack) -> None:
         await mcp(api, token, "tools/call", {"name": "search_stock", "arguments": {"query": "x", "preset": "banner"}})
     ).json()["result"]
     assert json.loads(unknown["content"][0]["text"])["code"] == "UNKNOWN_PRESET"
+
+
+# --- runs: a sourcing that outlasts its call ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def run_stack(backend: str, demo: DemoStockServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """The call waits 0.5 s for its photos (HERALD_STOCK_SOURCE_WAIT_SECONDS): slower ones make a run."""
+    workdir = tmp_path_factory.mktemp(f"stock-runs-{backend}")
+    with (
+        database(backend, workdir) as url,
+        running_stack(
+            url,
+            workdir,
+            HERALD_STOCK_A_API_KEY=DEMO_PEXELS_KEY,
+            HERALD_STOCK_A_BASE_URL=demo.pexels_base_url,
+            HERALD_STOCK_SOURCE_WAIT_SECONDS="0.5",
+            HERALD_STOCK_TIMEOUT_SECONDS="10",
+            HERALD_LOW_CREDIT_THRESHOLD="0",
+        ) as stack,
+    ):
+        yield stack
+
+
+@pytest.mark.one_backend
+async def test_a_sourcing_that_outlasts_its_call_answers_a_run_collected_later(run_stack, demo) -> None:
+    engine = create_async_engine(run_stack.database_url)
+    try:
+        owner, stranger = await new_org(engine, credits=10), await new_org(engine)
+        async with httpx.AsyncClient(base_url=run_stack.base_url, timeout=60) as api:
+            chosen = await refs(api, owner, 3)
+            demo.image_fault(chosen[0], "slow", seconds=2.0)
+            demo.image_fault(chosen[1], "not-an-image")
+            try:
+                started = await api.post("/v1/media/source", json={"source_refs": chosen}, headers=owner.auth)
+                assert started.status_code == 200, started.text
+                body = started.json()
+                assert (body["kind"], body["status"], body["media_ids"]) == ("run", "running", [])
+                run = f"/v1/media/source/runs/{body['run_id']}"
+                assert (await api.get(run, headers=stranger.auth)).status_code == 404
+                for _ in range(100):
+                    read = (await api.get(run, headers=owner.auth)).json()
+                    if read["status"] != "running":
+                        break
+                    await asyncio.sleep(0.1)
+            finally:
+                demo.clear_faults()
+            assert (read["kind"], read["status"], read["delivered_count"], read["error"]) == ("run", "ready", 2, None)
+            assert [f["code"] for f in read["failures"]] == ["NOT_AN_IMAGE"]
+            assert await balance(api, owner) == 8  # charged once, for the two delivered
+            for media_id in read["media_ids"]:
+                assert (await api.get(f"/v1/media/{media_id}", headers=owner.auth)).status_code == 200
+
+            # A run whose core stopped reads as failed once its lifetime is over, nothing charged.
+            from core.db.models import sourcing_runs
+            from core.db.types import utcnow
+
+            async with engine.begin() as conn:
+                await conn.execute(
+                    sourcing_runs.insert().values(
+                        id="srn_stopped",
+                        org_id=owner.org_id,
+                        status="running",
+                        requested_count=1,
+                        result="",
+                        error_code="",
+                        error_message="",
+                        created_at=utcnow(),
+                        expires_at=utcnow(),
+                    )
+                )
+            stopped = (await api.get("/v1/media/source/runs/srn_stopped", headers=owner.auth)).json()
+            assert (stopped["status"], stopped["error"]["code"]) == ("failed", "SOURCE_FAILED")
+            missing = await api.get("/v1/media/source/runs/srn_nope", headers=owner.auth)
+            assert (missing.status_code, missing.json()["code"]) == (404, "NOT_FOUND")
+    finally:
+        await engine.dispose()

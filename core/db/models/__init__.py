@@ -8,7 +8,7 @@ from core.db.models.base import ID, NAMING, Base
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
 from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia
 from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag
-from core.db.models.writing import BrandVoice, GenerateRun, Job
+from core.db.models.writing import BrandVoice, GenerateRun, Job, SourcingRun
 
 users = User.__table__
 organizations = Organization.__table__
@@ -33,6 +33,7 @@ oauth_signing_keys = OAuthSigningKey.__table__
 brand_voices = BrandVoice.__table__
 jobs = Job.__table__
 generate_runs = GenerateRun.__table__
+sourcing_runs = SourcingRun.__table__
 
 __all__ = [
     "ID",
@@ -61,6 +62,7 @@ __all__ = [
     "BrandVoice",
     "Job",
     "GenerateRun",
+    "SourcingRun",
     "users",
     "organizations",
     "memberships",
@@ -84,4 +86,5 @@ __all__ = [
     "brand_voices",
     "jobs",
     "generate_runs",
+    "sourcing_runs",
 ]

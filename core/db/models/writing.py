@@ -105,3 +105,28 @@ class GenerateRun(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     finished_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+
+
+class SourcingRun(Base):
+    """A stock sourcing that outlasted its call (docs/stock.md, "Runs"): the core that started
+    it finishes it in the background and records the outcome here for get_sourcing_run."""
+
+    __tablename__ = "sourcing_runs"
+    __table_args__ = (
+        CheckConstraint("status IN ('running', 'ready', 'failed')", name="status_known"),
+        Index("ix_sourcing_runs_org_id_id", "org_id", "id"),
+    )
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(16))
+    requested_count: Mapped[int] = mapped_column(Integer)
+    # The answer once ready (the SourceMediaResponse as JSON), or why it failed.
+    result: Mapped[str] = mapped_column(Text, default="")
+    error_code: Mapped[str] = mapped_column(String(32), default="")
+    error_message: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # A run still `running` past this reads as failed: the core running it stopped (nothing was
+    # charged, since the charge is the run's last step).
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)

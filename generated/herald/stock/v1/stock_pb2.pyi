@@ -8,6 +8,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class GetSourcingRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class SourcingError(_message.Message):
+    __slots__ = ("code", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    message: str
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
 class SearchStockRequest(_message.Message):
     __slots__ = ("query", "preset", "count", "provider")
     QUERY_FIELD_NUMBER: _ClassVar[int]
@@ -103,7 +117,7 @@ class SourceFailure(_message.Message):
     def __init__(self, source_ref: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class SourceMediaResponse(_message.Message):
-    __slots__ = ("kind", "run_id", "status", "requested_count", "delivered_count", "media_ids", "media", "failures")
+    __slots__ = ("kind", "run_id", "status", "requested_count", "delivered_count", "media_ids", "media", "failures", "error")
     KIND_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -112,6 +126,7 @@ class SourceMediaResponse(_message.Message):
     MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
     MEDIA_FIELD_NUMBER: _ClassVar[int]
     FAILURES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     kind: str
     run_id: str
     status: str
@@ -120,4 +135,5 @@ class SourceMediaResponse(_message.Message):
     media_ids: _containers.RepeatedScalarFieldContainer[str]
     media: _containers.RepeatedCompositeFieldContainer[SourcedMedia]
     failures: _containers.RepeatedCompositeFieldContainer[SourceFailure]
-    def __init__(self, kind: _Optional[str] = ..., run_id: _Optional[str] = ..., status: _Optional[str] = ..., requested_count: _Optional[int] = ..., delivered_count: _Optional[int] = ..., media_ids: _Optional[_Iterable[str]] = ..., media: _Optional[_Iterable[_Union[SourcedMedia, _Mapping]]] = ..., failures: _Optional[_Iterable[_Union[SourceFailure, _Mapping]]] = ...) -> None: ...
+    error: SourcingError
+    def __init__(self, kind: _Optional[str] = ..., run_id: _Optional[str] = ..., status: _Optional[str] = ..., requested_count: _Optional[int] = ..., delivered_count: _Optional[int] = ..., media_ids: _Optional[_Iterable[str]] = ..., media: _Optional[_Iterable[_Union[SourcedMedia, _Mapping]]] = ..., failures: _Optional[_Iterable[_Union[SourceFailure, _Mapping]]] = ..., error: _Optional[_Union[SourcingError, _Mapping]] = ...) -> None: ...

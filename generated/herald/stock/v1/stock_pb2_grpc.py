@@ -49,6 +49,11 @@ class StockServiceStub:
                 request_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaRequest.SerializeToString,
                 response_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.FromString,
                 _registered_method=True)
+        self.GetSourcingRun = channel.unary_unary(
+                '/herald.stock.v1.StockService/GetSourcingRun',
+                request_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.GetSourcingRunRequest.SerializeToString,
+                response_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.FromString,
+                _registered_method=True)
 
 
 class StockServiceServicer:
@@ -81,6 +86,15 @@ class StockServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetSourcingRun(self, request, context):
+        """Reads a sourcing that outlasted its call (kind `run`): `running`, then
+        `ready` with the media, or `failed` with the error (nothing charged).
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_StockServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -92,6 +106,11 @@ def add_StockServiceServicer_to_server(servicer, server):
             'SourceMedia': grpc.unary_unary_rpc_method_handler(
                     servicer.SourceMedia,
                     request_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaRequest.FromString,
+                    response_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.SerializeToString,
+            ),
+            'GetSourcingRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSourcingRun,
+                    request_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.GetSourcingRunRequest.FromString,
                     response_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.SerializeToString,
             ),
     }
@@ -153,6 +172,33 @@ class StockService:
             target,
             '/herald.stock.v1.StockService/SourceMedia',
             herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaRequest.SerializeToString,
+            herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSourcingRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.stock.v1.StockService/GetSourcingRun',
+            herald_dot_stock_dot_v1_dot_stock__pb2.GetSourcingRunRequest.SerializeToString,
             herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.FromString,
             options,
             channel_credentials,
