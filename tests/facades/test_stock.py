@@ -424,6 +424,63 @@ async def test_the_tools_through_mcp(api, org, stock_stack) -> None:
     assert json.loads(unknown["content"][0]["text"])["code"] == "UNKNOWN_PRESET"
 
 
+@dataclass(frozen=True)
+class Agent:
+    org: Org
+    token: str
+
+
+@pytest.fixture
+async def agent(api, engine, stock_stack) -> Agent:  # noqa: ANN001
+    org = await new_org(engine, credits=3)
+    async with grpc.aio.insecure_channel(stock_stack.core_target) as channel:
+        session = await sign_in(channel, org.email)
+    client = (await register(api))["client_id"]
+    return Agent(org, (await tokens_for(api, session, client, "posts:read media:write"))["access_token"])
+
+
+async def tool_error(api: httpx.AsyncClient, agent: Agent, name: str, arguments: dict) -> dict:
+    result = (await mcp(api, agent.token, "tools/call", {"name": name, "arguments": arguments})).json()["result"]
+    assert result.get("isError"), result
+    return json.loads(result["content"][0]["text"])
+
+
+@pytest.mark.one_backend
+@pytest.mark.parametrize(
+    ("fault", "name", "arguments", "code"),
+    [
+        (None, "search_stock", {"query": "x", "provider": "stock_z"}, "UNKNOWN_PROVIDER"),
+        (("pexels", "429"), "search_stock", {"query": "x"}, "RATE_LIMITED"),
+        (("unsplash", "500"), "search_stock", {"query": "x", "provider": "stock_b"}, "PROVIDER_ERROR"),
+        (None, "source_media", {"source_refs": []}, "VALIDATION_ERROR"),
+        (None, "source_media", {"source_refs": ["1", "2", "3", "4"]}, "INSUFFICIENT_CREDITS"),
+        ("not-an-image", "source_media", {"source_refs": []}, "SOURCE_FAILED"),
+    ],
+    ids=["unknown-provider", "rate-limited", "provider-error", "validation", "credits", "source-failed"],
+)
+async def test_every_stock_error_through_mcp(api, agent, demo, fault, name: str, arguments: dict, code: str) -> None:
+    if isinstance(fault, tuple):
+        demo.fail_next(*fault, endpoint="search")
+        arguments = {**arguments, "query": word()}
+    if fault == "not-an-image":
+        arguments = {"source_refs": await refs(api, agent.org, 1)}
+        demo.image_fault(arguments["source_refs"][0], "not-an-image")
+    try:
+        failure = await tool_error(api, agent, name, arguments)
+    finally:
+        demo.clear_faults()
+    assert failure["code"] == code, failure
+    if code == "RATE_LIMITED":
+        assert failure["retryable"] is True and failure["retry_after"] >= 1
+
+
+@pytest.mark.one_backend
+async def test_a_provider_turned_off_is_not_configured_through_mcp(api, agent, engine) -> None:
+    await admin.set_stock(engine, org=agent.org.slug, enable=[], disable=["stock_a"])
+    failure = await tool_error(api, agent, "search_stock", {"query": "coffee"})
+    assert failure["code"] == "STOCK_NOT_CONFIGURED"
+
+
 # --- runs: a sourcing that outlasts its call ---------------------------------------------------
 
 
