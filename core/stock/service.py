@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 
 import httpx2
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.credits import service as credits
@@ -275,6 +275,21 @@ class StockService:
                 await self.storage.delete(key)
             except Exception:  # housekeeping removes what no record names
                 log.warning("could not delete unused stored photo %s", key)
+
+    async def list_providers(self, conn: AsyncConnection, org_id: str) -> list[tuple[str, bool, bool]]:
+        """(provider, configured on this deployment, turned on for the organization)."""
+        disabled = await conn.scalar(select(organizations.c.stock_disabled).where(organizations.c.id == org_id))
+        off = set((disabled or "").split(","))
+        return [(p, self.providers.get(p) is not None, p not in off) for p in rules.PROVIDERS]
+
+    async def set_disabled(self, conn: AsyncConnection, org_id: str, disabled: list[str]) -> None:
+        for provider in disabled:
+            rules.check_provider(provider)
+        await conn.execute(
+            update(organizations)
+            .where(organizations.c.id == org_id)
+            .values(stock_disabled=",".join(sorted(set(disabled))))
+        )
 
     async def _available(self, tx: Transaction, org_id: str, provider: str) -> StockProvider:
         source = self.providers.get(provider)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx2
 from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 
+from core.identity.principal import CredentialKind
 from core.rpc.context import current_call
 from core.rpc.policy import MethodPolicy
 from core.settings import CoreSettings
@@ -21,6 +22,13 @@ POLICIES = {
     "SearchStock": MethodPolicy(scopes=frozenset({"posts:read"}), transactional=False),
     "SourceMedia": MethodPolicy(scopes=frozenset({"media:write"}), writes=True, transactional=False),
     "GetSourcingRun": MethodPolicy(scopes=frozenset({"posts:read"}), transactional=False),
+    # Which providers an organization uses is its humans' call (the dashboard), and servers' reading.
+    "ListStockProviders": MethodPolicy(
+        credential_kinds=frozenset({CredentialKind.API_KEY, CredentialKind.SESSION}), plan_exempt_for_sessions=True
+    ),
+    "SetStockProviders": MethodPolicy(
+        credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True
+    ),
 }
 
 
@@ -94,11 +102,26 @@ class StockServicer(stock_pb2_grpc.StockServiceServicer):
         call.credits_remaining = done.balance
         return sourced_message(done)
 
+    async def ListStockProviders(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return _providers(await self.stock.list_providers(call.conn, call.principal.org_id))
+
+    async def SetStockProviders(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        await self.stock.set_disabled(call.conn, call.principal.org_id, list(request.disabled))
+        return _providers(await self.stock.list_providers(call.conn, call.principal.org_id))
+
     async def GetSourcingRun(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         done = await runs.read(call.transaction, call.principal.org_id, request.run_id, call.now)
         call.credits_remaining = done.balance
         return sourced_message(done)
+
+
+def _providers(found: list[tuple[str, bool, bool]]) -> stock_pb2.ListStockProvidersResponse:
+    return stock_pb2.ListStockProvidersResponse(
+        providers=[stock_pb2.StockProvider(provider=p, configured=c, enabled=e) for p, c, e in found]
+    )
 
 
 def sourced_message(done: Sourced) -> stock_pb2.SourceMediaResponse:

@@ -556,3 +556,28 @@ async def test_a_sourcing_that_outlasts_its_call_answers_a_run_collected_later(r
             assert (missing.status_code, missing.json()["code"]) == (404, "NOT_FOUND")
     finally:
         await engine.dispose()
+
+
+@pytest.mark.one_backend
+async def test_providers_are_listed_for_servers_and_switched_by_humans(api, org, stock_stack) -> None:
+    from herald.stock.v1 import stock_pb2, stock_pb2_grpc
+
+    key = (("authorization", org.auth["Authorization"]),)
+    async with grpc.aio.insecure_channel(stock_stack.core_target) as channel:
+        stub = stock_pb2_grpc.StockServiceStub(channel)
+        listed = await stub.ListStockProviders(stock_pb2.ListStockProvidersRequest(), metadata=key)
+        assert [(p.provider, p.configured, p.enabled) for p in listed.providers] == [
+            ("stock_a", True, True),
+            ("stock_b", True, True),
+        ]
+        with pytest.raises(grpc.aio.AioRpcError) as refused:  # an API key may not switch them
+            await stub.SetStockProviders(stock_pb2.SetStockProvidersRequest(disabled=["stock_b"]), metadata=key)
+        assert refused.value.code() is grpc.StatusCode.PERMISSION_DENIED
+        session = (("authorization", f"Bearer {await sign_in(channel, org.email)}"),)
+        with pytest.raises(grpc.aio.AioRpcError) as unknown:
+            await stub.SetStockProviders(stock_pb2.SetStockProvidersRequest(disabled=["stock_z"]), metadata=session)
+        assert unknown.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        now = await stub.SetStockProviders(stock_pb2.SetStockProvidersRequest(disabled=["stock_b"]), metadata=session)
+        assert [(p.provider, p.enabled) for p in now.providers] == [("stock_a", True), ("stock_b", False)]
+    refused_search = await search(api, org, provider="stock_b")
+    assert refused_search.json()["code"] == "STOCK_NOT_CONFIGURED"

@@ -26,7 +26,7 @@ from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/stock/v1/stock.proto\x12\x0fherald.stock.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\"-\n\x15GetSourcingRunRequest\x12\x14\n\x06run_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\".\n\rSourcingError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"Z\n\x12SearchStockRequest\x12\x13\n\x05query\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\x05\x12\x10\n\x08provider\x18\x04 \x01(\t\"a\n\x0b\x41ttribution\x12\x14\n\x0cphotographer\x18\x01 \x01(\t\x12\x18\n\x10photographer_url\x18\x02 \x01(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x12\n\nsource_url\x18\x04 \x01(\t\"\xbf\x01\n\x0bStockResult\x12\x12\n\nsource_ref\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x13\n\x0bpreview_url\x18\x03 \x01(\t\x12\x11\n\tmime_type\x18\x04 \x01(\t\x12\r\n\x05width\x18\x05 \x01(\x05\x12\x0e\n\x06height\x18\x06 \x01(\x05\x12\x10\n\x08\x61lt_text\x18\x07 \x01(\t\x12\x31\n\x0b\x61ttribution\x18\x08 \x01(\x0b\x32\x1c.herald.stock.v1.Attribution\"u\n\x13SearchStockResponse\x12\x10\n\x08provider\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\r\n\x05query\x18\x03 \x01(\t\x12-\n\x07results\x18\x04 \x03(\x0b\x32\x1c.herald.stock.v1.StockResult\"u\n\x12SourceMediaRequest\x12\x19\n\x0bsource_refs\x18\x01 \x03(\tB\x04\xe2\x41\x01\x02\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65stination\x18\x03 \x01(\t\x12\x10\n\x08provider\x18\x04 \x01(\t\x12\r\n\x05query\x18\x05 \x01(\t\"\x8b\x01\n\x0cSourcedMedia\x12\x10\n\x08media_id\x18\x01 \x01(\t\x12\x10\n\x08\x61lt_text\x18\x02 \x01(\t\x12\x10\n\x08provider\x18\x03 \x01(\t\x12\x12\n\nsource_ref\x18\x04 \x01(\t\x12\x31\n\x0b\x61ttribution\x18\x05 \x01(\x0b\x32\x1c.herald.stock.v1.Attribution\"B\n\rSourceFailure\x12\x12\n\nsource_ref\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\"\x97\x02\n\x13SourceMediaResponse\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x17\n\x0frequested_count\x18\x04 \x01(\x05\x12\x17\n\x0f\x64\x65livered_count\x18\x05 \x01(\x05\x12\x11\n\tmedia_ids\x18\x06 \x03(\t\x12,\n\x05media\x18\x07 \x03(\x0b\x32\x1d.herald.stock.v1.SourcedMedia\x12\x30\n\x08\x66\x61ilures\x18\x08 \x03(\x0b\x32\x1e.herald.stock.v1.SourceFailure\x12-\n\x05\x65rror\x18\t \x01(\x0b\x32\x1e.herald.stock.v1.SourcingError2\x8b\x03\n\x0cStockService\x12{\n\x0bSearchStock\x12#.herald.stock.v1.SearchStockRequest\x1a$.herald.stock.v1.SearchStockResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/media/stock/search:\x01*\x12u\n\x0bSourceMedia\x12#.herald.stock.v1.SourceMediaRequest\x1a$.herald.stock.v1.SourceMediaResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\"\x10/v1/media/source:\x01*\x12\x86\x01\n\x0eGetSourcingRun\x12&.herald.stock.v1.GetSourcingRunRequest\x1a$.herald.stock.v1.SourceMediaResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/v1/media/source/runs/{run_id}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/stock/v1/stock.proto\x12\x0fherald.stock.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\"\x1b\n\x19ListStockProvidersRequest\"F\n\rStockProvider\x12\x10\n\x08provider\x18\x01 \x01(\t\x12\x12\n\nconfigured\x18\x02 \x01(\x08\x12\x0f\n\x07\x65nabled\x18\x03 \x01(\x08\"O\n\x1aListStockProvidersResponse\x12\x31\n\tproviders\x18\x01 \x03(\x0b\x32\x1e.herald.stock.v1.StockProvider\",\n\x18SetStockProvidersRequest\x12\x10\n\x08\x64isabled\x18\x01 \x03(\t\"-\n\x15GetSourcingRunRequest\x12\x14\n\x06run_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\".\n\rSourcingError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"Z\n\x12SearchStockRequest\x12\x13\n\x05query\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\x05\x12\x10\n\x08provider\x18\x04 \x01(\t\"a\n\x0b\x41ttribution\x12\x14\n\x0cphotographer\x18\x01 \x01(\t\x12\x18\n\x10photographer_url\x18\x02 \x01(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x12\n\nsource_url\x18\x04 \x01(\t\"\xbf\x01\n\x0bStockResult\x12\x12\n\nsource_ref\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x13\n\x0bpreview_url\x18\x03 \x01(\t\x12\x11\n\tmime_type\x18\x04 \x01(\t\x12\r\n\x05width\x18\x05 \x01(\x05\x12\x0e\n\x06height\x18\x06 \x01(\x05\x12\x10\n\x08\x61lt_text\x18\x07 \x01(\t\x12\x31\n\x0b\x61ttribution\x18\x08 \x01(\x0b\x32\x1c.herald.stock.v1.Attribution\"u\n\x13SearchStockResponse\x12\x10\n\x08provider\x18\x01 \x01(\t\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\r\n\x05query\x18\x03 \x01(\t\x12-\n\x07results\x18\x04 \x03(\x0b\x32\x1c.herald.stock.v1.StockResult\"u\n\x12SourceMediaRequest\x12\x19\n\x0bsource_refs\x18\x01 \x03(\tB\x04\xe2\x41\x01\x02\x12\x0e\n\x06preset\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65stination\x18\x03 \x01(\t\x12\x10\n\x08provider\x18\x04 \x01(\t\x12\r\n\x05query\x18\x05 \x01(\t\"\x8b\x01\n\x0cSourcedMedia\x12\x10\n\x08media_id\x18\x01 \x01(\t\x12\x10\n\x08\x61lt_text\x18\x02 \x01(\t\x12\x10\n\x08provider\x18\x03 \x01(\t\x12\x12\n\nsource_ref\x18\x04 \x01(\t\x12\x31\n\x0b\x61ttribution\x18\x05 \x01(\x0b\x32\x1c.herald.stock.v1.Attribution\"B\n\rSourceFailure\x12\x12\n\nsource_ref\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\"\x97\x02\n\x13SourceMediaResponse\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x17\n\x0frequested_count\x18\x04 \x01(\x05\x12\x17\n\x0f\x64\x65livered_count\x18\x05 \x01(\x05\x12\x11\n\tmedia_ids\x18\x06 \x03(\t\x12,\n\x05media\x18\x07 \x03(\x0b\x32\x1d.herald.stock.v1.SourcedMedia\x12\x30\n\x08\x66\x61ilures\x18\x08 \x03(\x0b\x32\x1e.herald.stock.v1.SourceFailure\x12-\n\x05\x65rror\x18\t \x01(\x0b\x32\x1e.herald.stock.v1.SourcingError2\xe7\x04\n\x0cStockService\x12{\n\x0bSearchStock\x12#.herald.stock.v1.SearchStockRequest\x1a$.herald.stock.v1.SearchStockResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/media/stock/search:\x01*\x12u\n\x0bSourceMedia\x12#.herald.stock.v1.SourceMediaRequest\x1a$.herald.stock.v1.SourceMediaResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\"\x10/v1/media/source:\x01*\x12\x86\x01\n\x0eGetSourcingRun\x12&.herald.stock.v1.GetSourcingRunRequest\x1a$.herald.stock.v1.SourceMediaResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/v1/media/source/runs/{run_id}\x12m\n\x12ListStockProviders\x12*.herald.stock.v1.ListStockProvidersRequest\x1a+.herald.stock.v1.ListStockProvidersResponse\x12k\n\x11SetStockProviders\x12).herald.stock.v1.SetStockProvidersRequest\x1a+.herald.stock.v1.ListStockProvidersResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -45,26 +45,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STOCKSERVICE'].methods_by_name['SourceMedia']._serialized_options = b'\202\323\344\223\002\025\"\020/v1/media/source:\001*'
   _globals['_STOCKSERVICE'].methods_by_name['GetSourcingRun']._loaded_options = None
   _globals['_STOCKSERVICE'].methods_by_name['GetSourcingRun']._serialized_options = b'\202\323\344\223\002 \022\036/v1/media/source/runs/{run_id}'
-  _globals['_GETSOURCINGRUNREQUEST']._serialized_start=111
-  _globals['_GETSOURCINGRUNREQUEST']._serialized_end=156
-  _globals['_SOURCINGERROR']._serialized_start=158
-  _globals['_SOURCINGERROR']._serialized_end=204
-  _globals['_SEARCHSTOCKREQUEST']._serialized_start=206
-  _globals['_SEARCHSTOCKREQUEST']._serialized_end=296
-  _globals['_ATTRIBUTION']._serialized_start=298
-  _globals['_ATTRIBUTION']._serialized_end=395
-  _globals['_STOCKRESULT']._serialized_start=398
-  _globals['_STOCKRESULT']._serialized_end=589
-  _globals['_SEARCHSTOCKRESPONSE']._serialized_start=591
-  _globals['_SEARCHSTOCKRESPONSE']._serialized_end=708
-  _globals['_SOURCEMEDIAREQUEST']._serialized_start=710
-  _globals['_SOURCEMEDIAREQUEST']._serialized_end=827
-  _globals['_SOURCEDMEDIA']._serialized_start=830
-  _globals['_SOURCEDMEDIA']._serialized_end=969
-  _globals['_SOURCEFAILURE']._serialized_start=971
-  _globals['_SOURCEFAILURE']._serialized_end=1037
-  _globals['_SOURCEMEDIARESPONSE']._serialized_start=1040
-  _globals['_SOURCEMEDIARESPONSE']._serialized_end=1319
-  _globals['_STOCKSERVICE']._serialized_start=1322
-  _globals['_STOCKSERVICE']._serialized_end=1717
+  _globals['_LISTSTOCKPROVIDERSREQUEST']._serialized_start=111
+  _globals['_LISTSTOCKPROVIDERSREQUEST']._serialized_end=138
+  _globals['_STOCKPROVIDER']._serialized_start=140
+  _globals['_STOCKPROVIDER']._serialized_end=210
+  _globals['_LISTSTOCKPROVIDERSRESPONSE']._serialized_start=212
+  _globals['_LISTSTOCKPROVIDERSRESPONSE']._serialized_end=291
+  _globals['_SETSTOCKPROVIDERSREQUEST']._serialized_start=293
+  _globals['_SETSTOCKPROVIDERSREQUEST']._serialized_end=337
+  _globals['_GETSOURCINGRUNREQUEST']._serialized_start=339
+  _globals['_GETSOURCINGRUNREQUEST']._serialized_end=384
+  _globals['_SOURCINGERROR']._serialized_start=386
+  _globals['_SOURCINGERROR']._serialized_end=432
+  _globals['_SEARCHSTOCKREQUEST']._serialized_start=434
+  _globals['_SEARCHSTOCKREQUEST']._serialized_end=524
+  _globals['_ATTRIBUTION']._serialized_start=526
+  _globals['_ATTRIBUTION']._serialized_end=623
+  _globals['_STOCKRESULT']._serialized_start=626
+  _globals['_STOCKRESULT']._serialized_end=817
+  _globals['_SEARCHSTOCKRESPONSE']._serialized_start=819
+  _globals['_SEARCHSTOCKRESPONSE']._serialized_end=936
+  _globals['_SOURCEMEDIAREQUEST']._serialized_start=938
+  _globals['_SOURCEMEDIAREQUEST']._serialized_end=1055
+  _globals['_SOURCEDMEDIA']._serialized_start=1058
+  _globals['_SOURCEDMEDIA']._serialized_end=1197
+  _globals['_SOURCEFAILURE']._serialized_start=1199
+  _globals['_SOURCEFAILURE']._serialized_end=1265
+  _globals['_SOURCEMEDIARESPONSE']._serialized_start=1268
+  _globals['_SOURCEMEDIARESPONSE']._serialized_end=1547
+  _globals['_STOCKSERVICE']._serialized_start=1550
+  _globals['_STOCKSERVICE']._serialized_end=2165
 # @@protoc_insertion_point(module_scope)

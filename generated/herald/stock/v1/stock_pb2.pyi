@@ -8,6 +8,32 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ListStockProvidersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class StockProvider(_message.Message):
+    __slots__ = ("provider", "configured", "enabled")
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    CONFIGURED_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    configured: bool
+    enabled: bool
+    def __init__(self, provider: _Optional[str] = ..., configured: _Optional[bool] = ..., enabled: _Optional[bool] = ...) -> None: ...
+
+class ListStockProvidersResponse(_message.Message):
+    __slots__ = ("providers",)
+    PROVIDERS_FIELD_NUMBER: _ClassVar[int]
+    providers: _containers.RepeatedCompositeFieldContainer[StockProvider]
+    def __init__(self, providers: _Optional[_Iterable[_Union[StockProvider, _Mapping]]] = ...) -> None: ...
+
+class SetStockProvidersRequest(_message.Message):
+    __slots__ = ("disabled",)
+    DISABLED_FIELD_NUMBER: _ClassVar[int]
+    disabled: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, disabled: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class GetSourcingRunRequest(_message.Message):
     __slots__ = ("run_id",)
     RUN_ID_FIELD_NUMBER: _ClassVar[int]

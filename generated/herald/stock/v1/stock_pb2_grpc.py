@@ -54,6 +54,16 @@ class StockServiceStub:
                 request_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.GetSourcingRunRequest.SerializeToString,
                 response_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.FromString,
                 _registered_method=True)
+        self.ListStockProviders = channel.unary_unary(
+                '/herald.stock.v1.StockService/ListStockProviders',
+                request_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersRequest.SerializeToString,
+                response_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersResponse.FromString,
+                _registered_method=True)
+        self.SetStockProviders = channel.unary_unary(
+                '/herald.stock.v1.StockService/SetStockProviders',
+                request_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.SetStockProvidersRequest.SerializeToString,
+                response_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersResponse.FromString,
+                _registered_method=True)
 
 
 class StockServiceServicer:
@@ -95,6 +105,24 @@ class StockServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListStockProviders(self, request, context):
+        """Lists the providers: whether this deployment has each, and whether the
+        organization has it turned on.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetStockProviders(self, request, context):
+        """Turns providers on or off for the organization (the dashboard; the admin
+        CLI does the same). Answers the providers as they are now.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, UNKNOWN_PROVIDER.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_StockServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -112,6 +140,16 @@ def add_StockServiceServicer_to_server(servicer, server):
                     servicer.GetSourcingRun,
                     request_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.GetSourcingRunRequest.FromString,
                     response_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.SerializeToString,
+            ),
+            'ListStockProviders': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListStockProviders,
+                    request_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersRequest.FromString,
+                    response_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersResponse.SerializeToString,
+            ),
+            'SetStockProviders': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetStockProviders,
+                    request_deserializer=herald_dot_stock_dot_v1_dot_stock__pb2.SetStockProvidersRequest.FromString,
+                    response_serializer=herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -200,6 +238,60 @@ class StockService:
             '/herald.stock.v1.StockService/GetSourcingRun',
             herald_dot_stock_dot_v1_dot_stock__pb2.GetSourcingRunRequest.SerializeToString,
             herald_dot_stock_dot_v1_dot_stock__pb2.SourceMediaResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListStockProviders(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.stock.v1.StockService/ListStockProviders',
+            herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersRequest.SerializeToString,
+            herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetStockProviders(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.stock.v1.StockService/SetStockProviders',
+            herald_dot_stock_dot_v1_dot_stock__pb2.SetStockProvidersRequest.SerializeToString,
+            herald_dot_stock_dot_v1_dot_stock__pb2.ListStockProvidersResponse.FromString,
             options,
             channel_credentials,
             insecure,
