@@ -13,6 +13,7 @@ from facades.errors import ApiError
 from facades.web.accounts_pages import accounts_blueprint
 from facades.web.brand_pages import brand_blueprint
 from facades.web.connect_pages import connect_blueprint
+from facades.web.media_pages import media_blueprint
 from facades.web.pages import dashboard_page, form_value, plan_name, see_other, signed_in, when
 from facades.web.posts_pages import posts_blueprint
 from facades.web.records_pages import records_blueprint
@@ -29,6 +30,7 @@ def dashboard_blueprint() -> BlueprintGroup:
         brand_blueprint(),
         connect_blueprint(),
         posts_blueprint(),
+        media_blueprint(),
     )
 
 

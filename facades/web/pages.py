@@ -34,6 +34,8 @@ NOTICES = {
     "disconnected": "The account is disconnected: Herald forgot its tokens and, where the platform allows, "
     "revoked its access.",
     "voice-saved": "The brand voice is saved as a new version.",
+    "sourced": "The photos are in the library, ready for a post.",
+    "providers": "The stock providers are saved.",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -20,6 +21,13 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
+def content_security_policy(image_origins: Iterable[str] = ()) -> str:
+    """The policy, with images also allowed from exactly these origins (the stock picker's
+    previews: each `scheme://host[:port]`, checked by the page that shows them)."""
+    extra = "".join(f" {origin}" for origin in sorted(set(image_origins)))
+    return CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", f"img-src 'self' data:{extra}")
+
+
 def discovery_links(base_url: str) -> str:
     """RFC 8288 Link header advertising the public documents (SPEC 4)."""
     targets = [
@@ -33,9 +41,9 @@ def discovery_links(base_url: str) -> str:
     return ", ".join(f'<{base_url}{path}>; rel="{rel}"' for path, rel in targets)
 
 
-def page_headers(base_url: str) -> dict[str, str]:
+def page_headers(base_url: str, image_origins: Iterable[str] = ()) -> dict[str, str]:
     return {
-        "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+        "Content-Security-Policy": content_security_policy(image_origins),
         "X-Frame-Options": "DENY",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
@@ -44,9 +52,11 @@ def page_headers(base_url: str) -> dict[str, str]:
     }
 
 
-def render(request: Request, template: str, *, status: int = 200, **context: Any) -> HTTPResponse:
+def render(
+    request: Request, template: str, *, status: int = 200, image_origins: Iterable[str] = (), **context: Any
+) -> HTTPResponse:
     settings = request.app.ctx.settings
     body = _ENV.get_template(template).render(csrf_token=form_token(request), base_url=settings.base_url, **context)
-    response = html(body, status=status, headers=page_headers(settings.base_url))
+    response = html(body, status=status, headers=page_headers(settings.base_url, image_origins))
     ensure_nonce_cookie(request, response)
     return response

@@ -1,0 +1,321 @@
+"""The dashboard's media page in Chromium (issue 16): the library, and the stock picker a human
+uses to search, pick, choose a preset and source licensed photos; its errors shown on the page
+with their status; the page refused without a session, the form without its CSRF token.
+
+The stack is this module's own, its providers pointed at the demo stock server (core/stock/demo.py)
+as tests/facades/test_stock.py does; previews load from the demo's loopback origin."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from core import admin
+from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY, DemoStockServer
+from tests.harness import Stack, database, running_stack
+
+pytestmark = pytest.mark.one_backend
+PASSWORD = "correct horse battery"
+MEDIA = "/dashboard/media"
+# "coffee" alone finds one portrait photo in the demo catalogue; "city" adds two more.
+QUERY = "coffee city"
+TOKEN_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
+REF_FIELD = re.compile(r'name="source_ref" value="([^"]+)"')
+
+
+@pytest.fixture(scope="module")
+def demo(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStockServer]:
+    with DemoStockServer(tmp_path_factory.mktemp("media-stock-demo")) as server:
+        server.prepare()
+        yield server
+
+
+@pytest.fixture(scope="module")
+def media_stack(backend: str, demo: DemoStockServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    workdir = tmp_path_factory.mktemp(f"media-page-{backend}")
+    with (
+        database(backend, workdir) as url,
+        running_stack(
+            url,
+            workdir,
+            HERALD_STOCK_A_API_KEY=DEMO_PEXELS_KEY,
+            HERALD_STOCK_A_BASE_URL=demo.pexels_base_url,
+            HERALD_STOCK_B_ACCESS_KEY=DEMO_UNSPLASH_KEY,
+            HERALD_STOCK_B_BASE_URL=demo.unsplash_base_url,
+            HERALD_STOCK_B_APP_NAME="herald_test",
+            HERALD_STOCK_TIMEOUT_SECONDS="2",
+            HERALD_LOW_CREDIT_THRESHOLD="0",
+        ) as stack,
+    ):
+        yield stack
+
+
+@pytest.fixture(scope="module")
+async def media_engine(media_stack: Stack) -> AsyncIterator[AsyncEngine]:
+    engine = create_async_engine(media_stack.database_url)
+    yield engine
+    await engine.dispose()
+
+
+@pytest.fixture
+async def tab(browser, media_stack: Stack) -> AsyncIterator[object]:  # noqa: ANN001 - playwright Browser
+    context = await browser.new_context(base_url=media_stack.base_url)
+    page = await context.new_page()
+    yield page
+    await context.close()
+
+
+@pytest.fixture
+async def client(media_stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=media_stack.base_url, timeout=60) as http:
+        yield http
+
+
+@dataclass(frozen=True)
+class Human:
+    email: str
+    auth: dict[str, str]
+
+
+async def human(engine: AsyncEngine, credits: int = 10) -> Human:
+    slug = f"media-{uuid.uuid4().hex[:8]}"
+    out = await admin.bootstrap(
+        engine, email=f"{slug}@example.com", password=PASSWORD, org=slug, credits_=credits, plan="active"
+    )
+    return Human(f"{slug}@example.com", {"Authorization": f"Bearer {out['api_key']}"})
+
+
+async def balance(http: httpx.AsyncClient, who: Human) -> int:
+    answer = await http.get("/v1/credits", headers=who.auth)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["balance"]
+
+
+async def screenshot(page, artifacts_dir: Path, backend: str, name: str) -> None:  # noqa: ANN001
+    folder = artifacts_dir / "screenshots"
+    folder.mkdir(exist_ok=True)
+    await page.screenshot(path=str(folder / f"{backend}-{name}.png"), full_page=True)
+
+
+async def sign_in(page, email: str) -> None:  # noqa: ANN001
+    await page.goto("/login")
+    await page.get_by_label("Email").fill(email)
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url("**/dashboard")
+
+
+async def search(page, query: str, provider: str, preset: str) -> None:  # noqa: ANN001
+    await page.goto(MEDIA)
+    await page.get_by_label("Search photos").fill(query)
+    await page.get_by_label("Provider", exact=True).select_option(provider)
+    await page.get_by_label("Preset").select_option(preset)
+    await page.get_by_role("button", name="Search", exact=True).click()
+    await page.wait_for_url("**/dashboard/media?q=*")
+
+
+async def source(page, expected_status: int) -> None:  # noqa: ANN001
+    async with page.expect_response(f"**{MEDIA}/source") as answer:
+        await page.get_by_role("button", name="Add to library").click()
+    assert (await answer.value).status == expected_status
+
+
+async def test_search_pick_and_source_photos(tab, client, media_engine, demo, artifacts_dir, backend) -> None:  # noqa: ANN001
+    page = tab
+    who = await human(media_engine, credits=10)
+    await sign_in(page, who.email)
+    opened = await page.goto(MEDIA)
+    assert opened.status == 200
+    assert await page.locator("nav a[aria-current=page]").text_content() == "Media"
+    assert await page.locator("#no-media").is_visible()
+    assert await page.locator("#media-balance").text_content() == "10"
+
+    await search(page, QUERY, "stock_b", "portrait")
+    results = page.locator("#stock-results li")
+    assert await results.count() >= 2
+    # The previews come from the demo's loopback origin, which the page's policy names.
+    policy = (await page.request.get(page.url)).headers["content-security-policy"]
+    assert f"img-src 'self' data: {demo.base_url};" in policy
+    for n in range(await results.count()):
+        item = results.nth(n)
+        image = item.locator("img")
+        assert (await image.get_attribute("alt")).strip()
+        await image.evaluate("img => img.decode()")
+        assert await image.evaluate("img => img.complete && img.naturalWidth > 0")
+        credit = item.locator(".attribution")
+        assert re.fullmatch(r"Photo by .+ on Unsplash", " ".join((await credit.text_content()).split()))
+        for link in await credit.get_by_role("link").all():
+            assert "noopener" in await link.get_attribute("rel")
+            assert (await link.get_attribute("href")).startswith("https://")
+    await screenshot(page, artifacts_dir, backend, "media-picker")
+
+    before = await balance(client, who)
+    await results.nth(0).get_by_role("checkbox").check()
+    await results.nth(1).get_by_role("checkbox").check()
+    await page.get_by_role("button", name="Add to library").click()
+    await page.wait_for_url("**/dashboard/media?notice=sourced*")
+    assert parse_qs(urlsplit(page.url).query)["count"] == ["2"]
+    assert "2 photos" in await page.get_by_role("status").first.text_content()
+    rows = page.locator("#media tbody tr")
+    assert await rows.count() == 2
+    for n in range(2):
+        cells = rows.nth(n).locator("td")
+        assert (await cells.nth(1).text_content()).split()[0] == "image"
+        assert re.fullmatch(r"\d+ × \d+", (await cells.nth(3).text_content()).strip())
+    assert await balance(client, who) == before - 2
+    assert await page.locator("#media-balance").text_content() == str(before - 2)
+    # The picker kept its search after the redirect.
+    assert await page.get_by_label("Search photos").input_value() == QUERY
+    await screenshot(page, artifacts_dir, backend, "media")
+
+
+async def test_picker_errors_are_shown_on_the_page(tab, client, media_engine, artifacts_dir, backend) -> None:  # noqa: ANN001
+    page = tab
+    who = await human(media_engine, credits=10)
+    await sign_in(page, who.email)
+
+    # Nothing checked: the form's own check, nothing asked of the provider.
+    await search(page, QUERY, "stock_a", "square")
+    await source(page, 400)
+    alert = page.get_by_role("alert")
+    assert await alert.get_attribute("data-code") == "VALIDATION_ERROR"
+
+    # A story crop cannot go to Instagram: refused before anything is fetched or charged.
+    await search(page, QUERY, "stock_a", "story")
+    await page.locator("#stock-results li").nth(0).get_by_role("checkbox").check()
+    await page.get_by_label("Destination").select_option("instagram")
+    await source(page, 400)
+    assert await alert.get_attribute("data-code") == "PRESET_DESTINATION"
+    assert await page.locator("#valid-for").text_content() == "x, bluesky, mastodon, threads"
+    # The choice is kept for another try.
+    assert await page.locator("#stock-results li").nth(0).get_by_role("checkbox").is_checked()
+    await screenshot(page, artifacts_dir, backend, "media-preset-destination")
+    assert await balance(client, who) == 10
+
+    # An organization without credits.
+    poor = await human(media_engine, credits=0)
+    await page.context.clear_cookies()
+    await sign_in(page, poor.email)
+    await search(page, QUERY, "stock_b", "portrait")
+    await page.locator("#stock-results li").nth(0).get_by_role("checkbox").check()
+    await source(page, 402)
+    assert await alert.get_attribute("data-code") == "INSUFFICIENT_CREDITS"
+    assert await page.locator("#media tbody tr").count() == 0
+    assert await balance(client, poor) == 0
+
+
+# --- plain HTTP -----------------------------------------------------------------------------------
+
+
+def form_token(page: httpx.Response) -> str:
+    found = TOKEN_FIELD.search(page.text)
+    assert found, page.text[:500]
+    return found.group(1)
+
+
+async def signed_in(http: httpx.AsyncClient, email: str) -> str:
+    """Signs in through the form, as a browser would; returns the signed-in pages' token."""
+    token = form_token(await http.get("/login"))
+    answer = await http.post("/login", data={"csrf_token": token, "email": email, "password": PASSWORD})
+    assert answer.status_code == 303
+    return form_token(await http.get(MEDIA))
+
+
+async def test_pages_refuse_without_a_session_or_a_token(client, media_engine) -> None:  # noqa: ANN001
+    opened = await client.get(MEDIA, params={"q": "coffee"})
+    assert opened.status_code == 303
+    assert opened.headers["location"] == "/login?next=%2Fdashboard%2Fmedia%3Fq%3Dcoffee"
+    posted = await client.post(f"{MEDIA}/source", data={"source_ref": "1"})
+    assert (posted.status_code, posted.headers["location"].split("?")[0]) == (303, "/login")
+
+    who = await human(media_engine, credits=10)
+    token = await signed_in(client, who.email)
+    page = await client.get(MEDIA, params={"q": "coffee", "provider": "stock_a"})
+    assert page.status_code == 200
+    refs = REF_FIELD.findall(page.text)
+    assert refs
+    for sent in (None, "", "x" * 43, token + "x"):
+        data = {"source_ref": refs[0]} | ({} if sent is None else {"csrf_token": sent})
+        refused = await client.post(f"{MEDIA}/source", data=data)
+        assert refused.status_code == 403
+    assert await balance(client, who) == 10
+
+    done = await client.post(f"{MEDIA}/source", data={"csrf_token": token, "source_ref": refs[0], "query": "coffee"})
+    assert done.status_code == 303
+    assert parse_qs(urlsplit(done.headers["location"]).query)["count"] == ["1"]
+    assert await balance(client, who) == 9
+
+
+async def test_provider_failures_are_pages_with_their_status(client, media_engine, demo) -> None:  # noqa: ANN001
+    who = await human(media_engine, credits=10)
+    token = await signed_in(client, who.email)
+    query = f"coffee {uuid.uuid4().hex[:6]}"  # not in the core's search cache
+    page = await client.get(MEDIA, params={"q": query, "provider": "stock_a"})
+    refs = REF_FIELD.findall(page.text)
+    assert len(refs) >= 2
+
+    # One of two photos fails: the other is delivered and charged, the failure named.
+    demo.image_fault(refs[1], "not-an-image")
+    try:
+        partly = await client.post(f"{MEDIA}/source", data={"csrf_token": token, "source_ref": refs[:2]})
+    finally:
+        demo.clear_faults()
+    assert partly.status_code == 303
+    shown = await client.get(partly.headers["location"])
+    assert 'id="source-failures"' in shown.text and "NOT_AN_IMAGE" in shown.text
+    assert await balance(client, who) == 9
+
+    # Every photo fails: 502 on the page, nothing charged.
+    demo.image_fault(refs[0], "not-an-image")
+    try:
+        failed = await client.post(f"{MEDIA}/source", data={"csrf_token": token, "source_ref": refs[0]})
+    finally:
+        demo.clear_faults()
+    assert failed.status_code == 502
+    assert 'data-code="SOURCE_FAILED"' in failed.text and 'role="alert"' in failed.text
+    assert await balance(client, who) == 9
+
+    # The provider's limit on a search.
+    demo.fail_next("pexels", "429", endpoint="search", seconds=4)
+    limited = await client.get(MEDIA, params={"q": f"coffee {uuid.uuid4().hex[:6]}"})
+    assert limited.status_code == 429
+    assert 'data-code="RATE_LIMITED"' in limited.text
+
+    # Values no form offers: the core's own codes.
+    unknown = await client.get(MEDIA, params={"q": "coffee", "preset": "banner"})
+    assert unknown.status_code == 400 and 'data-code="UNKNOWN_PRESET"' in unknown.text
+    unknown = await client.post(
+        f"{MEDIA}/source", data={"csrf_token": token, "source_ref": refs[0], "provider": "stock_z"}
+    )
+    assert unknown.status_code == 400 and 'data-code="UNKNOWN_PROVIDER"' in unknown.text
+
+
+async def test_a_human_turns_a_provider_off_for_the_organization(tab, media_engine) -> None:  # noqa: ANN001
+    page = tab
+    who = await human(media_engine, credits=5)
+    await sign_in(page, who.email)
+    await page.goto(MEDIA)
+    assert await page.get_by_label("stock_b (Unsplash)").is_checked()
+    await page.get_by_label("stock_b (Unsplash)").uncheck()
+    await page.get_by_role("button", name="Save providers").click()
+    await page.wait_for_url("**/dashboard/media?notice=providers")
+    assert not await page.get_by_label("stock_b (Unsplash)").is_checked()
+    assert await page.get_by_label("stock_a (Pexels)").is_checked()
+
+    await search(page, QUERY, "stock_b", "square")
+    alert = page.get_by_role("alert")
+    assert await alert.get_attribute("data-code") == "STOCK_NOT_CONFIGURED"
+
+    await page.get_by_label("stock_b (Unsplash)").check()
+    await page.get_by_role("button", name="Save providers").click()
+    await page.wait_for_url("**/dashboard/media?notice=providers")
+    await search(page, QUERY, "stock_b", "square")
+    assert await page.locator("#stock-results li").count() >= 1
