@@ -152,6 +152,8 @@ class FakePlatform:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Small answers go out at once (no Nagle delay of ~40 ms per answer).
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # noqa: ANN401
                 pass
@@ -161,7 +163,7 @@ class FakePlatform:
 
             do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _any  # noqa: N815
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, name=f"fake-{self.name}", daemon=True)
@@ -315,6 +317,11 @@ class FakePlatform:
                 handler.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout)
+
+
+class _Server(ThreadingHTTPServer):
+    # Many workers connecting at once must not be reset by a full accept queue (the default 5).
+    request_queue_size = 256
 
 
 def _read_body(handler: BaseHTTPRequestHandler, headers: dict[str, str]) -> bytes:
