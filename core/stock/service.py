@@ -34,7 +34,6 @@ from core.db.models import media, organizations
 from core.db.types import utcnow
 from core.errors import InsufficientCredits, ValidationError
 from core.ids import new_id
-from core.media.service import find_duplicate
 from core.stock import rules, runs
 from core.stock.errors import ProviderError, RateLimited, SourceFailed, StockNotConfigured
 from core.stock.images import TARGET_BOX, Cropped, ImageRefused, crop_to_preset, fetch_image
@@ -209,15 +208,14 @@ class StockService:
                 return Failure(ref, error.code, str(error))
             except ImageRefused as error:
                 return Failure(ref, error.code, str(error))
-            media_id = new_id("med")
-            key = f"{org_id}/{media_id}"
-            try:
-                await self.storage.write(
-                    key, _chunks(image.data), content_type=image.mime_type, max_bytes=len(image.data)
-                )
-            except Exception as error:  # storage is down or full: this photo drops out
-                log.warning("storing stock photo %s failed: %s", ref, type(error).__name__)
-                return Failure(ref, "STORAGE_FAILED", "the photo could not be stored")
+        # Stored after the fetch slot is given back: the next photo downloads meanwhile.
+        media_id = new_id("med")
+        key = f"{org_id}/{media_id}"
+        try:
+            await self.storage.put(key, image.data, content_type=image.mime_type)
+        except Exception as error:  # storage is down or full: this photo drops out
+            log.warning("storing stock photo %s failed: %s", ref, type(error).__name__)
+            return Failure(ref, "STORAGE_FAILED", "the photo could not be stored")
         return _Fetched(ref, rendition.photo, image, key, media_id, hashlib.sha256(image.data).hexdigest())
 
     async def _record(
@@ -228,37 +226,53 @@ class StockService:
         and the stored keys no row uses (duplicates)."""
         delivered: list[Delivered] = []
         unused: list[str] = []
+        rows: list[dict[str, object]] = []
         async with tx(writes=True) as conn:
+            # One lookup for all photos: the library's copy of the same bytes, oldest first.
+            known: dict[str, str] = {}
+            for media_id, content_hash in await conn.execute(
+                select(media.c.id, media.c.content_hash)
+                .where(
+                    media.c.org_id == org_id,
+                    media.c.content_hash.in_({item.sha256 for item in fetched}),
+                    media.c.status == "confirmed",
+                )
+                .order_by(media.c.id)
+            ):
+                known.setdefault(content_hash, media_id)
             for item in fetched:
-                existing = await find_duplicate(conn, org_id, item.sha256)
-                if existing is not None:
-                    delivered.append(Delivered(existing.id, item.photo))
+                existing = known.get(item.sha256)
+                if existing is not None:  # in the library, or twice in this call
+                    delivered.append(Delivered(existing, item.photo))
                     unused.append(item.key)
                     continue
-                await conn.execute(
-                    insert(media).values(
-                        id=item.media_id,
-                        org_id=org_id,
-                        kind="image",
-                        mime_type=item.image.mime_type,
-                        size_bytes=len(item.image.data),
-                        name=f"{provider}-{item.ref}.jpg"[:255],
-                        description=item.photo.alt_text[:5000],
-                        tags="",
-                        status="confirmed",
-                        content_hash=item.sha256,
-                        width=item.image.width,
-                        height=item.image.height,
-                        storage_key=item.key,
-                        created_at=now,
-                        confirmed_at=now,
-                        source_provider=provider,
-                        source_ref=item.ref,
-                        source_query=query,
-                        attribution=attribution_json(item.photo.attribution),
-                    )
+                known[item.sha256] = item.media_id
+                rows.append(
+                    {
+                        "id": item.media_id,
+                        "org_id": org_id,
+                        "kind": "image",
+                        "mime_type": item.image.mime_type,
+                        "size_bytes": len(item.image.data),
+                        "name": f"{provider}-{item.ref}.jpg"[:255],
+                        "description": item.photo.alt_text[:5000],
+                        "tags": "",
+                        "status": "confirmed",
+                        "content_hash": item.sha256,
+                        "width": item.image.width,
+                        "height": item.image.height,
+                        "storage_key": item.key,
+                        "created_at": now,
+                        "confirmed_at": now,
+                        "source_provider": provider,
+                        "source_ref": item.ref,
+                        "source_query": query,
+                        "attribution": attribution_json(item.photo.attribution),
+                    }
                 )
                 delivered.append(Delivered(item.media_id, item.photo))
+            if rows:
+                await conn.execute(insert(media), rows)
             balance = await credits.debit(
                 conn,
                 org_id,
@@ -314,7 +328,3 @@ def _reference(media_ids: list[str]) -> str:
     """The ledger's reference of a sourcing: its media ids, or the first and how many more."""
     joined = ",".join(media_ids)
     return joined if len(joined) <= 128 else f"{media_ids[0]} and {len(media_ids) - 1} more"
-
-
-async def _chunks(data: bytes):  # noqa: ANN202 - an async iterator of one chunk
-    yield data

@@ -75,6 +75,11 @@ class ObjectStorage(Protocol):
         `ObjectTooLarge` past `max_bytes`, leaving nothing behind."""
         ...
 
+    async def put(self, key: str, data: bytes, *, content_type: str) -> None:
+        """Stores a small object already in memory (a cropped stock photo) in one step,
+        replacing any object of that key; as durable as `write`."""
+        ...
+
     async def delete(self, key: str) -> None:
         """Removes the object; absent is not an error."""
         ...

@@ -162,6 +162,9 @@ class GcsStorage:
         finally:
             spool.close()
 
+    async def put(self, key: str, data: bytes, *, content_type: str) -> None:
+        await in_thread(self.bucket.blob(key).upload_from_string, data, content_type=content_type)
+
     async def delete(self, key: str) -> None:
         with contextlib.suppress(NotFound):
             await asyncio.to_thread(self.bucket.blob(key).delete)

@@ -72,13 +72,13 @@ class OpenObject:
 
 
 def check_key(key: str) -> str:
-    if not (0 < len(key) <= MAX_KEY_LENGTH) or not KEY_RE.match(key):
+    if not (0 < len(key) <= MAX_KEY_LENGTH) or not KEY_RE.fullmatch(key):
         raise InvalidKey(f"invalid object key {key[:80]!r}: use segments of [A-Za-z0-9_.-] joined by '/'")
     return key
 
 
 def check_content_type(content_type: str) -> str:
-    if not CONTENT_TYPE_RE.match(content_type):
+    if not CONTENT_TYPE_RE.fullmatch(content_type):
         raise ValueError("content type must be 1-255 printable ASCII characters")
     return content_type
 
@@ -232,6 +232,27 @@ class LocalStorage:
                         writing.exception()  # retrieved: the error in flight already propagates
         return size
 
+    async def put(self, key: str, data: bytes, *, content_type: str) -> None:
+        """`write` for bytes in memory, done in one worker-thread step (temp file, fsync, rename,
+        directory fsync) instead of one per stage: a few ms less per object."""
+        path = self.path(key)
+        check_content_type(content_type)
+        await in_thread(self._put, path, data, content_type)
+
+    def _put(self, path: Path, data: bytes, content_type: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        type_tmp = f"{tmp}.type"
+        try:
+            write_all(fd, [data])
+            self._finish(fd, type_tmp, content_type)
+            self._commit(tmp, type_tmp, path, replace=True)
+        finally:
+            os.close(fd)
+            for leftover in (tmp, type_tmp):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(leftover)
+
     @contextlib.asynccontextmanager
     async def staging(self, key: str, *, content_type: str, replace: bool) -> AsyncIterator[int]:
         """A hidden temp file beside the object's path, open for writing (yields its descriptor).
@@ -300,7 +321,7 @@ class LocalStorage:
                 st = (directory / name).lstat()
             except FileNotFoundError:
                 continue
-            if S_ISREG(st.st_mode) and KEY_RE.match(key):
+            if S_ISREG(st.st_mode) and KEY_RE.fullmatch(key):
                 modified = datetime.fromtimestamp(st.st_mtime, UTC)
                 found.append(ListedObject(key, st.st_size, modified, base + name, _version(st), partial))
         return found

@@ -210,6 +210,15 @@ async def test_write_small_and_large_then_delete(gcs: Emulator) -> None:
         await gcs.storage.delete(key)  # absent: not an error
 
 
+async def test_put_stores_bytes_and_replaces(gcs: Emulator) -> None:
+    key = new_key()
+    await gcs.storage.put(key, b"first", content_type="image/jpeg")
+    await gcs.storage.put(key, b"second version", content_type="image/png")
+    stored = await gcs.storage.stat(key)
+    assert stored is not None and (stored.size_bytes, stored.content_type) == (14, "image/png")
+    assert await read_all(gcs.storage, key) == b"second version"
+
+
 async def test_write_past_max_bytes_stores_nothing(gcs: Emulator) -> None:
     key = new_key()
 

@@ -1059,3 +1059,26 @@ def test_core_and_storage_share_the_generated_key(server: Server) -> None:
     key_file = server.data_dir / signing.KEY_FILE
     assert key_file.stat().st_mode & 0o777 == 0o600
     assert signing.load_or_create_key_file(key_file) == server.storage._secret
+
+
+async def test_put_stores_bytes_in_one_step_and_replaces(tmp_path: Path) -> None:
+    storage = LocalStorage(CoreSettings(data_dir=tmp_path))
+    key = "org_put/med_one"
+    await storage.put(key, b"first", content_type="image/jpeg")
+    await storage.put(key, b"second version", content_type="image/png")
+    stored = await storage.stat(key)
+    assert stored is not None and (stored.size_bytes, stored.content_type) == (14, "image/png")
+    assert b"".join([c async for c in storage.read(key)]) == b"second version"
+    assert sorted(p.name for p in storage.path(key).parent.iterdir()) == [".med_one.type", "med_one"]
+
+
+async def test_put_refuses_a_bad_key_or_type_and_leaves_nothing(tmp_path: Path) -> None:
+    storage = LocalStorage(CoreSettings(data_dir=tmp_path))
+    for key in ("../escape", "org_put/med_two\n"):  # a trailing newline too (not `$`'s leeway)
+        with pytest.raises(InvalidKey):
+            await storage.put(key, b"x", content_type="image/jpeg")
+    with pytest.raises(ValueError):
+        await storage.put("org_put/med_two", b"x", content_type="image/jpeg\n")
+    with pytest.raises(ValueError):
+        await storage.put("org_put/med_two", b"x", content_type="image/jpeg\r\nX-Evil: 1")
+    assert await storage.stat("org_put/med_two") is None
