@@ -394,10 +394,9 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                         floor_cpu_inproc = 0.0
                         # One new organization per measured call: every call is a first sourcing
                         # (nothing deduplicated), the path a real library takes most.
+                        slug = f"bench-{provider.replace('_', '-')}-{preset}"
                         fresh = [
-                            {
-                                "Authorization": f"Bearer {bootstrap_org(url, f'bench-{provider}-{preset}-{i}', credits=1000)}"
-                            }
+                            {"Authorization": f"Bearer {bootstrap_org(url, f'{slug}-{i}', credits=1000)}"}
                             for i in range(args.reps)
                         ]
                         for rep in range(args.reps):

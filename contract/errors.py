@@ -44,10 +44,23 @@ class Error(Response):
     error: str
     code: str = Field(json_schema_extra={"enum": list(REASONS)})
     valid_for: list[str] = Field(
-        default=[], description="Only with PRESET_DESTINATION: the destinations the preset reaches."
+        default=[],
+        description="With PRESET_DESTINATION: the destinations the preset reaches; with UNSUPPORTED_FEATURE: the "
+        "platforms that can take the feature.",
     )
     phrase: str = Field(default="", description="Only with NEVER_PUBLISH_PHRASE: the phrase found.")
-    profile: str = Field(default="", description="Only with NEVER_PUBLISH_PHRASE: the profile whose voice forbids it.")
+    profile: str = Field(
+        default="",
+        description="With NEVER_PUBLISH_PHRASE: the profile whose voice forbids it; with RECONNECT_REQUIRED: the "
+        "profile to connect again.",
+    )
+    feature: str = Field(
+        default="", description="With UNSUPPORTED_FEATURE and RECONNECT_REQUIRED: `thread` or `first_comment`."
+    )
+    profiles: list[str] = Field(
+        default=[], description="Only with UNSUPPORTED_FEATURE: the profile slugs that cannot take the feature."
+    )
+    scopes: list[str] = Field(default=[], description="Only with RECONNECT_REQUIRED: the permissions missing.")
 
 
 class CreditWarning(Response):

@@ -90,6 +90,39 @@ class GetProfileRequest(Request):
         return profiles_pb2.GetProfileRequest(slug=self.slug)
 
 
+ProfileSlug = Annotated[str, InPath(), Field(min_length=1, description="The profile's slug.")]
+
+
+class TimeSlot(Request):
+    day: Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    time: Annotated[str, Field(pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$", description="HH:MM, 24-hour, local time.")]
+
+    def to_proto(self) -> profiles_pb2.TimeSlot:
+        return profiles_pb2.TimeSlot(day=self.day, time=self.time)
+
+
+class GetProfileSlotsRequest(Request):
+    slug: ProfileSlug
+
+    def to_proto(self) -> profiles_pb2.GetProfileSlotsRequest:
+        return profiles_pb2.GetProfileSlotsRequest(slug=self.slug)
+
+
+class SetProfileSlotsRequest(Request):
+    """Replaces the profile's weekly publishing times; `next_slot` posts take the next free one."""
+
+    slug: ProfileSlug
+    timezone: Annotated[str, Field(min_length=1, max_length=64, description="An IANA time zone, e.g. Europe/Paris.")]
+    slots: Annotated[
+        list[TimeSlot], Field(max_length=168, description="Weekly times in that zone; [] clears the table.")
+    ]
+
+    def to_proto(self) -> profiles_pb2.SetProfileSlotsRequest:
+        return profiles_pb2.SetProfileSlotsRequest(
+            slug=self.slug, timezone=self.timezone, slots=[s.to_proto() for s in self.slots]
+        )
+
+
 class GetCreditsRequest(Request):
     ledger_limit: Annotated[
         int | None,
@@ -119,6 +152,71 @@ class ListLedgerRequest(Request):
         return credits_pb2.ListLedgerEntriesRequest(page_size=self.page_size, page_token=self.page_token or "")
 
 
+MAX_THREAD_ITEMS = 25  # the issue's exact bound (core/posts/versions.py)
+
+
+class ThreadItem(Request):
+    """One item of a thread: published as a reply to the item before it (the first to the post)."""
+
+    content: Content
+    media_ids: MediaIds | None = None
+
+    def to_proto(self) -> posts_pb2.ThreadItem:
+        return posts_pb2.ThreadItem(content=self.content, media_ids=self.media_ids or [])
+
+
+Thread = Annotated[
+    list[ThreadItem],
+    Field(
+        min_length=1,
+        max_length=MAX_THREAD_ITEMS,
+        description="Published after the post as a reply chain by the same account, item by item, on x, "
+        "bluesky, threads and mastodon; each item is checked by the platform's rules like the content. "
+        "Each item costs one delivery.",
+    ),
+]
+FirstComment = Annotated[
+    str,
+    FromCatalog(lambda c: Field(min_length=1, max_length=c.limits.max_content_chars)),
+    Field(
+        pattern=r"\S",
+        description="Posted by the same account right after the post (and its thread): a comment on "
+        "instagram, youtube and linkedin, a self-reply on x, bluesky, threads and mastodon; tiktok cannot. Free.",
+    ),
+]
+
+
+def _thread_message(items: list[ThreadItem]) -> posts_pb2.Thread:
+    return posts_pb2.Thread(items=[item.to_proto() for item in items])
+
+
+class Customization(Request):
+    """One profile's version: each field present replaces the request's value for that profile only."""
+
+    content: Content | None = None
+    media_ids: MediaIds | None = None
+    title: Annotated[str | None, FromCatalog(lambda c: Field(max_length=c.limits.max_title_chars))] = None
+    post_type: Annotated[str | None, Field(min_length=1, description="One of the profile's platform's post types.")] = (
+        None
+    )
+    thread: Annotated[
+        list[ThreadItem] | None,
+        Field(max_length=MAX_THREAD_ITEMS, description="This profile's thread; [] sends none to this profile."),
+    ] = None
+    first_comment: FirstComment | None = None
+
+    def to_proto(self) -> posts_pb2.Customization:
+        message = posts_pb2.Customization()
+        for name in ("content", "title", "post_type", "first_comment"):
+            if (value := getattr(self, name)) is not None:
+                setattr(message, name, value)
+        if self.media_ids is not None:
+            message.media_ids.ids.extend(self.media_ids)
+        if self.thread is not None:
+            message.thread.CopyFrom(_thread_message(self.thread))
+        return message
+
+
 class PostFields(Request):
     """The fields of a post as POST /v1/posts takes them (also checked by the dry run)."""
 
@@ -146,6 +244,30 @@ class PostFields(Request):
         FromCatalog(lambda c: Field(max_length=c.limits.max_title_chars)),
         Field(description="Title for the video platform (required there)."),
     ] = None
+    thread: Thread | None = None
+    first_comment: FirstComment | None = None
+    customizations: Annotated[
+        dict[str, Customization] | None,
+        Field(
+            description="Per-profile versions keyed by profile slug (each one of `profiles`): content, media_ids, "
+            "title, post_type, thread or first_comment for that profile's post only. generate_thread's drafts "
+            "drop in as customizations[profile] = draft.post."
+        ),
+    ] = None
+    draft: Annotated[
+        bool,
+        Field(
+            description="Create drafts: never published or charged, not bound by the scheduling horizon; "
+            "edit them with PATCH, publish them with POST /v1/posts/{post_id}/schedule."
+        ),
+    ] = False
+    next_slot: Annotated[
+        bool,
+        Field(
+            description="Each profile's post takes that profile's next free time slot "
+            "(PUT /v1/profiles/{slug}/slots); not with schedule_at."
+        ),
+    ] = False
 
     def create_message(self, request_id: str = "") -> posts_pb2.CreatePostsRequest:
         message = posts_pb2.CreatePostsRequest(
@@ -154,11 +276,19 @@ class PostFields(Request):
             media_ids=self.media_ids or [],
             post_types=_post_types(self.post_types),
             request_id=request_id,
+            draft=self.draft,
+            next_slot=self.next_slot,
         )
         if self.schedule_at is not None:
             message.schedule_at = self.schedule_at
         if self.title is not None:
             message.title = self.title
+        if self.thread is not None:
+            message.thread.CopyFrom(_thread_message(self.thread))
+        if self.first_comment is not None:
+            message.first_comment = self.first_comment
+        for slug, version in (self.customizations or {}).items():
+            message.customizations[slug].CopyFrom(version.to_proto())
         return message
 
 
@@ -242,12 +372,24 @@ class ListOutboxRequest(Request):
 
 
 class UpdatePostRequest(Request):
-    """Only while the post is `scheduled` or `queued`; absent fields are kept."""
+    """Only while the post is a draft, `scheduled` or `queued`; absent fields are kept."""
 
     post_id: PostId
     content: Content = ABSENT
     schedule_at: Annotated[DateTime, Field(description="ISO 8601 with an offset.")] = ABSENT
     media_ids: Annotated[MediaIds, Field(description="Replaces the attachments (`[]` removes them all).")] = ABSENT
+    thread: Annotated[
+        list[ThreadItem],
+        Field(
+            max_length=MAX_THREAD_ITEMS,
+            description="Replaces the thread (`[]` removes it); items are {content, media_ids}.",
+        ),
+    ] = ABSENT
+    first_comment: Annotated[
+        str,
+        FromCatalog(lambda c: Field(max_length=c.limits.max_content_chars)),
+        Field(description='Replaces the first comment ("" removes it).'),
+    ] = ABSENT
 
     def to_proto(self) -> posts_pb2.UpdatePostRequest:
         message = posts_pb2.UpdatePostRequest(post_id=self.post_id)
@@ -258,6 +400,26 @@ class UpdatePostRequest(Request):
         if self.media_ids is not None:
             message.update_media_ids = True
             message.media_ids.extend(self.media_ids)
+        if self.thread is not None:
+            message.thread.CopyFrom(_thread_message(self.thread))
+        if self.first_comment is not None:
+            message.first_comment = self.first_comment
+        return message
+
+
+class SchedulePostRequest(Request):
+    """Takes a draft out of draft, with every check of creation."""
+
+    post_id: PostId
+    schedule_at: Annotated[
+        DateTime | None, Field(description="ISO 8601 with an offset; omitted (and no next_slot): publish now.")
+    ] = None
+    next_slot: Annotated[bool, Field(description="The profile's next free time slot instead.")] = False
+
+    def to_proto(self) -> posts_pb2.SchedulePostRequest:
+        message = posts_pb2.SchedulePostRequest(post_id=self.post_id, next_slot=self.next_slot)
+        if self.schedule_at is not None:
+            message.schedule_at = self.schedule_at
         return message
 
 

@@ -21,13 +21,18 @@ POST_STATUSES: dict[int, str] = {
     posts_pb2.POST_STATUS_PUBLISHED: "published",
     posts_pb2.POST_STATUS_FAILED: "failed",
     posts_pb2.POST_STATUS_CANCELED: "canceled",
+    posts_pb2.POST_STATUS_DRAFT: "draft",
+    posts_pb2.POST_STATUS_PARTIALLY_PUBLISHED: "partially_published",
 }
 PLANS: dict[int, str] = {
     identity_pb2.PLAN_ACTIVE: "active",
     identity_pb2.PLAN_TRIALING: "trialing",
     identity_pb2.PLAN_NONE: "none",
 }
-PostStatus = Literal["scheduled", "queued", "publishing", "published", "failed", "canceled"]
+PostStatus = Literal[
+    "scheduled", "queued", "publishing", "published", "failed", "canceled", "draft", "partially_published"
+]
+PartStatus = Literal["pending", "published", "failed", "skipped"]
 Plan = Literal["active", "trialing", "none"]
 
 # Values the core's catalog enumerates.
@@ -100,6 +105,27 @@ class Profile(Response):
         )
 
 
+class ThreadPart(Response):
+    """A thread item as delivered: `pending` (not sent yet), `published`, `failed` (refused for good:
+    not on the platform) or `skipped` (never sent: an earlier part failed)."""
+
+    content: str
+    media_ids: list[str]
+    status: PartStatus
+    platform_post_id: str | None
+    url: str | None
+
+    @classmethod
+    def from_proto(cls, p: posts_pb2.PostPart) -> dict[str, Any]:
+        return dict(
+            content=p.content,
+            media_ids=list(p.media_ids),
+            status=p.status,
+            platform_post_id=p.platform_post_id or None,
+            url=p.platform_url or None,
+        )
+
+
 class Post(Response):
     """SPEC 2's Post plus the lifecycle fields of docs/posts.md."""
 
@@ -121,9 +147,14 @@ class Post(Response):
     published_at: UtcTimestamp | None
     attempts: int = Field(ge=0)
     updated_at: UtcTimestamp
+    thread: list[ThreadPart] = Field(description="The thread published after the post, item by item; [] when none.")
+    first_comment: str | None = Field(description="The first comment posted after the post (and its thread).")
+    first_comment_id: str | None = Field(description="The platform's id of the first comment, once posted.")
+    first_comment_status: PartStatus | None
 
     @classmethod
     def from_proto(cls, p: posts_pb2.Post) -> dict[str, Any]:
+        comment = p.first_comment if p.HasField("first_comment") else None
         return dict(
             id=p.id,
             profile=p.profile,
@@ -143,6 +174,10 @@ class Post(Response):
             published_at=timestamp(p.publish_time) if p.HasField("publish_time") else None,
             attempts=p.attempts,
             updated_at=timestamp(p.update_time),
+            thread=[ThreadPart.from_proto(t) for t in p.thread],
+            first_comment=comment.content if comment else None,
+            first_comment_id=(comment.platform_post_id or None) if comment else None,
+            first_comment_status=comment.status if comment else None,
         )
 
 
@@ -157,6 +192,8 @@ class OutboxEntry(Response):
     platform_post_id: str
     url: str
     created_at: UtcTimestamp
+    part: Literal["post", "thread", "first_comment"] = Field(description="What this delivery published.")
+    position: int | None = Field(description="The thread item's index (0-based) when part is thread.")
 
     @classmethod
     def from_proto(cls, e: posts_pb2.OutboxEntry) -> dict[str, Any]:
@@ -169,6 +206,8 @@ class OutboxEntry(Response):
             platform_post_id=e.platform_post_id,
             url=e.platform_url,
             created_at=timestamp(e.create_time),
+            part=e.part or "post",
+            position=e.position if e.part == "thread" else None,
         )
 
 
@@ -288,6 +327,22 @@ NextPageToken = Annotated[
 def _page(key: str, items: list[dict[str, Any]], token: str) -> dict[str, Any]:
     """A list body: `{key: items}`, plus `next_page_token` only when there is a next page."""
     return {key: items, "next_page_token": token} if token else {key: items}
+
+
+class TimeSlotOut(Response):
+    day: Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    time: str = Field(description="HH:MM, 24-hour, in the table's time zone.")
+
+
+class ProfileSlots(Response):
+    """A profile's weekly publishing times (an unset table: UTC and no slots)."""
+
+    timezone: str = Field(description="An IANA time zone name.")
+    slots: list[TimeSlotOut]
+
+    @classmethod
+    def from_proto(cls, t: profiles_pb2.ProfileSlots) -> dict[str, Any]:
+        return dict(timezone=t.timezone, slots=[{"day": s.day, "time": s.time} for s in t.slots])
 
 
 class ProfileList(Response):

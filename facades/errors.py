@@ -49,8 +49,14 @@ class ApiError(Exception):
 
     def body(self) -> dict[str, object]:
         body: dict[str, object] = {"error": self.message, "code": self.code}
-        if self.code == "PRESET_DESTINATION" and "valid_for" in self.metadata:
-            body["valid_for"] = [v for v in self.metadata["valid_for"].split(",") if v]
+        if self.code in ("PRESET_DESTINATION", "UNSUPPORTED_FEATURE") and "valid_for" in self.metadata:
+            body["valid_for"] = _listed(self.metadata["valid_for"], ",")
+        if self.code == "UNSUPPORTED_FEATURE":
+            body["feature"] = self.metadata.get("feature", "")
+            body["profiles"] = _listed(self.metadata.get("profiles", ""), ",")
+        if self.code == "RECONNECT_REQUIRED":
+            body.update({k: self.metadata.get(k, "") for k in ("profile", "feature")})
+            body["scopes"] = _listed(self.metadata.get("scopes", ""), " ")
         if self.code == "NEVER_PUBLISH_PHRASE":
             body.update({k: self.metadata[k] for k in ("phrase", "profile") if k in self.metadata})
         if (seconds := self.retry_after) is not None:
@@ -62,6 +68,10 @@ class ApiError(Exception):
         """Whole seconds to wait before asking again, when the core said (metadata `retry_after`)."""
         value = self.metadata.get("retry_after", "")
         return max(1, int(value)) if value.isdigit() else None
+
+
+def _listed(value: str, separator: str) -> list[str]:
+    return [v for v in value.split(separator) if v]
 
 
 # OAuth endpoints answer with RFC 6749 5.2 bodies `{error, error_description}`; the core sends

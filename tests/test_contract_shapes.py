@@ -76,6 +76,17 @@ PUBLISHED.failure_reason = "insufficient_credits"
 PUBLISHED.title = "A title"
 PUBLISHED.publish_time.CopyFrom(NOW)
 PUBLISHED.media_ids.append("med_1")
+THREADED = posts_pb2.Post()
+THREADED.CopyFrom(POST)
+THREADED.status = posts_pb2.POST_STATUS_PARTIALLY_PUBLISHED
+THREADED.platform_post_id, THREADED.platform_url = "1", "https://x.com/acme/status/1"
+THREADED.thread.add(content="two", status="published", platform_post_id="2", platform_url="https://x.com/a/status/2")
+THREADED.thread.add(content="three", media_ids=["med_1"], status="failed")
+THREADED.first_comment.CopyFrom(posts_pb2.PostPart(content="first!", status="skipped"))
+DRAFT = posts_pb2.Post()
+DRAFT.CopyFrom(POST)
+DRAFT.status = posts_pb2.POST_STATUS_DRAFT
+SLOTS = profiles_pb2.ProfileSlots(timezone="Europe/Paris", slots=[profiles_pb2.TimeSlot(day="mon", time="09:00")])
 MEDIA = media_pb2.Media(
     media_id="med_1",
     type="image",
@@ -247,6 +258,27 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE], next_page_token="next")),
     (rs.Post, POST),
     (rs.Post, PUBLISHED),
+    (rs.Post, THREADED),
+    (rs.Post, DRAFT),
+    (rs.ProfileSlots, SLOTS),
+    (rs.ProfileSlots, profiles_pb2.ProfileSlots(timezone="UTC")),
+    (
+        rs.OutboxEntries,
+        posts_pb2.ListOutboxEntriesResponse(
+            entries=[
+                posts_pb2.OutboxEntry(
+                    id="obx_2",
+                    post_id="pst_1",
+                    connector="x",
+                    mode="sandbox",
+                    requests_json="[]",
+                    create_time=NOW,
+                    part="thread",
+                    position=1,
+                )
+            ]
+        ),
+    ),
     (rs.PostList, posts_pb2.ListPostsResponse(posts=[POST, PUBLISHED], next_page_token="n")),
     (rs.CreatedPosts, posts_pb2.CreatePostsResponse(posts=[POST])),
     (rs.OutboxEntries, posts_pb2.ListOutboxEntriesResponse(entries=[OUTBOX])),

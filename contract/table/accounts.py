@@ -43,6 +43,47 @@ ROWS = (
         errors=("NOT_FOUND",),
     ),
     Operation(
+        id="getProfileSlots",
+        method="GET",
+        path="/v1/profiles/{slug}/slots",
+        summary="A profile's publishing time slots",
+        tag="profiles",
+        rpc=rpc_path(profiles_pb2, "ProfileService", "GetProfileSlots"),
+        request=rq.GetProfileSlotsRequest,
+        responses={200: rs.ProfileSlots},
+        errors=("NOT_FOUND",),
+        tool=Tool(
+            name="get_profile_slots",
+            title="Get a profile's time slots",
+            description="Read a profile's weekly publishing times (its IANA time zone and {day, time} slots): the "
+            "times create_post with next_slot true fills, each profile's next free one.",
+            read_only=True,
+            idempotent=True,
+        ),
+    ),
+    Operation(
+        id="setProfileSlots",
+        method="PUT",
+        path="/v1/profiles/{slug}/slots",
+        summary="Replace a profile's publishing time slots",
+        tag="profiles",
+        rpc=rpc_path(profiles_pb2, "ProfileService", "SetProfileSlots"),
+        request=rq.SetProfileSlotsRequest,
+        responses={200: rs.ProfileSlots},
+        errors=("VALIDATION_ERROR", "NOT_FOUND"),
+        description="`timezone` is an IANA name; `slots` are `{day: mon..sun, time: HH:MM}` in that zone. A slot "
+        "that does not exist on a day (daylight saving starts) moves to the first minute after the gap; one that "
+        "exists twice (it ends) is its first occurrence.",
+        tool=Tool(
+            name="set_profile_slots",
+            title="Set a profile's time slots",
+            description="Replace a profile's weekly publishing times: timezone (IANA, e.g. Europe/Paris) and slots "
+            "[{day: mon..sun, time: HH:MM}]. Posts created with next_slot true take the next free one. [] clears.",
+            destructive=True,
+            idempotent=True,
+        ),
+    ),
+    Operation(
         id="getCredits",
         method="GET",
         path="/v1/credits",

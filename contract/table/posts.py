@@ -9,7 +9,7 @@ from contract import resources as rs
 from contract.operation import Operation, Tool
 from contract.requests import rpc_path
 
-_POST_LINKS = ("getPost", "updatePost", "cancelPost", "retryPost", "listPostOutbox")
+_POST_LINKS = ("getPost", "updatePost", "cancelPost", "retryPost", "schedulePost", "listPostOutbox")
 
 ROWS = (
     Operation(
@@ -23,14 +23,19 @@ ROWS = (
         responses={201: rs.CreatedPosts},
         errors=(
             "VALIDATION_ERROR",
+            "UNSUPPORTED_FEATURE",
+            "RECONNECT_REQUIRED",
             "INVALID_MEDIA",
             "INVALID_MEDIA_COMBINATION",
             "IDEMPOTENCY_KEY_REUSED",
             "PAYLOAD_TOO_LARGE",
         ),
         description="All or nothing: every check passes for every profile, or nothing is created. Each "
-        "destination's text limit is checked as that platform counts; nothing is ever truncated. A post "
-        "costs credits when it goes out; at zero credits it fails with failure_reason insufficient_credits.",
+        "destination's text limit is checked as that platform counts, for the content, every thread item and "
+        "the first comment; nothing is ever truncated. A post costs credits when it goes out (one delivery, plus "
+        "one per thread item; a first comment is free); at a balance below that it fails with failure_reason "
+        "insufficient_credits and nothing is sent. `draft: true` creates drafts; `next_slot: true` takes each "
+        "profile's next free time slot.",
         links=("post_id", "$response.body#/posts/0/id", _POST_LINKS),
         tool=Tool(
             name="create_post",
@@ -39,8 +44,12 @@ ROWS = (
             "(slugs from list_profiles) on a microblogging, photo-sharing, short-video or video platform: one "
             "post per profile, all or nothing. Each platform's own length limit and media rules are checked; "
             "nothing is truncated, an error names the profile, the count and the limit. Attach media_ids from "
-            "create_media + confirm_media. Send an idempotency_key to retry safely: the same key and arguments "
-            "answer the first result again. Returns the created posts with their ids and status.",
+            "create_media + confirm_media. Optional: `thread` (items published after the post as replies, on x, "
+            "bluesky, threads, mastodon), `first_comment` (not on tiktok), `customizations` keyed by profile slug "
+            "for a version per destination (generate_thread's drafts drop in as customizations[profile] = "
+            "draft.post, or as `thread` for one destination), `draft: true` to keep posts aside, `next_slot: true` "
+            "for each profile's next free time slot. Send an idempotency_key to retry safely: the same key and "
+            "arguments answer the first result again. Returns the created posts with their ids and status.",
             open_world=True,
         ),
     ),
@@ -58,8 +67,8 @@ ROWS = (
             name="list_posts",
             title="List posts",
             description="List the organization's posts, newest first, optionally only those of one profile "
-            "(its slug, the handle list_profiles shows), one platform (`connector`), one status (scheduled, "
-            "queued, publishing, published, failed, canceled) or a schedule window. A failed post says why in "
+            "(its slug, the handle list_profiles shows), one platform (`connector`), one status (draft, scheduled, "
+            "queued, publishing, published, partially_published, failed, canceled) or a schedule window. A failed post says why in "
             "failure_reason. Paged: pass next_page_token back as page_token.",
             read_only=True,
             idempotent=True,
@@ -88,27 +97,31 @@ ROWS = (
         id="updatePost",
         method="PATCH",
         path="/v1/posts/{post_id}",
-        summary="Edit a scheduled or queued post",
+        summary="Edit a draft, scheduled or queued post",
         tag="posts",
         rpc=rpc_path(posts_pb2, "PostService", "UpdatePost"),
         request=rq.UpdatePostRequest,
         responses={200: rs.Post},
         errors=(
             "VALIDATION_ERROR",
+            "UNSUPPORTED_FEATURE",
+            "RECONNECT_REQUIRED",
             "INVALID_MEDIA",
             "INVALID_MEDIA_COMBINATION",
             "NOT_FOUND",
             "INVALID_POST_STATE",
             "PAYLOAD_TOO_LARGE",
         ),
-        description="Only while the post is `scheduled` or `queued` (INVALID_POST_STATE otherwise); absent fields "
-        "are kept. The new content and media are checked against the destination's rules.",
+        description="Only while the post is a draft, `scheduled` or `queued` (INVALID_POST_STATE otherwise); "
+        "absent fields are kept. What changes is checked against the destination's rules (a draft's when it is "
+        "scheduled). `thread` items are `{content, media_ids}`: output fields are refused.",
         tool=Tool(
             name="update_post",
             title="Edit a post",
-            description="Change the content, schedule_at or media_ids of a post that is still scheduled or queued; "
-            "fields left out keep their value, media_ids replaces the attachments ([] removes them). The "
-            "platform's rules are checked again. A post that is publishing or done cannot change.",
+            description="Change the content, schedule_at, media_ids, thread or first_comment of a post that is "
+            "still a draft, scheduled or queued; fields left out keep their value, media_ids and thread replace "
+            "theirs ([] removes them), first_comment \"\" removes it. The platform's rules are checked again. A "
+            "post that is publishing or done cannot change.",
             destructive=True,
             idempotent=True,
         ),
@@ -117,7 +130,7 @@ ROWS = (
         id="cancelPost",
         method="DELETE",
         path="/v1/posts/{post_id}",
-        summary="Cancel a scheduled or queued post",
+        summary="Cancel a draft, scheduled or queued post",
         tag="posts",
         rpc=rpc_path(posts_pb2, "PostService", "CancelPost"),
         request=rq.CancelPostRequest,
@@ -126,7 +139,7 @@ ROWS = (
         tool=Tool(
             name="cancel_post",
             title="Cancel a post",
-            description="Cancel a post that is still scheduled or queued, so it never goes out. Returns the post, "
+            description="Cancel a post that is still a draft, scheduled or queued, so it never goes out. Returns the post, "
             "now `canceled`. A post that is publishing or done cannot be canceled (INVALID_POST_STATE).",
             destructive=True,
             idempotent=True,
@@ -148,6 +161,36 @@ ROWS = (
             description="Put a failed post back in the queue to publish now, e.g. after credits were topped up "
             "(failure_reason insufficient_credits). Only failed posts can be retried.",
             idempotent=True,
+            open_world=True,
+        ),
+    ),
+    Operation(
+        id="schedulePost",
+        method="POST",
+        path="/v1/posts/{post_id}/schedule",
+        summary="Take a draft out of draft: schedule it, give it its next time slot, or publish it now",
+        tag="posts",
+        rpc=rpc_path(posts_pb2, "PostService", "SchedulePost"),
+        request=rq.SchedulePostRequest,
+        responses={200: rs.Post},
+        errors=(
+            "VALIDATION_ERROR",
+            "UNSUPPORTED_FEATURE",
+            "RECONNECT_REQUIRED",
+            "INVALID_MEDIA",
+            "INVALID_MEDIA_COMBINATION",
+            "NOT_FOUND",
+            "INVALID_POST_STATE",
+        ),
+        description="Every check of creation runs first (fields, the destination's limits, media, never-publish "
+        "phrases, the plan). `schedule_at` or `next_slot: true`; neither publishes now. Credits are charged at "
+        "delivery, as always. Only drafts (INVALID_POST_STATE otherwise).",
+        tool=Tool(
+            name="schedule_post",
+            title="Schedule a draft",
+            description="Publish or schedule a draft made with create_post(draft=true): schedule_at, or next_slot "
+            "true for the profile's next free time slot, or neither to publish now. The platform's rules are "
+            "checked now; the post is charged when it goes out. Returns the post.",
             open_world=True,
         ),
     ),

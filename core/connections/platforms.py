@@ -33,7 +33,7 @@ class XAuth(OAuthPlatform):
     authorize_url = "https://x.com/i/oauth2/authorize"
     token_url = "https://api.x.com/2/oauth2/token"
     revoke_url = "https://api.x.com/2/oauth2/revoke"
-    scopes = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
+    scopes = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")  # replies: tweet.write
     token_auth = "client_secret_basic"
 
     async def identity(self, endpoints: PlatformEndpoints, app: OAuthApp, tokens: TokenSet) -> AccountIdentity:
@@ -51,7 +51,12 @@ class YouTubeAuth(OAuthPlatform):
     authorize_url = "https://accounts.google.com/o/oauth2/v2/auth"
     token_url = "https://oauth2.googleapis.com/token"
     revoke_url = "https://oauth2.googleapis.com/revoke"
-    scopes = ("https://www.googleapis.com/auth/youtube.upload", "https://www.googleapis.com/auth/youtube.readonly")
+    # youtube.force-ssl: first comments (commentThreads.insert); upload and readonly stay for the video.
+    scopes = (
+        "https://www.googleapis.com/auth/youtube.upload",
+        "https://www.googleapis.com/auth/youtube.readonly",
+        "https://www.googleapis.com/auth/youtube.force-ssl",
+    )
     # offline access and a consent prompt: Google issues the refresh token only then.
     authorize_params = {"access_type": "offline", "prompt": "consent", "include_granted_scopes": "true"}
 
@@ -71,7 +76,7 @@ class LinkedInAuth(OAuthPlatform):
     authorize_url = "https://www.linkedin.com/oauth/v2/authorization"
     token_url = "https://www.linkedin.com/oauth/v2/accessToken"
     revoke_url = "https://www.linkedin.com/oauth/v2/revoke"
-    scopes = ("openid", "profile", "w_member_social")
+    scopes = ("openid", "profile", "w_member_social")  # w_member_social covers first comments too
     pkce = False  # LinkedIn's PKCE is for native apps only; a web app authenticates with its secret
 
     async def identity(self, endpoints: PlatformEndpoints, app: OAuthApp, tokens: TokenSet) -> AccountIdentity:
@@ -205,7 +210,7 @@ class ThreadsAuth(MetaAuth):
     key = "threads"
     authorize_url = "https://threads.net/oauth/authorize"
     token_url = "https://graph.threads.net/oauth/access_token"
-    scopes = ("threads_basic", "threads_content_publish")
+    scopes = ("threads_basic", "threads_content_publish", "threads_manage_replies")  # replies: threads, comments
     graph = "https://graph.threads.net"
     exchange_grant = "th_exchange_token"
     refresh_grant = "th_refresh_token"
@@ -223,7 +228,8 @@ class InstagramAuth(MetaAuth):
     key = "instagram"
     authorize_url = "https://www.instagram.com/oauth/authorize"
     token_url = "https://api.instagram.com/oauth/access_token"
-    scopes = ("instagram_business_basic", "instagram_business_content_publish")
+    # manage_comments: first comments (POST /{ig-media-id}/comments) and reading them back.
+    scopes = ("instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments")
     graph = "https://graph.instagram.com"
     exchange_grant = "ig_exchange_token"
     refresh_grant = "ig_refresh_token"
@@ -247,7 +253,7 @@ class MastodonAuth(OAuthPlatform):
     authorize_url = "/oauth/authorize"
     token_url = "/oauth/token"
     revoke_url = "/oauth/revoke"
-    scopes = ("read:accounts", "write:statuses", "write:media")
+    scopes = ("read:accounts", "write:statuses", "write:media")  # replies: write:statuses
 
     def app(self, settings: CoreSettings) -> OAuthApp | None:
         return None  # one per instance, registered on demand

@@ -60,6 +60,25 @@ class Account:
 
 
 @dataclass(frozen=True, slots=True)
+class Delivery:
+    """What the platform made: its id for it and its URL. `cid` is Bluesky's content id of the
+    record (a reply names its root and parent by uri and cid, a "strong ref"); "" elsewhere."""
+
+    platform_post_id: str
+    url: str
+    cid: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyTo:
+    """Where a thread item or a first comment goes: `parent` is the post it answers (the previous
+    thread item, or the main post), `root` the thread's first post (the main post)."""
+
+    parent: Delivery
+    root: Delivery
+
+
+@dataclass(frozen=True, slots=True)
 class OutgoingPost:
     post_id: str
     # Stable across retries of one delivery: platforms that honour an idempotency key get it,
@@ -72,6 +91,8 @@ class OutgoingPost:
     title: str | None = None
     media: tuple[OutgoingMedia, ...] = ()
     created_at: datetime | None = None
+    # Set on a thread item (published as a reply) and on a first comment; None on a post.
+    reply_to: ReplyTo | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,12 +161,6 @@ class PlatformResponse:
 
 def answer(status: int, body: Any = None, headers: Mapping[str, str] | None = None) -> PlatformResponse:  # noqa: ANN401
     return PlatformResponse(status, {k.lower(): v for k, v in (headers or {}).items()}, body)
-
-
-@dataclass(frozen=True, slots=True)
-class Delivery:
-    platform_post_id: str
-    url: str
 
 
 class ErrorClass(StrEnum):
@@ -220,10 +235,36 @@ class Connector(ABC):
     # platform more time by retrying later; the progress saved lets that attempt resume the poll.
     poll_limit: ClassVar[int] = 30
     poll_seconds: ClassVar[float] = 2.0
+    # Whether a post may carry a thread: items published after it as a chain of replies, each
+    # through `deliver` with `reply_to` set (x, bluesky, threads, mastodon).
+    threads: ClassVar[bool] = False
+    # Whether a post may carry a first comment (`deliver_comment`): all but TikTok.
+    first_comment: ClassVar[bool] = False
+    # OAuth scopes beyond posting's that a thread item or a self-reply first comment needs
+    # (`reply_scopes`), and that a first comment needs (`comment_scopes`), checked against the
+    # profile's granted scopes before a post is accepted; () when posting's suffice.
+    reply_scopes: ClassVar[tuple[str, ...]] = ()
+    comment_scopes: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
-        """Publishes the post, resuming from `api.state`; returns the platform's id and URL."""
+        """Publishes the post, resuming from `api.state`; returns the platform's id and URL. A
+        thread item has `post.reply_to` set (on a platform with `threads`): it is published as a
+        reply to `reply_to.parent` (in the thread of `reply_to.root`)."""
+
+    async def deliver_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery:
+        """A first comment: `comment.content` is its text, `comment.reply_to` is set (parent = the
+        last thread item or the main post, root = the main post). Delivered like a post (its own
+        delivery key, progress, `creates_post` request and `reconcile`). The default is a
+        self-reply, `self.deliver(comment, api)`; platforms with a comment API (Instagram,
+        YouTube, LinkedIn) override it and comment on `root`; one without refuses it."""
+        if not self.first_comment:
+            raise DeliveryError(
+                ErrorClass.PERMANENT, f"{self.key} has no way to post a first comment", code="COMMENTS_UNSUPPORTED"
+            )
+        if comment.reply_to is None:
+            raise DeliveryError(ErrorClass.PERMANENT, "a first comment needs the post it answers", code="NO_PARENT")
+        return await self.deliver(comment, api)
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
         """After an attempt that may have sent the creating request: the post if the platform
@@ -243,11 +284,23 @@ class Connector(ABC):
         from `ids` (`ids.post` for the request that creates the post)."""
 
     def sandbox_delivery(self, post: OutgoingPost) -> Delivery:
-        """The post id and URL a sandbox delivery answers with: deterministic per delivery key,
-        shaped like the platform's own, under a /sandbox/ path nothing real has."""
+        """The sandbox post id of a delivery (`SandboxIds.post`, which the sandbox answers to its
+        creating request) and its URL: deterministic per delivery key, shaped like the
+        platform's own, under a /sandbox/ path nothing real has."""
         digest = hashlib.sha256(post.delivery_key.encode()).hexdigest()
         platform_id = str(int(digest[:15], 16))
-        return Delivery(platform_id, f"https://{self.web_host}/sandbox/{post.account.profile_slug}/{platform_id}")
+        return Delivery(platform_id, self.sandbox_url(post, platform_id))
+
+    def sandbox_url(self, post: OutgoingPost, platform_id: str) -> str:
+        """The /sandbox/ URL of a sandbox delivery's post (or comment) `platform_id`."""
+        return f"https://{self.web_host}/sandbox/{post.account.profile_slug}/{platform_id}"
+
+    def sandboxed(self, post: OutgoingPost, delivered: Delivery) -> Delivery:
+        """What a sandbox run answers: the id (and cid) the connector read from the sandbox's
+        answers, which is what a later thread item or comment names, at its /sandbox/ URL. For a
+        post this is `sandbox_delivery(post)`, except on Bluesky: its record key, and so its
+        uri, is made from the time the record is sent (its cid is deterministic)."""
+        return Delivery(delivered.platform_post_id, self.sandbox_url(post, delivered.platform_post_id), delivered.cid)
 
 
 class SandboxIds:

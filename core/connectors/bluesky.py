@@ -48,10 +48,15 @@ class BlueskyConnector(Connector):
 
     Exactly once: the record's key is a TID made from the time the record was first to be sent
     and the delivery key, saved before createRecord; every attempt sends the same key and
-    `createdAt`, so a resend cannot make a second post and getRecord tells whether it exists."""
+    `createdAt`, so a resend cannot make a second post and getRecord tells whether it exists.
+
+    A thread item or a first comment is a post record with `reply: {root, parent}`, each a
+    strong ref (uri and cid); the Delivery of every record carries its cid for the next one."""
 
     key = "bluesky"
     web_host = "bsky.app"
+    threads = True
+    first_comment = True  # a self-reply, with the same app password
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         images = [m for m in post.media if m.kind == "image"]
@@ -78,6 +83,13 @@ class BlueskyConnector(Connector):
             record["facets"] = facets
         if embed:
             record["embed"] = embed
+        if post.reply_to is not None:
+            root = await self._ref(post, post.reply_to.root, api)
+            same = post.reply_to.parent.platform_post_id == post.reply_to.root.platform_post_id
+            record["reply"] = {
+                "root": root,
+                "parent": root if same else await self._ref(post, post.reply_to.parent, api),
+            }
         rkey = tid(at, post.delivery_key)
         body = {"repo": _did(post), "collection": POST, "rkey": rkey, "record": record}
         request = PlatformRequest(
@@ -93,7 +105,7 @@ class BlueskyConnector(Connector):
             if found is None:
                 raise
             return found
-        return self._delivery(post, required(response, "uri"))
+        return self._delivery(post, required(response, "uri"), required(response, "cid"))
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
         at = _record_time(api)
@@ -133,9 +145,24 @@ class BlueskyConnector(Connector):
             return ok({"uri": uri, "cid": f"bafyrei{ids.post}", "value": {"$type": POST}})
         return ok({})
 
-    def _delivery(self, post: OutgoingPost, uri: str) -> Delivery:
+    def sandbox_url(self, post: OutgoingPost, platform_id: str) -> str:
+        # A run's post id is the record's at:// uri: its URL names the record key, as the app's does.
+        return super().sandbox_url(post, platform_id.rsplit("/", 1)[-1])
+
+    def _delivery(self, post: OutgoingPost, uri: str, cid: str) -> Delivery:
         handle = post.account.handle.lstrip("@") or _did(post)
-        return Delivery(uri, f"https://bsky.app/profile/{handle}/post/{uri.rsplit('/', 1)[-1]}")
+        return Delivery(uri, f"https://bsky.app/profile/{handle}/post/{uri.rsplit('/', 1)[-1]}", cid)
+
+    async def _ref(self, post: OutgoingPost, replied: Delivery, api: PlatformAPI) -> dict[str, str]:
+        """The strong ref ({uri, cid}) of a post replied to; a Delivery recorded without its cid
+        has it read from the record (getRecord; a record that is gone refuses the reply)."""
+        if replied.cid:
+            return {"uri": replied.platform_post_id, "cid": replied.cid}
+        repo, collection, rkey = _at_uri(replied.platform_post_id)
+        query = f"repo={quote(repo, safe=':')}&collection={collection}&rkey={quote(rkey)}"
+        request = PlatformRequest("GET", f"{_pds(post)}/xrpc/com.atproto.repo.getRecord?{query}")
+        response = await api.send(request, expect=(200,))
+        return {"uri": replied.platform_post_id, "cid": required(response, "cid")}
 
     async def _lookup(self, post: OutgoingPost, api: PlatformAPI, rkey: str) -> Delivery | None:
         """The record with our key, if the repo has it. A refusal (400 RecordNotFound) means it
@@ -148,7 +175,7 @@ class BlueskyConnector(Connector):
             if error.error_class is ErrorClass.PERMANENT:
                 return None
             raise
-        return self._delivery(post, required(response, "uri"))
+        return self._delivery(post, required(response, "uri"), required(response, "cid"))
 
     async def _blob(self, post: OutgoingPost, media: OutgoingMedia, api: PlatformAPI) -> dict[str, Any]:
         saved = dig(dict(api.state), "blobs", media.media_id)
@@ -298,6 +325,14 @@ def _ratio(media: OutgoingMedia) -> dict[str, Any]:
 
 def _sandbox_blob(ids: SandboxIds, mime: str, size: int) -> dict[str, Any]:
     return {"$type": "blob", "ref": {"$link": f"bafkrei{ids.new()}"}, "mimeType": mime, "size": size}
+
+
+def _at_uri(uri: str) -> tuple[str, str, str]:
+    """(repo, collection, rkey) of `at://repo/collection/rkey`; refuses anything else."""
+    parts = uri.removeprefix("at://").split("/") if uri.startswith("at://") else []
+    if len(parts) != 3 or not all(parts):
+        raise refusal(f"{uri!r} is not the at:// uri of a Bluesky post to reply to", "NO_PARENT")
+    return parts[0], parts[1], parts[2]
 
 
 def _pds(post: OutgoingPost) -> str:

@@ -85,7 +85,7 @@ class GraphConnector(Connector):
         container = api.state.get("container")
         if not isinstance(container, str):
             return None  # nothing can have been published without a container
-        status = required(await _read(api, self._status_request(container)), self.status_field)
+        status = required(await read_lookup(api, self._status_request(container)), self.status_field)
         if status == PUBLISHED:
             return await self._find(post, api)
         if status in (ERROR, EXPIRED):
@@ -190,7 +190,7 @@ class GraphConnector(Connector):
         since = int(((sent_at(api) or datetime.now(UTC)) - LOOKUP_MARGIN).timestamp())
         fields = f"id,{self.text_field},timestamp,permalink"
         url = f"{self.api}/{post.account.platform_user_id}/{self.create_edge}?fields={fields}&since={since}"
-        response = await _read(api, PlatformRequest("GET", url))
+        response = await read_lookup(api, PlatformRequest("GET", url))
         for item in dig(response.body, "data") or []:
             post_id = dig(item, "id")
             text = dig(item, self.text_field)
@@ -203,7 +203,7 @@ class GraphConnector(Connector):
         )
 
 
-async def _read(api: PlatformAPI, request: PlatformRequest) -> PlatformResponse:
+async def read_lookup(api: PlatformAPI, request: PlatformRequest) -> PlatformResponse:
     """A lookup's answer; a refusal (say, a container gone after 24 h) cannot tell, so it is uncertain."""
     try:
         return await api.send(request, expect=(200,))

@@ -57,10 +57,34 @@ class LinkedInConnector(Connector):
     `content.multiImage`. A video goes up in the parts LinkedIn's upload instructions name; the
     ETag of each part is saved as it comes, so a retry uploads only the parts still missing.
     LinkedIn refuses a post duplicating a recent one with 422 `DUPLICATE_POST` naming that post,
-    so resending after a lost answer is safe: the refusal names the post the first send made."""
+    so resending after a lost answer is safe: the refusal names the post the first send made.
+
+    A first comment goes on the post (`POST /rest/socialActions/{post URN}/comments`, actor the
+    post's author, `w_member_social` as for posting). LinkedIn lists comments only with
+    `r_member_social`, which it grants to select developers, and refuses no duplicate comment:
+    a comment whose answer was lost cannot be told (UNCERTAIN)."""
 
     key = "linkedin"
     web_host = "www.linkedin.com"
+    first_comment = True
+
+    async def deliver_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery:
+        if comment.reply_to is None or not comment.reply_to.root.platform_post_id:
+            raise refusal("a first comment needs the LinkedIn post it comments on", "NO_PARENT")
+        if not comment.content.strip():
+            raise refusal("a LinkedIn comment needs text", "TEXT_REQUIRED")
+        post_urn = comment.reply_to.root.platform_post_id
+        body = {"actor": _author(comment), "object": post_urn, "message": {"text": comment.content}}
+        url = f"{REST}/socialActions/{quote(post_urn, safe='')}/comments"
+        response = await api.send(PlatformRequest("POST", url, dict(HEADERS), json=body, creates_post=True))
+        urn = dig(response.body, "commentUrn")
+        if not isinstance(urn, str) or not urn:  # the comment's id alone (x-restli-id) names it too
+            comment_id = dig(response.body, "id") or response.header("x-restli-id")
+            if not isinstance(comment_id, str | int) or not str(comment_id):
+                raise DeliveryError(ErrorClass.RETRYABLE, "LinkedIn answered the comment without its id")
+            urn = f"urn:li:comment:({post_urn},{comment_id})"
+        link = f"https://www.linkedin.com/feed/update/{post_urn}/?commentUrn={quote(urn, safe='')}"
+        return Delivery(urn, link)
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         owner = _author(post)
@@ -103,6 +127,11 @@ class LinkedInConnector(Connector):
         return _delivery(urn)
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        if post.reply_to is not None:
+            raise DeliveryError(
+                ErrorClass.UNCERTAIN,
+                "LinkedIn offers no way to look a comment up (r_member_social); a human must check the post",
+            )
         # The publisher drops `create_sent_at` before resending; this mark keeps telling `deliver`
         # that a DUPLICATE_POST refusal names our own post.
         await api.save(resending=True)
@@ -114,6 +143,8 @@ class LinkedInConnector(Connector):
         return status_class(status)
 
     def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
+        if request.creates_post and "/socialActions/" in request.url:
+            return ok(_sandbox_comment(request.json, ids.post.rsplit(":", 1)[-1]), 201)
         if request.creates_post:
             return ok(None, 201, **{"x-restli-id": ids.post})
         if request.method == "PUT":
@@ -136,9 +167,11 @@ class LinkedInConnector(Connector):
         return ok({"value": {"video": f"urn:li:video:{n}", "uploadToken": "", "uploadInstructions": parts}})
 
     def sandbox_delivery(self, post: OutgoingPost) -> Delivery:
-        delivery = super().sandbox_delivery(post)
-        urn = f"urn:li:share:{delivery.platform_post_id}"
-        return Delivery(urn, f"{delivery.url.rsplit('/', 1)[0]}/{urn}/")
+        urn = f"urn:li:share:{super().sandbox_delivery(post).platform_post_id}"
+        return Delivery(urn, self.sandbox_url(post, urn))
+
+    def sandbox_url(self, post: OutgoingPost, platform_id: str) -> str:
+        return f"{super().sandbox_url(post, quote(platform_id, safe=':'))}/"
 
     async def _upload(self, owner: str, media: OutgoingMedia, api: PlatformAPI) -> str:
         urn = uploaded(api, media.media_id)
@@ -221,6 +254,19 @@ def _content_item(media: OutgoingMedia, urn: str) -> dict[str, str]:
     if media.alt_text and media.kind != "video":
         item["altText"] = media.alt_text[:4086]
     return item
+
+
+def _sandbox_comment(body: dict[str, Any], comment_id: str) -> dict[str, Any]:
+    """The comment LinkedIn answers a create with (201): its URN names the post and its id."""
+    post_urn = str(body.get("object", ""))
+    return {
+        "actor": body.get("actor"),
+        "commentUrn": f"urn:li:comment:({post_urn},{comment_id})",
+        "id": comment_id,
+        "object": post_urn,
+        "message": {"text": dig(body, "message", "text"), "attributes": []},
+        "created": {"actor": body.get("actor"), "time": 0},
+    }
 
 
 def _delivery(urn: str) -> Delivery:

@@ -26,23 +26,31 @@ from core.db.types import utcnow
 DEFAULT_INSTANCE = "https://mastodon.social"
 # Mastodon keeps an Idempotency-Key for an hour; resending within this window is safe.
 IDEMPOTENCY_WINDOW = timedelta(minutes=55)
+# Herald's posts are public; a reply keeps the visibility of the post it answers (PLATFORMS.md).
+VISIBILITY = "public"
 
 
 class MastodonConnector(Connector):
     """Requests go to the profile's own instance (`Account.instance_url`). The status carries
     the delivery key as `Idempotency-Key`: the instance keeps it for an hour, so re-sending an
-    attempt whose answer was lost returns the first status instead of posting twice."""
+    attempt whose answer was lost returns the first status instead of posting twice. A thread
+    item or a first comment is a status with `in_reply_to_id` (the post it answers) and the
+    visibility of that post (Herald sends every post public), under its own delivery key."""
 
     key = "mastodon"
     web_host = urlsplit(DEFAULT_INSTANCE).netloc
     poll_seconds = 1.0
+    threads = True
+    first_comment = True  # a self-reply; write:statuses covers replies
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         instance = _instance(post)
         media_ids = [await self._upload(instance, media, api) for media in post.media]
-        body: dict[str, Any] = {"status": post.content, "visibility": "public"}
+        body: dict[str, Any] = {"status": post.content, "visibility": VISIBILITY}
         if media_ids:
             body["media_ids"] = media_ids
+        if post.reply_to is not None:
+            body["in_reply_to_id"] = post.reply_to.parent.platform_post_id
         headers = {**JSON, "Idempotency-Key": post.delivery_key}
         request = PlatformRequest("POST", f"{instance}/api/v1/statuses", headers, json=body, creates_post=True)
         response = await api.send(request)
@@ -64,15 +72,16 @@ class MastodonConnector(Connector):
 
     def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
         if request.creates_post:
-            return ok({"id": ids.post, "content": request.json["status"], "visibility": "public"})
+            body = request.json
+            status = {"id": ids.post, "content": body["status"], "visibility": body.get("visibility", VISIBILITY)}
+            return ok(status | {"in_reply_to_id": body.get("in_reply_to_id")})
         if request.method == "GET":
             return ok({"id": request.url.rsplit("/", 1)[-1], "url": "https://files.example/sandbox"})
         return ok({"id": ids.new(), "type": "image", "url": "https://files.example/sandbox"})
 
-    def sandbox_delivery(self, post: OutgoingPost) -> Delivery:
-        delivery = super().sandbox_delivery(post)
-        host = urlsplit(_instance(post)).netloc
-        return Delivery(delivery.platform_post_id, delivery.url.replace(f"//{self.web_host}/", f"//{host}/", 1))
+    def sandbox_url(self, post: OutgoingPost, platform_id: str) -> str:
+        url = super().sandbox_url(post, platform_id)
+        return url.replace(f"//{self.web_host}/", f"//{urlsplit(_instance(post)).netloc}/", 1)
 
     async def _upload(self, instance: str, media: OutgoingMedia, api: PlatformAPI) -> str:
         media_id = uploaded(api, media.media_id)

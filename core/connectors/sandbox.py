@@ -1,5 +1,8 @@
 """The sandbox API (HERALD_PUBLISH_MODE=sandbox, the embedded default): a connector's requests
-are recorded, not sent, and answered by the connector's own `sandbox_answer`."""
+are recorded, not sent, and answered by the connector's own `sandbox_answer`. Ids are
+deterministic per delivery key (`SandboxIds`), and the delivery answered carries the ids the
+connector read from those answers, so a thread item or a first comment delivered after it names
+them exactly as it would name a live post's."""
 
 from __future__ import annotations
 
@@ -54,7 +57,16 @@ class SandboxAPI:
 
 async def sandbox_delivery(connector: Connector, post: OutgoingPost) -> tuple[Delivery, list[dict[str, Any]]]:
     """Runs the connector against the sandbox: the delivery it answers with and the requests a
-    live delivery would have sent, in order."""
+    live delivery would have sent, in order. A thread item (`post.reply_to` set) is delivered
+    the same way; its requests name the ids the sandbox answered for the posts it replies to."""
     api = SandboxAPI(connector, post)
-    await connector.deliver(post, api)
-    return api.delivery, api.requests
+    delivered = await connector.deliver(post, api)
+    return connector.sandboxed(post, delivered), api.requests
+
+
+async def sandbox_comment(connector: Connector, comment: OutgoingPost) -> tuple[Delivery, list[dict[str, Any]]]:
+    """A first comment (`comment.reply_to` set) run against the sandbox like a post: the comment
+    the connector answers with and the requests a live delivery would have sent."""
+    api = SandboxAPI(connector, comment)
+    delivered = await connector.deliver_comment(comment, api)
+    return connector.sandboxed(comment, delivered), api.requests

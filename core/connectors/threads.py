@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from core.connectors.base import OutgoingMedia, OutgoingPost
+from core.connectors.base import Delivery, DeliveryError, ErrorClass, OutgoingMedia, OutgoingPost, PlatformAPI
 from core.connectors.common import refusal
 from core.connectors.graph import GraphConnector
 
 API = "https://graph.threads.net/v1.0"
+MANAGE_REPLIES = "threads_manage_replies"
 
 
 class ThreadsConnector(GraphConnector):
     """A TEXT, IMAGE or VIDEO container, or a CAROUSEL of item containers, each fetched by
     Threads from the media's URL, then published; the post's URL is its permalink, read once
-    it is out (see GraphConnector for the container flow and how a lost publish is told)."""
+    it is out (see GraphConnector for the container flow and how a lost publish is told).
+
+    A thread item or a first comment is a container with `reply_to_id` (the post it answers),
+    published like any post; replying needs `threads_manage_replies`. Threads lists replies only
+    with `threads_read_replies`, which Herald does not ask for: a reply whose publish answer was
+    lost after its container was PUBLISHED cannot be looked up (UNCERTAIN); one whose container
+    is not published yet is published again safely, as a post is."""
 
     key = "threads"
     web_host = "www.threads.net"
@@ -22,15 +29,22 @@ class ThreadsConnector(GraphConnector):
     status_field = "status"
     message_field = "error_message"
     text_field = "text"
+    threads = True
+    first_comment = True  # a self-reply to the last thread item
+    reply_scopes = (MANAGE_REPLIES,)
+    comment_scopes = (MANAGE_REPLIES,)
 
     def container_form(self, post: OutgoingPost) -> dict[str, str]:
         if not post.media:
             if not post.content.strip():
                 raise refusal("a Threads post needs text or media", "TEXT_REQUIRED")
-            return {"media_type": "TEXT", "text": post.content}
-        form = self.item_form(post.media[0]) if len(post.media) == 1 else {"media_type": "CAROUSEL"}
-        if post.content:
-            form["text"] = post.content
+            form = {"media_type": "TEXT", "text": post.content}
+        else:
+            form = self.item_form(post.media[0]) if len(post.media) == 1 else {"media_type": "CAROUSEL"}
+            if post.content:
+                form["text"] = post.content
+        if post.reply_to is not None:
+            form["reply_to_id"] = post.reply_to.parent.platform_post_id
         return form
 
     def item_form(self, media: OutgoingMedia) -> dict[str, str]:
@@ -46,3 +60,12 @@ class ThreadsConnector(GraphConnector):
         # Threads links posts by a shortcode the id does not give: the profile is the next best.
         handle = post.account.handle.lstrip("@")
         return f"https://{self.web_host}/@{handle}" if handle else f"https://{self.web_host}/"
+
+    async def _find(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
+        if post.reply_to is None:
+            return await super()._find(post, api)
+        raise DeliveryError(
+            ErrorClass.UNCERTAIN,
+            "Threads published the reply's container, and lists replies only with threads_read_replies, "
+            "which Herald does not ask for; a human must check the thread",
+        )

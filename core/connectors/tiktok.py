@@ -52,7 +52,8 @@ class TikTokConnector(Connector):
     like any error. The init's `publish_id` is saved at once and the post is polled by it, so an
     attempt that finds one never sends the init again: `reconcile` asks its status once (the
     post when published) and otherwise answers None, which lets `deliver` resume the poll. Only an
-    init whose answer was lost (no `publish_id`) cannot be looked up: UNCERTAIN."""
+    init whose answer was lost (no `publish_id`) cannot be looked up: UNCERTAIN. There are no
+    threads and no first comments: the API has no comment endpoint."""
 
     key = "tiktok"
     web_host = "www.tiktok.com"
@@ -72,6 +73,9 @@ class TikTokConnector(Connector):
             what=f"TikTok's publishing of {publish_id}",
         )
         return self._delivery(post, photos, response, publish_id)
+
+    async def deliver_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery:
+        raise refusal("TikTok's Content Posting API has no comment endpoint", "COMMENTS_UNSUPPORTED")
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
         publish_id = api.state.get("publish_id")

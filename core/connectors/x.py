@@ -51,12 +51,16 @@ class XConnector(Connector):
 
     key = "x"
     web_host = "x.com"
+    threads = True
+    first_comment = True  # a self-reply; tweet.write covers replies
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         media_ids = [await self._upload(media, api) for media in post.media]
         body: dict[str, Any] = {"text": post.content}
         if media_ids:
             body["media"] = {"media_ids": media_ids}
+        if post.reply_to is not None:  # a thread item or a first comment: a reply in the chain
+            body["reply"] = {"in_reply_to_tweet_id": post.reply_to.parent.platform_post_id}
         response = await api.send(
             PlatformRequest("POST", f"{API}/tweets", dict(JSON), json=body, creates_post=True), expect=(200, 201)
         )
@@ -66,11 +70,13 @@ class XConnector(Connector):
         """Looks through the account's posts made between just before the attempt sent the post
         and a while after (an answer lost in flight lands within the request deadline), newest
         first, page by page; a busy account that posted more than LOOKUP_PAGES pages in that
-        window cannot be told apart."""
+        window cannot be told apart. The account's posts include its replies: a reply (a thread
+        item, a first comment) must also answer the post it was sent in reply to."""
         user = post.account.platform_user_id
         start = (sent_at(api) or utcnow()) - timedelta(minutes=2)
         end = start + LOOKUP_WINDOW
-        query = f"max_results=100&tweet.fields=created_at,entities&start_time={quote(_rfc3339(start))}"
+        fields = "created_at,entities,referenced_tweets"
+        query = f"max_results=100&tweet.fields={fields}&start_time={quote(_rfc3339(start))}"
         if end < utcnow() - timedelta(minutes=1):  # a window wholly past; else up to now
             query += f"&end_time={quote(_rfc3339(end))}"
         token = ""
@@ -78,7 +84,7 @@ class XConnector(Connector):
             page = f"&pagination_token={quote(token)}" if token else ""
             response = await api.send(PlatformRequest("GET", f"{API}/users/{user}/tweets?{query}{page}"))
             for tweet in dig(response.body, "data") or []:
-                if isinstance(tweet, dict) and same_text(_expanded(tweet), post.content):
+                if isinstance(tweet, dict) and same_text(_expanded(tweet), post.content) and _answers(tweet, post):
                     return self._delivery(post, str(tweet.get("id")))
             token = dig(response.body, "meta", "next_token") or ""
             if not isinstance(token, str) or not token:
@@ -168,6 +174,18 @@ def _failure(response: PlatformResponse) -> str | None:
     if _state(response) != "failed":
         return None
     return str(dig(response.body, "data", "processing_info", "error", "message") or "processing failed")
+
+
+def _answers(tweet: dict[str, Any], post: OutgoingPost) -> bool:
+    """Whether the tweet replies to what `post` replies to (a post that is no reply: to nothing)."""
+    replied = {
+        str(ref.get("id"))
+        for ref in dig(tweet, "referenced_tweets") or []
+        if isinstance(ref, dict) and ref.get("type") == "replied_to"
+    }
+    if post.reply_to is None:
+        return not replied
+    return replied == {post.reply_to.parent.platform_post_id}
 
 
 def _expanded(tweet: dict[str, Any]) -> str:

@@ -19,9 +19,12 @@ from core.connectors.base import (
     PlatformResponse,
     SandboxIds,
 )
-from core.connectors.common import JSON_UTF8, dig, ok, refusal, required, status_class
+from core.connectors.common import JSON_UTF8, dig, ok, refusal, required, same_text, status_class
 
 UPLOAD = "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status"
+COMMENT_THREADS = "https://www.googleapis.com/youtube/v3/commentThreads"
+FORCE_SSL = "https://www.googleapis.com/auth/youtube.force-ssl"  # comments; youtube.upload does not cover them
+COMMENT_PAGE = 100  # the newest comment threads read to find a comment whose answer was lost
 CATEGORY_PEOPLE_AND_BLOGS = "22"
 # Requested as public; YouTube locks uploads from unverified API projects to private whatever
 # is asked, so a project must pass Google's audit before these posts become visible.
@@ -38,10 +41,28 @@ class YouTubeConnector(Connector):
     its bytes makes the video. The title is the post's `title`, else the content's first line.
     The session URI is saved as soon as YouTube gives it, so an attempt after a lost answer asks
     the session how far it got (`Content-Range: bytes */size`): a finished upload answers the
-    video, an unfinished one says where to resume, an expired one (no video made) starts over."""
+    video, an unfinished one says where to resume, an expired one (no video made) starts over.
+
+    A first comment is a comment thread on the video (`commentThreads.insert`, scope
+    youtube.force-ssl, 50 quota units); one whose answer was lost is looked up among the video's
+    newest comment threads (one page, 1 unit) by its text and the channel that wrote it."""
 
     key = "youtube"
     web_host = "www.youtube.com"
+    first_comment = True
+    comment_scopes = (FORCE_SSL,)
+
+    async def deliver_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery:
+        video_id, channel_id = _commented(comment)
+        if not comment.content.strip():
+            raise refusal("a YouTube comment needs text", "TEXT_REQUIRED")
+        top = {"snippet": {"textOriginal": comment.content}}
+        thread = {"snippet": {"channelId": channel_id, "videoId": video_id, "topLevelComment": top}}
+        request = PlatformRequest(
+            "POST", f"{COMMENT_THREADS}?part=snippet", dict(JSON_UTF8), json=thread, creates_post=True
+        )
+        response = await api.send(request, expect=(200,))
+        return _comment(video_id, required(response, "id"))
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         video = _the_video(post)
@@ -73,6 +94,8 @@ class YouTubeConnector(Connector):
         return _uploaded(response)
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        if post.reply_to is not None:
+            return await self._find_comment(post, api)
         upload_url = api.state.get("upload_url")
         if not isinstance(upload_url, str):
             return None  # no session, so no upload that could have made a video
@@ -97,6 +120,10 @@ class YouTubeConnector(Connector):
         return status_class(status)
 
     def sandbox_answer(self, request: PlatformRequest, ids: SandboxIds) -> PlatformResponse:
+        if request.creates_post and request.url.startswith(COMMENT_THREADS):
+            return ok(_sandbox_thread(request.json["snippet"], f"Ugz{ids.post}"))
+        if request.method == "GET" and request.url.startswith(COMMENT_THREADS):
+            return ok({"kind": "youtube#commentThreadListResponse", "pageInfo": {"totalResults": 0}, "items": []})
         if request.creates_post:
             resource = {
                 "kind": "youtube#video",
@@ -107,6 +134,30 @@ class YouTubeConnector(Connector):
         if request.method == "PUT":  # a status query of a session that has received nothing yet
             return ok(None, 308)
         return ok(None, 200, location=f"{UPLOAD}&upload_id=sandbox{ids.new()}")
+
+    async def _find_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery | None:
+        """The comment among the video's newest threads; None when the page holds all of them
+        and not it (commenting again is safe); UNCERTAIN when it may be further on."""
+        video_id, channel_id = _commented(comment)
+        query = f"part=snippet&videoId={video_id}&order=time&maxResults={COMMENT_PAGE}&textFormat=plainText"
+        try:
+            response = await api.send(PlatformRequest("GET", f"{COMMENT_THREADS}?{query}"), expect=(200,))
+        except DeliveryError as error:
+            if error.error_class is not ErrorClass.PERMANENT:
+                raise
+            raise DeliveryError(ErrorClass.UNCERTAIN, f"cannot tell whether the comment is out: {error}") from None
+        for item in dig(response.body, "items") or []:
+            top = dig(item, "snippet", "topLevelComment", "snippet") or {}
+            text = top.get("textOriginal") or top.get("textDisplay") or ""
+            author = dig(top, "authorChannelId", "value")
+            thread_id = dig(item, "id")
+            if isinstance(thread_id, str) and author == channel_id and same_text(str(text), comment.content):
+                return _comment(video_id, thread_id)
+        if dig(response.body, "nextPageToken"):
+            raise DeliveryError(
+                ErrorClass.UNCERTAIN, "the video has more comments than one page holds; a human must check"
+            )
+        return None
 
     async def _start(self, post: OutgoingPost, video: OutgoingMedia, api: PlatformAPI) -> str:
         title = (post.title or post.content.strip().split("\n", 1)[0]).strip()[:MAX_TITLE_CHARS]
@@ -144,6 +195,47 @@ def _the_video(post: OutgoingPost) -> OutgoingMedia:
     if len(post.media) != 1 or post.media[0].kind != "video":
         raise refusal("a YouTube post is exactly one video", "MEDIA_REQUIRED")
     return post.media[0]
+
+
+def _commented(comment: OutgoingPost) -> tuple[str, str]:
+    """The video a first comment goes on (the main post) and the channel it is on (the account's)."""
+    if comment.reply_to is None or not comment.reply_to.root.platform_post_id:
+        raise refusal("a first comment needs the YouTube video it comments on", "NO_PARENT")
+    if not comment.account.platform_user_id:
+        raise refusal("the YouTube profile has no channel id; connect it again", "PROFILE_INCOMPLETE")
+    return comment.reply_to.root.platform_post_id, comment.account.platform_user_id
+
+
+def _comment(video_id: str, thread_id: str) -> Delivery:
+    return Delivery(thread_id, f"https://www.youtube.com/watch?v={video_id}&lc={thread_id}")
+
+
+def _sandbox_thread(snippet: dict[str, Any], thread_id: str) -> dict[str, Any]:
+    """commentThreads.insert's answer: the thread, its top-level comment with the same id."""
+    text = dig(snippet, "topLevelComment", "snippet", "textOriginal") or ""
+    comment = {
+        "kind": "youtube#comment",
+        "id": thread_id,
+        "snippet": {
+            "channelId": snippet.get("channelId"),
+            "videoId": snippet.get("videoId"),
+            "textDisplay": text,
+            "textOriginal": text,
+            "authorChannelId": {"value": snippet.get("channelId")},
+            "canRate": True,
+            "viewerRating": "none",
+            "likeCount": 0,
+        },
+    }
+    thread_snippet = {
+        "channelId": snippet.get("channelId"),
+        "videoId": snippet.get("videoId"),
+        "topLevelComment": comment,
+        "canReply": True,
+        "totalReplyCount": 0,
+        "isPublic": True,
+    }
+    return {"kind": "youtube#commentThread", "id": thread_id, "snippet": thread_snippet}
 
 
 def _next_byte(response: PlatformResponse) -> int:

@@ -19,8 +19,16 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.brand import service as brand
 from core.db.models import profiles
 from core.errors import DomainError
-from core.posts.rules import PLATFORM_LIMITS, content_problems, count, default_post_type, media_problems
-from core.posts.schedule import parse_schedule
+from core.posts.features import missing_scopes, unsupported
+from core.posts.rules import (
+    PLATFORM_LIMITS,
+    content_problems,
+    count,
+    default_post_type,
+    media_problems,
+    text_problems,
+)
+from core.posts.schedule import parse_datetime, parse_schedule
 from core.posts.validation import CreateRequest, InvalidMedia, check_fields, load_media
 
 
@@ -82,50 +90,93 @@ async def validate_posts(
     except DomainError as error:
         problems.append(_problem(error))
     try:
-        parse_schedule(request.schedule_at, now)
+        if request.draft:
+            parse_datetime(request.schedule_at, "schedule_at") if request.schedule_at else None
+        else:
+            parse_schedule(request.schedule_at, now)
     except DomainError as error:
         problems.append(_problem(error))
     slugs = list(dict.fromkeys(request.profiles))
     rows = await conn.execute(
-        select(profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status).where(
-            profiles.c.org_id == org_id, profiles.c.slug.in_(slugs)
-        )
+        select(
+            profiles.c.id,
+            profiles.c.slug,
+            profiles.c.connector,
+            profiles.c.connection_status,
+            profiles.c.granted_scopes,
+        ).where(profiles.c.org_id == org_id, profiles.c.slug.in_(slugs))
     )
     known = {r.slug: r for r in rows}
     media = None
+    named = [m for slug in slugs for m in request.version(slug).all_media_ids]
     try:
-        media = await load_media(conn, org_id, list(dict.fromkeys(request.media_ids)))
+        media = {m.media_id: m for m in await load_media(conn, org_id, list(dict.fromkeys(named)))}
     except InvalidMedia as error:
         problems.append(_problem(error))
     overrides = request.post_types or {}
     phrases = await brand.matchers(conn, org_id, [r.id for r in known.values()])
-    checks = []
+    checks, units = [], 0
     for slug in slugs:
         row = known.get(slug)
         if row is None:
             checks.append(ProfileCheck(slug, problems=[Problem("VALIDATION_ERROR", f"unknown profile {slug[:64]!r}")]))
             continue
-        post_type = overrides.get(row.connector) or default_post_type(row.connector)
+        version = request.version(slug)
+        units += version.units
+        post_type = version.post_type or overrides.get(row.connector) or default_post_type(row.connector)
         check = ProfileCheck(slug, row.connector, post_type)
         platform = PLATFORM_LIMITS[row.connector]
         check.max_length, check.unit = platform["max_length"], platform["unit"]
-        check.length = count(row.connector, request.content)
+        check.length = count(row.connector, version.content)
         if live and row.connection_status != "connected":
             check.problems.append(
                 Problem("PROFILE_NOT_CONNECTED", f"{slug!r} has no connected account ({row.connection_status})")
             )
+        if (error := unsupported([(slug, row.connector, version)])) is not None:
+            check.problems.append(_problem(error))
+        elif live and (scopes := missing_scopes(row.connector, version, row.granted_scopes)) is not None:
+            check.problems.append(
+                Problem("RECONNECT_REQUIRED", f"{slug!r} lacks {' '.join(scopes[1])} for a {scopes[0]}; reconnect it")
+            )
         if post_type not in platform["media"]:
-            check.problems.append(Problem("VALIDATION_ERROR", f"{post_type[:40]!r} is not a post type of {row.connector}"))
+            check.problems.append(
+                Problem("VALIDATION_ERROR", f"{post_type[:40]!r} is not a post type of {row.connector}")
+            )
             checks.append(check)
             continue
-        for text in content_problems(row.connector, request.content, title=request.title, post_type=post_type):
-            check.problems.append(Problem("VALIDATION_ERROR", text))
+        if request.draft:  # a draft's destination rules are checked when it is scheduled
+            checks.append(check)
+            continue
+        _destination_problems(check, row, version, post_type, media)
         try:
-            brand.refuse_never_publish(phrases[row.id], slug, request.content, request.title)
+            brand.refuse_never_publish(phrases[row.id], slug, *(text for _, text in version.texts))
         except DomainError as error:
             check.problems.append(_problem(error))
-        if media is not None:
-            for text in media_problems(row.connector, post_type, media):
-                check.problems.append(Problem("INVALID_MEDIA_COMBINATION", text))
         checks.append(check)
-    return DryRun(problems, checks, post_cost * len(checks), balance)
+    return DryRun(problems, checks, post_cost * units, balance)
+
+
+def _destination_problems(check: ProfileCheck, row, version, post_type: str, media) -> None:  # noqa: ANN001
+    """Every text and attachment rule of the destination for this profile's version."""
+    item_type = default_post_type(row.connector)
+    for text in content_problems(row.connector, version.content, title=version.title, post_type=post_type):
+        check.problems.append(Problem("VALIDATION_ERROR", text))
+    for i, item in enumerate(version.thread):
+        for text in content_problems(row.connector, item.content, title=None, post_type=item_type):
+            check.problems.append(Problem("VALIDATION_ERROR", f"thread item {i + 1}: {text}"))
+    if version.first_comment is not None:
+        for text in text_problems(row.connector, version.first_comment):
+            check.problems.append(Problem("VALIDATION_ERROR", f"first_comment: {text}"))
+    if media is None:
+        return
+    if not all(m in media for m in version.all_media_ids):
+        check.problems.append(
+            Problem("INVALID_MEDIA", "not confirmed media of this library (see the request's problems)")
+        )
+        return
+    for text in media_problems(row.connector, post_type, [media[m] for m in version.media_ids]):
+        check.problems.append(Problem("INVALID_MEDIA_COMBINATION", text))
+    for i, item in enumerate(version.thread):
+        if item.media_ids:
+            for text in media_problems(row.connector, item_type, [media[m] for m in item.media_ids]):
+                check.problems.append(Problem("INVALID_MEDIA_COMBINATION", f"thread item {i + 1}: {text}"))

@@ -38,9 +38,7 @@ async def list_recent_posts(
         stmt = stmt.where(posts.c.connector == connector)
     if page.after:
         when, post_id = _after(page.after)
-        stmt = stmt.where(
-            or_(posts.c.published_at < when, and_(posts.c.published_at == when, posts.c.id < post_id))
-        )
+        stmt = stmt.where(or_(posts.c.published_at < when, and_(posts.c.published_at == when, posts.c.id < post_id)))
     found = await load(conn, stmt.order_by(posts.c.published_at.desc(), posts.c.id.desc()).limit(page.size + 1))
     token = ""
     if len(found) > page.size:

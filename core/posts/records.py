@@ -10,9 +10,10 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import post_media, posts
+from core.posts.parts import POST_PART, PartRecord, parts_of
 
-STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled")
-EDITABLE = ("scheduled", "queued")
+STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled", "draft", "partially_published")
+EDITABLE = ("scheduled", "queued", "draft")
 # Why a failed post failed (docs/posts.md "Lifecycle"): the publisher sets one of these.
 FAILURE_REASONS = (
     "insufficient_credits",
@@ -46,6 +47,15 @@ class PostRecord:
     platform_url: str
     published_at: datetime | None
     attempts: int
+    parts: tuple[PartRecord, ...] = ()
+
+    @property
+    def thread(self) -> tuple[PartRecord, ...]:
+        return tuple(p for p in self.parts if p.kind == "thread")
+
+    @property
+    def first_comment(self) -> PartRecord | None:
+        return next((p for p in self.parts if p.kind == "comment"), None)
 
 
 POST_COLUMNS = (
@@ -75,7 +85,7 @@ async def media_of(conn: AsyncConnection, post_ids: list[str]) -> dict[str, tupl
         return {}
     rows = await conn.execute(
         select(post_media.c.post_id, post_media.c.media_id)
-        .where(post_media.c.post_id.in_(post_ids))
+        .where(post_media.c.post_id.in_(post_ids), post_media.c.part == POST_PART)
         .order_by(post_media.c.post_id, post_media.c.position)
     )
     found: dict[str, list[str]] = defaultdict(list)
@@ -87,6 +97,7 @@ async def media_of(conn: AsyncConnection, post_ids: list[str]) -> dict[str, tupl
 async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
     rows = (await conn.execute(stmt)).all()
     media = await media_of(conn, [r.id for r in rows])
+    parts = await parts_of(conn, [r.id for r in rows])
     return [
         PostRecord(
             id=r.id,
@@ -108,6 +119,7 @@ async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
             platform_url=r.platform_url,
             published_at=r.published_at,
             attempts=r.attempts,
+            parts=tuple(parts.get(r.id, ())),
         )
         for r in rows
     ]

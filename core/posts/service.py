@@ -3,30 +3,35 @@ core/posts/validation.py; the publisher (core/publisher) moves posts on from `qu
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand import service as brand
-from core.db.models import post_media, posts
+from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
-from core.posts import idempotency
+from core.posts import drafts, idempotency, parts, slotting
+from core.posts.features import refuse_missing_scopes, unsupported
+from core.posts.parts import PartRecord, new_delivery_key
 from core.posts.records import EDITABLE, POST_COLUMNS, STATUSES, PostRecord, load
+from core.posts.rules import MediaInfo
 from core.posts.schedule import parse_datetime, parse_schedule
 from core.posts.validation import (
     CreateRequest,
     InvalidPostState,
     check_content_for,
     check_media_for,
+    check_version_media,
+    check_version_texts,
     load_media,
     validate_create,
 )
+from core.posts.versions import ThreadItem, Version, check_first_comment, check_media_ids, check_text, check_thread
 from core.profiles.service import CONNECTORS
 
 
@@ -35,10 +40,6 @@ class CreateOutcome:
     records: list[PostRecord]
     # The stored first response, when the request replays an Idempotency-Key.
     replay: bytes | None = None
-
-
-def new_delivery_key() -> str:
-    return secrets.token_hex(16)
 
 
 async def create_posts(
@@ -59,26 +60,34 @@ async def create_posts(
         if reservation.replay is not None:
             return CreateOutcome([], reservation.replay)
     plan = await validate_create(conn, org_id, request, now, live=live)
-    rows, media_rows = [], []
-    for profile in plan.profiles:
+    slots = (
+        await slotting.next_slots(conn, {t.profile.id: t.profile.slug for t in plan.targets}, now)
+        if request.next_slot
+        else {}
+    )
+    rows, media_rows, part_rows = [], [], []
+    for target in plan.targets:
         post_id = new_id("pst")
+        when = slots.get(target.profile.id) or plan.schedule_at
+        status = "draft" if request.draft else "scheduled" if when else "queued"
         rows.append(
             {
                 "id": post_id,
                 "org_id": org_id,
-                "profile_id": profile.id,
-                "profile_slug": profile.slug,
-                "connector": profile.connector,
-                "content": request.content,
-                "title": request.title,
-                "post_type": plan.post_types[profile.connector],
-                "status": "scheduled" if plan.schedule_at else "queued",
-                "schedule_at": plan.schedule_at or now,
-                "due_at": plan.schedule_at or now,
+                "profile_id": target.profile.id,
+                "profile_slug": target.profile.slug,
+                "connector": target.profile.connector,
+                "content": target.version.content,
+                "title": target.version.title,
+                "post_type": target.post_type,
+                "status": status,
+                "schedule_at": when or now,
+                "due_at": when or now,
                 "created_at": now,
                 "updated_at": now,
                 "attempts": 0,
                 "charged": 0,
+                "units": target.version.units,
                 "delivery_key": new_delivery_key(),
                 "failure_reason": "",
                 "failure_detail": "",
@@ -87,42 +96,50 @@ async def create_posts(
                 "platform_url": "",
             }
         )
-        media_rows += [
-            {"post_id": post_id, "position": i, "media_id": m.media_id, "org_id": org_id}
-            for i, m in enumerate(plan.media)
-        ]
+        media_rows += parts.main_media_rows(org_id, post_id, target.version)
+        item_rows, item_media = parts.part_rows(org_id, post_id, target.version)
+        part_rows += item_rows
+        media_rows += item_media
     await conn.execute(insert(posts), rows)
-    if media_rows:
-        await conn.execute(insert(post_media), media_rows)
+    await parts.insert_parts(conn, part_rows, media_rows)
     # Built from what was inserted: reading the rows back cost two round trips per request.
-    media_ids = tuple(m.media_id for m in plan.media)
-    records = [
-        PostRecord(
-            id=r["id"],
-            profile_id=r["profile_id"],
-            profile=r["profile_slug"],
-            connector=r["connector"],
-            content=r["content"],
-            status=r["status"],
-            schedule_at=r["schedule_at"],
-            created_at=now,
-            updated_at=now,
-            media_ids=media_ids,
-            post_type=r["post_type"],
-            title=r["title"],
-            failure_reason="",
-            failure_detail="",
-            platform_error="",
-            platform_post_id="",
-            platform_url="",
-            published_at=None,
-            attempts=0,
-        )
-        for r in rows
-    ]
+    records = [_record(r, target.version, now) for r, target in zip(rows, plan.targets, strict=True)]
     if idempotency_key and encode is not None:
         await idempotency.store_response(conn, org_id, idempotency_key, encode(records))
     return CreateOutcome(records)
+
+
+def _record(row: dict, version: Version, now: datetime) -> PostRecord:
+    return PostRecord(
+        id=row["id"],
+        profile_id=row["profile_id"],
+        profile=row["profile_slug"],
+        connector=row["connector"],
+        content=row["content"],
+        status=row["status"],
+        schedule_at=row["schedule_at"],
+        created_at=now,
+        updated_at=now,
+        media_ids=version.media_ids,
+        post_type=row["post_type"],
+        title=row["title"],
+        failure_reason="",
+        failure_detail="",
+        platform_error="",
+        platform_post_id="",
+        platform_url="",
+        published_at=None,
+        attempts=0,
+        parts=tuple(
+            PartRecord(i, "thread", item.content, item.media_ids, "pending", "", "")
+            for i, item in enumerate(version.thread)
+        )
+        + (
+            (PartRecord(len(version.thread), "comment", version.first_comment, (), "pending", "", ""),)
+            if version.first_comment is not None
+            else ()
+        ),
+    )
 
 
 async def get_post(conn: AsyncConnection, org_id: str, post_id: str, *, for_update: bool = False) -> PostRecord:
@@ -173,49 +190,126 @@ class PostChange:
     content: str | None = None
     schedule_at: str | None = None
     media_ids: list[str] | None = None
+    thread: tuple[ThreadItem, ...] | None = None  # () removes the thread
+    first_comment: str | None = None  # "" removes it
 
 
 async def update_post(
-    conn: AsyncConnection, org_id: str, post_id: str, change: PostChange, now: datetime
+    conn: AsyncConnection, org_id: str, post_id: str, change: PostChange, now: datetime, *, live: bool = False
 ) -> PostRecord:
-    """Edits a post that is not yet publishing. The row is locked for the change, so a worker
-    cannot claim it halfway (it skips locked rows)."""
-    if change.content is None and change.schedule_at is None and change.media_ids is None:
-        raise ValidationError("nothing to change: send content, schedule_at or media_ids")
+    """Edits a post that is not yet publishing (a draft too). The row is locked for the change, so
+    a worker cannot claim it halfway (it skips locked rows). What changes is checked as creation
+    checks it; a draft's texts and media are checked against the destination when it is scheduled."""
+    if change == PostChange():
+        raise ValidationError("nothing to change: send content, schedule_at, media_ids, thread or first_comment")
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status not in EDITABLE:
-        raise InvalidPostState(f"post is {current.status}; only scheduled or queued posts can be edited")
+        raise InvalidPostState(f"post is {current.status}; only drafts, scheduled or queued posts can be edited")
     await _refuse_if_maybe_out(conn, post_id)
-    values: dict[str, object] = {"updated_at": now}
-    content = current.content if change.content is None else change.content
-    if change.content is not None:
-        check_content_for(current.connector, current.profile, content, current.title, current.post_type)
-        found = await brand.matchers(conn, org_id, [current.profile_id])
-        brand.refuse_never_publish(found[current.profile_id], current.profile, content)
-        values["content"] = content
+    draft = current.status == "draft"
+    _check_change_shapes(change)
+    version = _changed_version(current, change)
+    target = [(current.profile, current.connector, version)]
+    if (error := unsupported(target)) is not None:
+        raise error
+    if live and (change.thread or change.first_comment):
+        granted = await conn.scalar(select(profiles.c.granted_scopes).where(profiles.c.id == current.profile_id))
+        refuse_missing_scopes(target, {current.profile: granted or ""})
+    values: dict[str, object] = {"updated_at": now, "content": version.content, "units": version.units}
+    media = {m.media_id: m for m in await load_media(conn, org_id, list(dict.fromkeys(version.all_media_ids)))}
+    if not draft:
+        await _check_changed(conn, org_id, current, change, version, media)
     if change.schedule_at is not None:
-        when = parse_schedule(change.schedule_at, now)
-        values.update(schedule_at=when, due_at=when, status="scheduled" if when > now else "queued")
-    if change.media_ids is not None:
-        media = await load_media(conn, org_id, change.media_ids)
-        check_media_for(current.connector, current.profile, current.post_type, media)
-        await conn.execute(post_media.delete().where(post_media.c.post_id == post_id))
-        if media:
-            await conn.execute(
-                insert(post_media),
-                [
-                    {"post_id": post_id, "position": i, "media_id": m.media_id, "org_id": org_id}
-                    for i, m in enumerate(media)
-                ],
-            )
+        if draft:
+            when = parse_datetime(change.schedule_at, "schedule_at")
+            values.update(schedule_at=when, due_at=when)
+        else:
+            when = parse_schedule(change.schedule_at, now) or now
+            values.update(schedule_at=when, due_at=when, status="scheduled" if when > now else "queued")
+    if change.media_ids is not None or change.thread is not None or change.first_comment is not None:
+        await parts.rewrite(conn, org_id, post_id, version)
     await conn.execute(update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(**values))
+    return await get_post(conn, org_id, post_id)
+
+
+def _check_change_shapes(change: PostChange) -> None:
+    if change.content is not None:
+        check_text("content", change.content)
+    if change.media_ids is not None:
+        check_media_ids("media_ids", tuple(change.media_ids))
+    if change.thread is not None:
+        check_thread("", change.thread, allow_empty=True)
+    if change.first_comment:
+        check_first_comment("", change.first_comment)
+
+
+def _changed_version(current: PostRecord, change: PostChange) -> Version:
+    if change.first_comment is not None:
+        first_comment = change.first_comment or None
+    else:
+        first_comment = current.first_comment.content if current.first_comment else None
+    return Version(
+        content=current.content if change.content is None else change.content,
+        media_ids=current.media_ids if change.media_ids is None else tuple(change.media_ids),
+        title=current.title,
+        post_type=current.post_type,
+        thread=(
+            tuple(ThreadItem(p.content, p.media_ids) for p in current.thread)
+            if change.thread is None
+            else change.thread
+        ),
+        first_comment=first_comment,
+    )
+
+
+async def _check_changed(
+    conn: AsyncConnection,
+    org_id: str,
+    current: PostRecord,
+    change: PostChange,
+    version: Version,
+    media: dict[str, MediaInfo],
+) -> None:
+    """A scheduled or queued post: what the change sends anew meets the destination's rules."""
+    connector, slug = current.connector, current.profile
+    changed = Version(
+        content=version.content,
+        media_ids=version.media_ids,
+        title=current.title,
+        post_type=current.post_type,
+        thread=change.thread or (),
+        first_comment=change.first_comment or None,
+    )
+    if change.content is not None:
+        check_content_for(connector, slug, version.content, current.title, current.post_type)
+    check_version_texts(connector, slug, replace(changed, content=""), current.post_type, content=False)
+    texts = [text for name, text in changed.texts if name != "content" or change.content is not None]
+    found = await brand.matchers(conn, org_id, [current.profile_id])
+    brand.refuse_never_publish(found[current.profile_id], slug, *texts)
+    if change.media_ids is not None:
+        check_media_for(connector, slug, current.post_type, [media[m] for m in version.media_ids])
+    check_version_media(connector, slug, replace(changed, media_ids=()), current.post_type, media, main=False)
+
+
+async def schedule_post(
+    conn: AsyncConnection,
+    org_id: str,
+    post_id: str,
+    *,
+    schedule_at: str | None,
+    next_slot: bool,
+    now: datetime,
+    live: bool = False,
+) -> PostRecord:
+    current = await get_post(conn, org_id, post_id, for_update=True)
+    await drafts.schedule_draft(conn, org_id, current, schedule_at=schedule_at, next_slot=next_slot, now=now, live=live)
     return await get_post(conn, org_id, post_id)
 
 
 async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> PostRecord:
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status not in EDITABLE:
-        raise InvalidPostState(f"post is {current.status}; only scheduled or queued posts can be canceled")
+        raise InvalidPostState(f"post is {current.status}; only drafts, scheduled or queued posts can be canceled")
     await _refuse_if_maybe_out(conn, post_id)
     await conn.execute(
         update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(status="canceled", updated_at=now)

@@ -9,8 +9,10 @@ from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from core.pagination import page_request
 from core.posts import dry_run, outbox, recent, service
 from core.posts.idempotency import request_hash
+from core.posts.parts import PartRecord
 from core.posts.records import PostRecord
 from core.posts.validation import CreateRequest
+from core.posts.versions import Customization, Extras, ThreadItem
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy, PageBounds
@@ -25,6 +27,7 @@ POLICIES = {
     "UpdatePost": MethodPolicy(scopes=_WRITE, writes=True),
     "CancelPost": MethodPolicy(scopes=_WRITE, writes=True),
     "RetryPost": MethodPolicy(scopes=_WRITE, writes=True),
+    "SchedulePost": MethodPolicy(scopes=_WRITE, writes=True),
     "ListOutboxEntries": MethodPolicy(scopes=_READ),
     # A dry run of CreatePosts: it creates nothing, so reading posts is enough.
     "ValidatePosts": MethodPolicy(scopes=_READ),
@@ -39,7 +42,19 @@ STATUS_TO_PROTO = {
     "published": posts_pb2.POST_STATUS_PUBLISHED,
     "failed": posts_pb2.POST_STATUS_FAILED,
     "canceled": posts_pb2.POST_STATUS_CANCELED,
+    "draft": posts_pb2.POST_STATUS_DRAFT,
+    "partially_published": posts_pb2.POST_STATUS_PARTIALLY_PUBLISHED,
 }
+
+
+def _part(part: PartRecord) -> posts_pb2.PostPart:
+    return posts_pb2.PostPart(
+        content=part.content,
+        media_ids=list(part.media_ids),
+        status=part.status,
+        platform_post_id=part.platform_post_id,
+        platform_url=part.platform_url,
+    )
 
 
 def post_message(record: PostRecord) -> posts_pb2.Post:
@@ -64,7 +79,25 @@ def post_message(record: PostRecord) -> posts_pb2.Post:
     )
     if record.title is not None:
         message.title = record.title
+    message.thread.extend(_part(p) for p in record.thread)
+    if (comment := record.first_comment) is not None:
+        message.first_comment.CopyFrom(_part(comment))
     return message
+
+
+def _thread(thread: posts_pb2.Thread) -> tuple[ThreadItem, ...]:
+    return tuple(ThreadItem(item.content, tuple(item.media_ids)) for item in thread.items)
+
+
+def _customization(c: posts_pb2.Customization) -> Customization:
+    return Customization(
+        content=c.content if c.HasField("content") else None,
+        media_ids=tuple(c.media_ids.ids) if c.HasField("media_ids") else None,
+        title=c.title if c.HasField("title") else None,
+        post_type=c.post_type if c.HasField("post_type") else None,
+        thread=_thread(c.thread) if c.HasField("thread") else None,
+        first_comment=c.first_comment if c.HasField("first_comment") else None,
+    )
 
 
 def _create_request(request: posts_pb2.CreatePostsRequest) -> CreateRequest:
@@ -75,6 +108,13 @@ def _create_request(request: posts_pb2.CreatePostsRequest) -> CreateRequest:
         media_ids=tuple(request.media_ids),
         post_types=dict(request.post_types),
         title=request.title if request.HasField("title") else None,
+        extras=Extras(
+            thread=_thread(request.thread),
+            first_comment=request.first_comment if request.HasField("first_comment") else None,
+            customizations={slug: _customization(c) for slug, c in request.customizations.items()},
+        ),
+        draft=request.draft,
+        next_slot=request.next_slot,
     )
 
 
@@ -125,8 +165,30 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             content=request.content if request.HasField("content") else None,
             schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
             media_ids=list(request.media_ids) if request.update_media_ids else None,
+            thread=_thread(request.thread) if request.HasField("thread") else None,
+            first_comment=request.first_comment if request.HasField("first_comment") else None,
         )
-        record = await service.update_post(call.conn, call.principal.org_id, request.post_id, change, call.now)
+        record = await service.update_post(
+            call.conn,
+            call.principal.org_id,
+            request.post_id,
+            change,
+            call.now,
+            live=call.settings.publish_mode == "live",
+        )
+        return post_message(record)
+
+    async def SchedulePost(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        record = await service.schedule_post(
+            call.conn,
+            call.principal.org_id,
+            request.post_id,
+            schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
+            next_slot=request.next_slot,
+            now=call.now,
+            live=call.settings.publish_mode == "live",
+        )
         return post_message(record)
 
     async def CancelPost(self, request, context):  # noqa: ANN001, ANN201, N802
@@ -192,6 +254,8 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
                     platform_post_id=e.platform_post_id,
                     platform_url=e.platform_url,
                     create_time=timestamp(e.created_at),
+                    part=e.part_name,
+                    position=max(e.part, 0),
                 )
                 for e in entries
             ]

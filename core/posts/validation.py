@@ -1,13 +1,17 @@
 """Every check POST /v1/posts makes before anything is created (SPEC 4, 7, 8; PLATFORMS.md).
 
-Order: the request's own fields (VALIDATION_ERROR), then the media library (INVALID_MEDIA), then
-each destination's rules for the text (VALIDATION_ERROR), the brand voice's never-publish phrases
-(NEVER_PUBLISH_PHRASE) and the attachments (INVALID_MEDIA_COMBINATION). Every problem of the failing step is named in one message.
+Order: the request's own fields (VALIDATION_ERROR), the features each destination can take
+(UNSUPPORTED_FEATURE; live: PROFILE_NOT_CONNECTED, RECONNECT_REQUIRED), then the media library
+(INVALID_MEDIA), then each destination's rules for every text its post sends (VALIDATION_ERROR),
+the brand voice's never-publish phrases (NEVER_PUBLISH_PHRASE) and the attachments
+(INVALID_MEDIA_COMBINATION). Every problem of the failing step is named in one message. Each
+profile's post is its own version (core/posts/versions.py). A draft is checked up to the media
+library; the destination rules run when it is scheduled.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import grpc
@@ -18,13 +22,28 @@ from core.brand import service as brand
 from core.connections.errors import ProfileNotConnected
 from core.db.models import media, profiles
 from core.errors import DomainError, ValidationError
-from core.posts.rules import POST_TYPES, MediaInfo, content_problems, default_post_type, media_problems
-from core.posts.schedule import parse_schedule
+from core.posts.features import refuse_missing_scopes, unsupported
+from core.posts.rules import (
+    POST_TYPES,
+    MediaInfo,
+    content_problems,
+    default_post_type,
+    media_problems,
+    text_problems,
+)
+from core.posts.schedule import parse_datetime, parse_schedule
+from core.posts.versions import (  # noqa: F401 - MAX_MEDIA is re-exported (catalog)
+    MAX_CONTENT_CHARS,
+    MAX_MEDIA,
+    Extras,
+    Version,
+    check_extras,
+    check_media_ids,
+    version_for,
+)
 from core.profiles.service import CONNECTORS
 
-MAX_CONTENT_CHARS = 25_000  # the longest any platform takes (X Premium); SPEC leaves it open
 MAX_PROFILES = 50
-MAX_MEDIA = 35  # TikTok photo posts; SPEC leaves it open
 MAX_TITLE = 100  # SPEC 8
 
 
@@ -57,6 +76,12 @@ class CreateRequest:
     media_ids: tuple[str, ...] = ()
     post_types: dict[str, str] | None = None
     title: str | None = None
+    extras: Extras = field(default_factory=Extras)
+    draft: bool = False
+    next_slot: bool = False
+
+    def version(self, slug: str) -> Version:
+        return version_for(slug, content=self.content, media_ids=self.media_ids, title=self.title, extras=self.extras)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,35 +90,109 @@ class TargetProfile:
     slug: str
     connector: str
     connection_status: str = "connected"
+    granted_scopes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One post to create: the profile, its effective version and post type."""
+
+    profile: TargetProfile
+    version: Version
+    post_type: str
 
 
 @dataclass(frozen=True, slots=True)
 class CreatePlan:
-    profiles: list[TargetProfile]
+    targets: list[Target]
     schedule_at: datetime | None
-    media: list[MediaInfo]
-    post_types: dict[str, str]
+    media: dict[str, MediaInfo]
 
 
 async def validate_create(
     conn: AsyncConnection, org_id: str, request: CreateRequest, now: datetime, *, live: bool = False
 ) -> CreatePlan:
     check_fields(request)
-    schedule_at = parse_schedule(request.schedule_at, now)
-    targets = await _load_profiles(conn, org_id, request.profiles)
+    if request.draft:  # a draft keeps its intended time, unbounded: it is checked when scheduled
+        schedule_at = parse_datetime(request.schedule_at, "schedule_at") if request.schedule_at else None
+    else:
+        schedule_at = parse_schedule(request.schedule_at, now)
+    profiles_ = await _load_profiles(conn, org_id, request.profiles)
+    targets = [_target(p, request) for p in profiles_]
+    refuse_unsupported(targets)
     if live:
-        refuse_unconnected(targets)
-    overrides = request.post_types or {}
-    post_types = {t.connector: overrides.get(t.connector) or default_post_type(t.connector) for t in targets}
-    found_media = await load_media(conn, org_id, list(request.media_ids))
-    for target in targets:
-        check_content_for(target.connector, target.slug, request.content, request.title, post_types[target.connector])
-    phrases = await brand.matchers(conn, org_id, [t.id for t in targets])
-    for target in targets:
-        brand.refuse_never_publish(phrases[target.id], target.slug, request.content, request.title)
-    for target in targets:
-        check_media_for(target.connector, target.slug, post_types[target.connector], found_media)
-    return CreatePlan(targets, schedule_at, found_media, post_types)
+        refuse_unconnected(profiles_)
+        refuse_missing_scopes(
+            [(t.profile.slug, t.profile.connector, t.version) for t in targets],
+            {p.slug: p.granted_scopes for p in profiles_},
+        )
+    named = list(dict.fromkeys(m for t in targets for m in t.version.all_media_ids))
+    found_media = {m.media_id: m for m in await load_media(conn, org_id, named)}
+    if not request.draft:
+        await check_destinations(conn, org_id, targets, found_media)
+    return CreatePlan(targets, schedule_at, found_media)
+
+
+def _target(profile: TargetProfile, request: CreateRequest) -> Target:
+    version = request.version(profile.slug)
+    post_type = (
+        version.post_type or (request.post_types or {}).get(profile.connector) or default_post_type(profile.connector)
+    )
+    if post_type not in POST_TYPES[profile.connector]:
+        raise ValidationError(
+            f"customizations[{profile.slug!r}]: post_type {post_type[:40]!r} is not a post type of "
+            f"{profile.connector} ({', '.join(POST_TYPES[profile.connector])})"
+        )
+    return Target(profile, version, post_type)
+
+
+def refuse_unsupported(targets: list[Target]) -> None:
+    error = unsupported([(t.profile.slug, t.profile.connector, t.version) for t in targets])
+    if error is not None:
+        raise error
+
+
+async def check_destinations(
+    conn: AsyncConnection, org_id: str, targets: list[Target], media: dict[str, MediaInfo]
+) -> None:
+    """Each destination's rules, in SPEC's order over all targets: the texts (VALIDATION_ERROR),
+    the never-publish phrases in every text a post sends, the attachments."""
+    for t in targets:
+        check_version_texts(t.profile.connector, t.profile.slug, t.version, t.post_type)
+    phrases = await brand.matchers(conn, org_id, [t.profile.id for t in targets])
+    for t in targets:
+        brand.refuse_never_publish(phrases[t.profile.id], t.profile.slug, *(text for _, text in t.version.texts))
+    for t in targets:
+        check_version_media(t.profile.connector, t.profile.slug, t.version, t.post_type, media)
+
+
+def check_version_texts(connector: str, slug: str, version: Version, post_type: str, *, content: bool = True) -> None:
+    """The destination's text rules for every text of the version (`content`: its own text too)."""
+    if content:
+        check_content_for(connector, slug, version.content, version.title, post_type)
+    item_type = default_post_type(connector)
+    for i, item in enumerate(version.thread):
+        problems = content_problems(connector, item.content, title=None, post_type=item_type)
+        if problems:
+            raise ValidationError(f"profile {slug!r} ({connector}): thread item {i + 1}: {'; '.join(problems)}")
+    if version.first_comment is not None and (problems := text_problems(connector, version.first_comment)):
+        raise ValidationError(f"profile {slug!r} ({connector}): first_comment: {'; '.join(problems)}")
+
+
+def check_version_media(
+    connector: str, slug: str, version: Version, post_type: str, media: dict[str, MediaInfo], *, main: bool = True
+) -> None:
+    """The destination's media rules for the version's attachments (`main`: its own too)."""
+    if main:
+        check_media_for(connector, slug, post_type, [media[m] for m in version.media_ids])
+    item_type = default_post_type(connector)
+    for i, item in enumerate(version.thread):
+        if item.media_ids:
+            problems = media_problems(connector, item_type, [media[m] for m in item.media_ids])
+            if problems:
+                raise InvalidMediaCombination(
+                    f"profile {slug!r} ({connector}): thread item {i + 1}: {'; '.join(problems)}"
+                )
 
 
 def check_fields(request: CreateRequest) -> None:
@@ -117,11 +216,14 @@ def check_fields(request: CreateRequest) -> None:
             raise ValidationError(
                 f"post_types: {post_type[:40]!r} is not a post type of {platform} ({', '.join(POST_TYPES[platform])})"
             )
-    if len(request.media_ids) > MAX_MEDIA:
-        raise ValidationError(f"media_ids names {len(request.media_ids)} files; the maximum is {MAX_MEDIA}")
-    repeated = sorted({m for m in request.media_ids if request.media_ids.count(m) > 1})
-    if repeated:
-        raise ValidationError(f"media_ids names {', '.join(map(repr, repeated))} more than once")
+    check_media_ids("media_ids", request.media_ids)
+    check_extras(request.extras, request.profiles, MAX_TITLE)
+    if request.next_slot and request.schedule_at is not None:
+        raise ValidationError("send schedule_at or next_slot, not both")
+    if request.next_slot and request.draft:
+        raise ValidationError(
+            "a draft takes no time slot: send next_slot when scheduling it (POST /v1/posts/{id}/schedule)"
+        )
 
 
 def refuse_unconnected(targets: list[TargetProfile]) -> None:
@@ -140,11 +242,15 @@ def refuse_unconnected(targets: list[TargetProfile]) -> None:
 
 async def _load_profiles(conn: AsyncConnection, org_id: str, slugs: list[str]) -> list[TargetProfile]:
     rows = await conn.execute(
-        select(profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status).where(
-            profiles.c.org_id == org_id, profiles.c.slug.in_(slugs)
-        )
+        select(
+            profiles.c.id,
+            profiles.c.slug,
+            profiles.c.connector,
+            profiles.c.connection_status,
+            profiles.c.granted_scopes,
+        ).where(profiles.c.org_id == org_id, profiles.c.slug.in_(slugs))
     )
-    by_slug = {r.slug: TargetProfile(r.id, r.slug, r.connector, r.connection_status) for r in rows}
+    by_slug = {r.slug: TargetProfile(r.id, r.slug, r.connector, r.connection_status, r.granted_scopes) for r in rows}
     unknown = [s for s in slugs if s not in by_slug]
     if unknown:
         raise ValidationError(f"unknown profiles: {', '.join(repr(s[:64]) for s in unknown)}")

@@ -7,6 +7,8 @@ from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from core.catalog.service import platform_message
 from core.identity.principal import CredentialKind
 from core.pagination import page_request
+from core.posts import slotting
+from core.posts.slots import SlotTable
 from core.profiles import service
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
@@ -21,6 +23,9 @@ POLICIES = {
     # The dashboard's "connect a sandbox profile" form: humans only, with or without a plan.
     # Writing tools (SPEC 5: generate:read reads destination limits).
     "GetDestinationLimits": MethodPolicy(scopes=frozenset({"generate:read"})),
+    # Time slots decide when posts go out: reading them is reading posts, setting them is scheduling.
+    "GetProfileSlots": MethodPolicy(scopes=_READ),
+    "SetProfileSlots": MethodPolicy(scopes=frozenset({"posts:write"}), writes=True),
     "CreateProfile": MethodPolicy(
         credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True
     ),
@@ -53,7 +58,23 @@ def profile_message(profile: service.Profile) -> profiles_pb2.Profile:
     )
 
 
+def slots_message(table: SlotTable) -> profiles_pb2.ProfileSlots:
+    return profiles_pb2.ProfileSlots(
+        timezone=table.timezone, slots=[profiles_pb2.TimeSlot(day=s.day, time=s.time) for s in table.slots]
+    )
+
+
 class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
+    async def GetProfileSlots(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return slots_message(await slotting.get_slots(call.conn, call.principal.org_id, request.slug))
+
+    async def SetProfileSlots(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        slots = [{"day": s.day, "time": s.time} for s in request.slots]
+        table = await slotting.set_slots(call.conn, call.principal.org_id, request.slug, request.timezone, slots)
+        return slots_message(table)
+
     async def ListProfiles(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListProfiles"].page)

@@ -8,12 +8,13 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core.connectors.base import Delivery
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
-from core.db.models import posts, profiles
+from core.db.models import outbox, post_parts, posts, profiles
 from core.publisher.queue import Claim
 
 
@@ -93,16 +94,116 @@ async def record_failed(
 
 
 async def save_progress(
-    engine: AsyncEngine, claim: Claim, worker_id: str, state: dict[str, Any] | None, lease_end: datetime, now: datetime
+    engine: AsyncEngine,
+    claim: Claim,
+    worker_id: str,
+    state: dict[str, Any] | None,
+    lease_end: datetime,
+    now: datetime,
+    *,
+    position: int | None = None,
 ) -> bool:
-    """Stores a live delivery's progress (None: only extends the lease), fenced: False when
-    the lease is no longer this worker's, and then it must send nothing more."""
+    """Stores a live delivery's progress (None: only extends the lease) on the post, or on its
+    part at `position`, fenced: False when the lease is no longer this worker's, and then it
+    must send nothing more."""
     values: dict[str, Any] = {"due_at": lease_end, "updated_at": now}
-    if state is not None:
-        values["delivery_state"] = json.dumps(state, separators=(",", ":"), sort_keys=True)
+    saved = json.dumps(state, separators=(",", ":"), sort_keys=True) if state is not None else None
+    if saved is not None and position is None:
+        values["delivery_state"] = saved
     async with engine.begin() as conn:
         result = await conn.execute(_fenced(claim, worker_id).values(**values))
+        if result.rowcount and saved is not None and position is not None:
+            await conn.execute(
+                update(post_parts)
+                .where(post_parts.c.post_id == claim.post_id, post_parts.c.position == position)
+                .values(delivery_state=saved)
+            )
     return bool(result.rowcount)
+
+
+async def record_part(
+    engine: AsyncEngine,
+    claim: Claim,
+    worker_id: str,
+    position: int,
+    delivery: Delivery,
+    lease_end: datetime,
+    now: datetime,
+) -> bool:
+    """A part went out (its outbox entry is recorded): its status and ids, and the lease extended.
+    The part is marked whatever the lease (it is on the platform); False when the lease is lost."""
+    async with engine.begin() as conn:
+        await conn.execute(
+            update(post_parts)
+            .where(post_parts.c.post_id == claim.post_id, post_parts.c.position == position)
+            .values(
+                status="published",
+                platform_post_id=delivery.platform_post_id,
+                platform_url=delivery.url,
+                platform_cid=delivery.cid,
+            )
+        )
+        result = await conn.execute(_fenced(claim, worker_id).values(due_at=lease_end, updated_at=now))
+    return bool(result.rowcount)
+
+
+async def record_partial(
+    engine: AsyncEngine,
+    claim: Claim,
+    worker_id: str,
+    *,
+    position: int,
+    part_status: str,
+    reason: str,
+    error: str,
+    detail: str,
+    refund: int,
+    now: datetime,
+) -> bool:
+    """The post went out but its part at `position` failed for good: the post is
+    `partially_published` (its own id and URL from the outbox), that part `part_status`, the
+    later ones `skipped`, and `refund` credits (what never went out) given back, all at once."""
+    async with engine.connect() as conn:
+        if is_sqlite(engine):
+            conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
+        async with conn.begin():
+            main = (
+                await conn.execute(
+                    select(outbox.c.platform_post_id, outbox.c.platform_url).where(
+                        outbox.c.delivery_key == claim.delivery_key
+                    )
+                )
+            ).first()
+            result = await conn.execute(
+                _fenced(claim, worker_id).values(
+                    status="partially_published",
+                    failure_reason=reason,
+                    failure_detail=detail[:2000],
+                    platform_error=error[:2000],
+                    platform_post_id=main.platform_post_id if main else "",
+                    platform_url=main.platform_url if main else "",
+                    published_at=now,
+                    lease_owner=None,
+                    charged=claim.charged - refund,
+                    updated_at=now,
+                )
+            )
+            if not result.rowcount:
+                return False
+            parts = post_parts.c
+            await conn.execute(
+                update(post_parts)
+                .where(parts.post_id == claim.post_id, parts.position == position)
+                .values(status=part_status)
+            )
+            await conn.execute(
+                update(post_parts)
+                .where(parts.post_id == claim.post_id, parts.position > position, parts.status == "pending")
+                .values(status="skipped")
+            )
+            if refund:
+                await credits.grant(conn, claim.org_id, refund, reason="refund", reference=claim.post_id, now=now)
+    return True
 
 
 async def throttle_profile(engine: AsyncEngine, profile_id: str, until: datetime, now: datetime) -> None:

@@ -28,11 +28,13 @@ from core.connections.vault import TokenVault
 from core.connectors.base import Connector, Delivery, DeliveryError, ErrorClass, LeaseLost, OutgoingPost
 from core.connectors.live import LiveAPI
 from core.connectors.registry import CONNECTORS
-from core.connectors.sandbox import sandbox_delivery
+from core.connectors.sandbox import sandbox_comment, sandbox_delivery
 from core.connectors.transport import PlatformEndpoints
 from core.db.types import utcnow
 from core.posts import outbox
 from core.publisher import outcomes, queue
+from core.publisher.attempt import Attempt, outgoing
+from core.publisher.parts import deliver_with_parts
 from core.publisher.queue import Claim
 from core.settings import CoreSettings
 from core.storage.base import ObjectStorage
@@ -138,17 +140,10 @@ class Publisher:
 
     async def deliver(self, claim: Claim) -> None:
         connector = self.connectors[claim.connector]
-        post = OutgoingPost(
-            post_id=claim.post_id,
-            delivery_key=claim.delivery_key,
-            connector=claim.connector,
-            content=claim.content,
-            post_type=claim.post_type,
-            account=claim.account,
-            title=claim.title,
-            media=claim.media,
-            created_at=claim.created_at,
-        )
+        if claim.parts:
+            await deliver_with_parts(self, connector, claim)
+            return
+        post = outgoing(claim)
         if claim.recovered:
             async with self.engine.connect() as conn:
                 existing = await outbox.find(conn, claim.delivery_key)
@@ -156,28 +151,45 @@ class Publisher:
                 log.info("post %s was delivered before its worker stopped; recording it", claim.post_id)
                 await self._published(claim, Delivery(existing.platform_post_id, existing.platform_url))
                 return
-        if self.live:
-            await self._deliver_live(connector, post, claim)
-            return
+        state = claim.delivery_state
         try:
-            if self.settings.sandbox_latency_ms:
-                await asyncio.sleep(self.settings.sandbox_latency_ms / 1000)
-            delivery, requests = await sandbox_delivery(connector, post)
-        except DeliveryError as error:
-            await self._failed_attempt(claim, error, {})
+            delivery, requests, state = await self.send(connector, post, claim, state, _LeaseProgress(self, claim))
+        except LeaseLost:
+            log.warning("post %s: lease lost mid-delivery; the worker holding it now goes on", claim.post_id)
             return
-        await self._record(claim, "sandbox", delivery, requests)
+        except Attempt as failed:
+            await self._failed_attempt(claim, failed.error, failed.state, failed.token, failed.throttled_until)
+            return
+        await self._record(claim, "live" if self.live else "sandbox", delivery, requests)
 
-    async def _deliver_live(self, connector: Connector, post: OutgoingPost, claim: Claim) -> None:
+    async def send(
+        self,
+        connector: Connector,
+        post: OutgoingPost,
+        claim: Claim,
+        state: Mapping[str, Any],
+        progress: Any,  # noqa: ANN401 - a progress store (save, keepalive)
+        *,
+        comment: bool = False,
+    ) -> tuple[Delivery, list[dict[str, Any]], Mapping[str, Any]]:
+        """One delivery (the post, a thread item or a first comment) through the sandbox or the
+        live API: its Delivery, the requests sent and the progress state. Raises `Attempt` when
+        the platform refused or failed it, `LeaseLost` when another worker holds the post."""
+        if not self.live:
+            try:
+                if self.settings.sandbox_latency_ms:
+                    await asyncio.sleep(self.settings.sandbox_latency_ms / 1000)
+                run = sandbox_comment if comment else sandbox_delivery
+                delivery, requests = await run(connector, post)
+            except DeliveryError as error:
+                raise Attempt(error, {}) from None
+            return delivery, requests, {}
         assert self.keeper is not None and claim.tokens is not None
         try:
             token = self.keeper.token(claim.tokens)
         except NeedsReauth as error:
-            await self._failed_attempt(claim, error, claim.delivery_state)
-            return
-        api = LiveAPI(
-            self._http(), connector, token, self._read_media, _LeaseProgress(self, claim), claim.delivery_state
-        )
+            raise Attempt(error, state) from None
+        api = LiveAPI(self._http(), connector, token, self._read_media, progress, state)
         try:
             if token.expires_soon(utcnow()):
                 await token.refresh()
@@ -187,33 +199,43 @@ class Publisher:
                 if delivery is None:
                     await api.save(create_sent_at=None)
             if delivery is None:
-                delivery = await connector.deliver(post, api)
-        except LeaseLost:
-            log.warning("post %s: lease lost mid-delivery; the worker holding it now goes on", claim.post_id)
-            return
+                delivery = await (connector.deliver_comment(post, api) if comment else connector.deliver(post, api))
         except DeliveryError as error:
-            await self._failed_attempt(claim, error, api.state, token, api.throttled_until)
-            return
+            raise Attempt(error, api.state, token, api.throttled_until) from None
         finally:
             if api.throttled_until is not None:
                 await outcomes.throttle_profile(self.engine, claim.profile_id, api.throttled_until, utcnow())
-        await self._record(claim, "live", delivery, api.requests)
+        return delivery, api.requests, api.state
 
     async def _record(self, claim: Claim, mode: str, delivery: Delivery, requests: list[dict[str, Any]]) -> None:
+        entry = await self.record_outbox(claim, mode, delivery, requests)
+        await self._published(claim, Delivery(entry.platform_post_id, entry.platform_url))
+
+    async def record_outbox(
+        self,
+        claim: Claim,
+        mode: str,
+        delivery: Delivery,
+        requests: list[dict[str, Any]],
+        *,
+        delivery_key: str = "",
+        part: int = -1,
+    ) -> outbox.OutboxRecord:
         async with self.engine.begin() as conn:
-            entry = await outbox.record_once(
+            return await outbox.record_once(
                 conn,
                 org_id=claim.org_id,
                 post_id=claim.post_id,
-                delivery_key=claim.delivery_key,
+                delivery_key=delivery_key or claim.delivery_key,
                 connector=claim.connector,
                 mode=mode,
                 requests=requests,
                 platform_post_id=delivery.platform_post_id,
                 platform_url=delivery.url,
                 now=utcnow(),
+                part=part,
+                platform_cid=delivery.cid,
             )
-        await self._published(claim, Delivery(entry.platform_post_id, entry.platform_url))
 
     async def _published(self, claim: Claim, delivery: Delivery) -> None:
         recorded = await outcomes.record_published(

@@ -25,11 +25,27 @@ from core.connections.tokens import StoredTokens
 from core.connectors.base import Account, OutgoingMedia
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
-from core.db.models import media, post_media, posts, profiles
+from core.db.models import media, post_media, post_parts, posts, profiles
 from core.errors import InsufficientCredits
 from core.settings import CoreSettings
 
 CLAIMABLE = ("scheduled", "queued", "publishing")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimPart:
+    """A thread item or the first comment, as the claim found it (docs/posts.md)."""
+
+    position: int
+    kind: str  # "thread" or "comment"
+    content: str
+    delivery_key: str
+    status: str
+    platform_post_id: str
+    platform_url: str
+    platform_cid: str
+    media: tuple[OutgoingMedia, ...]
+    delivery_state: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +69,9 @@ class Claim:
     # Live mode: the profile's sealed tokens, and what earlier attempts left on the platform.
     tokens: StoredTokens | None
     delivery_state: dict[str, Any]
+    # Deliveries the post costs (itself and its thread items), and its parts in order.
+    units: int = 1
+    parts: tuple[ClaimPart, ...] = ()
 
 
 MediaURL = Callable[[str, str], str]  # (media id, storage key) -> a URL platforms can fetch
@@ -82,6 +101,7 @@ async def claim_due(
                     posts.c.profile_id,
                     posts.c.delivery_state,
                     posts.c.created_at,
+                    posts.c.units,
                 )
                 .where(posts.c.status.in_(CLAIMABLE), posts.c.due_at <= now)
                 .order_by(posts.c.due_at)
@@ -93,7 +113,8 @@ async def claim_due(
             if not rows:
                 return []
             accounts = await _profiles(conn, {row.profile_id for row in rows})
-            phrases = await _never_publish(conn, [row for row in rows if row.charged == 0])
+            parts = await _parts(conn, media_url, [row.id for row in rows])
+            phrases = await _never_publish(conn, [row for row in rows if row.charged == 0], parts)
             live = settings.publish_mode == "live"
             claimed = []
             for row in rows:
@@ -115,11 +136,11 @@ async def claim_due(
                     )
                     continue
                 if charged == 0:
+                    # The post and every thread item in one conditional debit: never half a thread.
+                    cost = settings.post_cost * row.units
                     try:
-                        await credits.debit(
-                            conn, row.org_id, settings.post_cost, reason="post_delivery", reference=row.id, now=now
-                        )
-                        charged = settings.post_cost
+                        await credits.debit(conn, row.org_id, cost, reason="post_delivery", reference=row.id, now=now)
+                        charged = cost
                     except InsufficientCredits:
                         await conn.execute(_failed(row.id, "insufficient_credits", "", now))
                         continue
@@ -157,6 +178,8 @@ async def claim_due(
             created_at=row.created_at,
             tokens=accounts[row.profile_id].tokens(row.profile_id, row.connector) if live else None,
             delivery_state=_state(row.delivery_state),
+            units=row.units,
+            parts=tuple(parts.get(row.id, ())),
         )
         for row, charged in claimed
     ]
@@ -248,9 +271,9 @@ def _state(text: str) -> dict[str, Any]:
     return state if isinstance(state, dict) else {}
 
 
-async def _never_publish(conn, rows: list) -> dict[str, str]:  # noqa: ANN001
-    """The posts among `rows` whose content or title holds a never-publish phrase of the voice
-    in effect now, with the phrase: one query per organization in the batch."""
+async def _never_publish(conn, rows: list, parts: dict[str, list[ClaimPart]]) -> dict[str, str]:  # noqa: ANN001
+    """The posts among `rows` whose content, title or parts hold a never-publish phrase of the
+    voice in effect now, with the phrase: one query per organization in the batch."""
     by_org: dict[str, list] = {}
     for row in rows:
         by_org.setdefault(row.org_id, []).append(row)
@@ -259,13 +282,49 @@ async def _never_publish(conn, rows: list) -> dict[str, str]:  # noqa: ANN001
         matchers = await brand.matchers(conn, org_id, [row.profile_id for row in org_rows])
         for row in org_rows:
             matcher = matchers[row.profile_id]
-            phrase = matcher.find(row.content) or (matcher.find(row.title) if row.title else None) if matcher else None
+            if not matcher:
+                continue
+            texts = [row.content, row.title or "", *(p.content for p in parts.get(row.id, ()))]
+            phrase = next((hit for text in texts if text and (hit := matcher.find(text)) is not None), None)
             if phrase is not None:
                 found[row.id] = phrase
     return found
 
 
-async def _attachments(conn, media_url: MediaURL, post_ids: list[str]) -> dict[str, tuple[OutgoingMedia, ...]]:  # noqa: ANN001
+async def _parts(conn, media_url: MediaURL, post_ids: list[str]) -> dict[str, list[ClaimPart]]:  # noqa: ANN001
+    rows = (
+        await conn.execute(
+            select(post_parts)
+            .where(post_parts.c.post_id.in_(post_ids))
+            .order_by(post_parts.c.post_id, post_parts.c.position)
+        )
+    ).all()
+    if not rows:
+        return {}
+    media = await _attachments(conn, media_url, list({r.post_id for r in rows}), parts=True)
+    found: dict[str, list[ClaimPart]] = {}
+    for r in rows:
+        found.setdefault(r.post_id, []).append(
+            ClaimPart(
+                r.position,
+                r.kind,
+                r.content,
+                r.delivery_key,
+                r.status,
+                r.platform_post_id,
+                r.platform_url,
+                r.platform_cid,
+                media.get(f"{r.post_id}:{r.position}", ()),
+                _state(r.delivery_state),
+            )
+        )
+    return found
+
+
+async def _attachments(  # noqa: ANN001
+    conn, media_url: MediaURL, post_ids: list[str], *, parts: bool = False
+) -> dict[str, tuple[OutgoingMedia, ...]]:
+    """Each post's own attachments by post id; with `parts`, its parts' by "post_id:position"."""
     if not post_ids:
         return {}
     rows = await conn.execute(
@@ -279,14 +338,15 @@ async def _attachments(conn, media_url: MediaURL, post_ids: list[str]) -> dict[s
             media.c.width,
             media.c.height,
             media.c.storage_key,
+            post_media.c.part,
         )
         .select_from(post_media.join(media, media.c.id == post_media.c.media_id))
-        .where(post_media.c.post_id.in_(post_ids))
+        .where(post_media.c.post_id.in_(post_ids), (post_media.c.part != -1) if parts else (post_media.c.part == -1))
         .order_by(post_media.c.post_id, post_media.c.position)
     )
     found: dict[str, list[OutgoingMedia]] = {}
     for r in rows:
-        found.setdefault(r.post_id, []).append(
+        found.setdefault(f"{r.post_id}:{r.part}" if parts else r.post_id, []).append(
             OutgoingMedia(
                 r.id,
                 r.kind,

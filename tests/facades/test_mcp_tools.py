@@ -20,12 +20,15 @@ pytestmark = pytest.mark.one_backend
 
 TOOLS = [
     "list_profiles",
+    "get_profile_slots",
+    "set_profile_slots",
     "create_post",
     "list_posts",
     "get_post",
     "update_post",
     "cancel_post",
     "retry_post",
+    "schedule_post",
     "create_media",
     "confirm_media",
     "list_media",

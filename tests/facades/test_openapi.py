@@ -119,7 +119,11 @@ def test_request_bodies_are_closed_and_carry_the_cores_limits() -> None:
         assert schemas[name]["additionalProperties"] is False, name
     create = schemas["CreatePostsRequest"]
     assert create["required"] == ["content", "profiles"]
-    assert set(create["properties"]) == {"content", "profiles", "schedule_at", "media_ids", "post_types", "title"}
+    assert set(create["properties"]) == {
+        *("content", "profiles", "schedule_at", "media_ids", "post_types", "title"),
+        *("thread", "first_comment", "customizations", "draft", "next_slot"),  # issue 18
+    }
+    assert create["properties"]["thread"]["anyOf"][0]["maxItems"] == 25
     assert create["properties"]["title"]["anyOf"][0]["maxLength"] == limits.max_title_chars == 100
     assert create["properties"]["profiles"]["maxItems"] == limits.max_profiles
     assert create["properties"]["content"]["maxLength"] == limits.max_content_chars

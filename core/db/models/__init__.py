@@ -6,7 +6,7 @@ from __future__ import annotations
 from core.db.models.accounts import ApiKey, CreditLedgerEntry, Membership, Organization, Session, User
 from core.db.models.base import ID, NAMING, Base
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
-from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia
+from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia, PostPart
 from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag
 from core.db.models.writing import BrandVoice, GenerateRun, Job, SourcingRun
 
@@ -22,6 +22,7 @@ platform_apps = PlatformApp.__table__
 media = Media.__table__
 posts = Post.__table__
 post_media = PostMedia.__table__
+post_parts = PostPart.__table__
 outbox = OutboxEntry.__table__
 idempotency_keys = IdempotencyKey.__table__
 sessions = Session.__table__
@@ -52,6 +53,7 @@ __all__ = [
     "Media",
     "Post",
     "PostMedia",
+    "PostPart",
     "OutboxEntry",
     "IdempotencyKey",
     "OAuthClient",
@@ -75,6 +77,7 @@ __all__ = [
     "media",
     "posts",
     "post_media",
+    "post_parts",
     "outbox",
     "idempotency_keys",
     "sessions",

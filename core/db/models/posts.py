@@ -63,7 +63,9 @@ class Post(Base):
     __tablename__ = "posts"
     __table_args__ = (
         CheckConstraint(
-            "status IN ('scheduled', 'queued', 'publishing', 'published', 'failed', 'canceled')", name="status_known"
+            "status IN ('scheduled', 'queued', 'publishing', 'published', 'failed', 'canceled', 'draft', "
+            "'partially_published')",
+            name="status_known",
         ),
         Index("ix_posts_status_due_at", "status", "due_at"),
         Index("ix_posts_org_id_id", "org_id", "id"),
@@ -101,9 +103,40 @@ class Post(Base):
     # container, an upload session) and whether the request creating the post may have been
     # sent, so a later attempt resumes or looks the post up instead of posting twice.
     delivery_state: Mapped[str] = mapped_column(Text, default="", server_default="")
+    # Deliveries the post costs: the post and each thread item (a first comment is free).
+    units: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+
+
+class PostPart(Base):
+    """What a post delivers after itself, in order (docs/posts.md "Threads and first comments"):
+    its thread items, then its first comment. Each part has a delivery of its own: a key (the
+    outbox is unique on it), a status, what the platform answered, and a live delivery's progress."""
+
+    __tablename__ = "post_parts"
+    __table_args__ = (
+        CheckConstraint("kind IN ('thread', 'comment')", name="kind_known"),
+        CheckConstraint("status IN ('pending', 'published', 'failed', 'skipped')", name="status_known"),
+    )
+
+    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    # Delivery order: thread items 0..n-1, the first comment n.
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8))
+    content: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    delivery_key: Mapped[str] = mapped_column(String(64))
+    platform_post_id: Mapped[str] = mapped_column(String(500), default="")
+    platform_url: Mapped[str] = mapped_column(String(500), default="")
+    # Bluesky's record CID: a reply's strong reference needs it.
+    platform_cid: Mapped[str] = mapped_column(String(128), default="")
+    delivery_state: Mapped[str] = mapped_column(Text, default="")
 
 
 class PostMedia(Base):
+    """A post's attachments (`part` -1) and its thread items' (`part`: the item's
+    post_parts.position); `position` orders them within the post."""
+
     __tablename__ = "post_media"
     __table_args__ = (Index("ix_post_media_media_id", "media_id"),)
 
@@ -111,6 +144,7 @@ class PostMedia(Base):
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     media_id: Mapped[str] = mapped_column(ForeignKey("media.id"))
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    part: Mapped[int] = mapped_column(Integer, default=-1, server_default="-1")
 
 
 class OutboxEntry(Base):
@@ -130,6 +164,10 @@ class OutboxEntry(Base):
     platform_post_id: Mapped[str] = mapped_column(String(128))
     platform_url: Mapped[str] = mapped_column(String(500))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # What it delivered: the post (-1) or its part at that post_parts.position.
+    part: Mapped[int] = mapped_column(Integer, default=-1, server_default="-1")
+    # Bluesky's record CID (replies reference the post by URI and CID).
+    platform_cid: Mapped[str] = mapped_column(String(128), default="", server_default="")
 
 
 class IdempotencyKey(Base):

@@ -60,6 +60,8 @@ class Profile(Base):
     # The Mastodon instance or the Bluesky PDS the account lives on; empty for the others.
     instance_url: Mapped[str] = mapped_column(String(500), default="", server_default="")
     granted_scopes: Mapped[str] = mapped_column(String(1000), default="", server_default="")
+    # The publishing time slots `next_slot` posts take (core/posts/slots.py JSON; "" when none).
+    slot_table: Mapped[str] = mapped_column(Text, default="", server_default="")
     connection_status: Mapped[str] = mapped_column(String(16), default="disconnected", server_default="disconnected")
     # Why the profile needs a human (the platform's refusal, a revoked token), when it does.
     connection_error: Mapped[str] = mapped_column(Text, default="", server_default="")

@@ -53,7 +53,6 @@ def upgrade() -> None:
         batch_op.create_index("ix_posts_org_id_published_at", ["org_id", "published_at"], unique=False)
 
 
-
 def downgrade() -> None:
     with op.batch_alter_table("posts", schema=None) as batch_op:
         batch_op.drop_index("ix_posts_org_id_published_at")

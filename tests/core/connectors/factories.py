@@ -7,7 +7,7 @@ import inspect
 from datetime import UTC, datetime
 from typing import Any
 
-from core.connectors.base import Account, Connector, OutgoingMedia, OutgoingPost
+from core.connectors.base import Account, Connector, Delivery, OutgoingMedia, OutgoingPost, ReplyTo
 from core.connectors.sandbox import SandboxAPI
 from tests.core.connectors.scripted import ScriptedAPI
 
@@ -74,10 +74,17 @@ def connector_for(key: str) -> Connector:
     return cls()
 
 
+def reply_post(parent: Delivery, root: Delivery, key: str, content: str, delivery_key: str, **kw: Any) -> OutgoingPost:  # noqa: ANN401
+    """A thread item or a first comment of `key` answering `parent` in the thread of `root`."""
+    return post(key, content, delivery_key=delivery_key, reply_to=ReplyTo(parent, root), **kw)
+
+
 async def sandboxed(p: OutgoingPost) -> SandboxAPI:
-    """The sandbox run of a post: its recorded requests in `.requests`, its answer in `.delivery`."""
-    api = SandboxAPI(connector_for(p.connector), p)
-    await connector_for(p.connector).deliver(p, api)
+    """The sandbox run of a post: its recorded requests in `.requests`, its answer in `.delivery`
+    (what `sandbox_delivery` answers: the ids the run read, at the /sandbox/ URL)."""
+    connector = connector_for(p.connector)
+    api = SandboxAPI(connector, p)
+    api.delivery = connector.sandboxed(p, await connector.deliver(p, api))
     return api
 
 

@@ -18,6 +18,9 @@ and never answered). `POST /{user}/threads_publish|media_publish {creation_id}` 
 lists posts newest first (`since`, `until`, `limit`). Errors are Graph envelopes
 `{"error": {message, type, code, error_subcode, fbtrace_id}}`.
 
+Replies (Threads' `reply_to_id`) and comments (Instagram's `/{ig-media-id}/comments`) are
+graph_replies.py's.
+
 Hosts: Threads is `threads.net` (login page) and `graph.threads.net`; Instagram is
 `www.instagram.com` (login page), `api.instagram.com` (code exchange) and `graph.instagram.com`.
 Each platform's hosts map to its one server (HERALD_PLATFORM_HOST_OVERRIDES).
@@ -38,6 +41,8 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
+from tests.fakes.platforms.graph_replies import InstagramComments, ThreadsReplies
+from tests.fakes.platforms.graph_shapes import cursor, graph_error, no_object, pick, timestamp
 
 SHORT_LIVED = 3600
 LONG_LIVED = 60 * 86400
@@ -112,6 +117,7 @@ class Container:
     polls: list[str] = field(default_factory=list)  # every status read, as answered
     published_as: str | None = None
     created_at: float = field(default_factory=time.time)
+    reply_to: str = ""  # Threads: the post this container replies to (`reply_to_id`)
 
 
 @dataclass
@@ -125,6 +131,7 @@ class GraphPost:
     shortcode: str
     permalink: str
     created_at: float = field(default_factory=time.time)
+    reply_to: str = ""  # Threads: the post this one replies to
 
 
 class FakeGraph(FakePlatform):
@@ -137,7 +144,7 @@ class FakeGraph(FakePlatform):
     message_field: ClassVar[str]
     exchange_grant: ClassVar[str]
     refresh_grant: ClassVar[str]
-    scopes: ClassVar[tuple[str, ...]]  # the basic scope first, then the publishing one
+    scopes: ClassVar[tuple[str, ...]]  # the basic scope first, then the publishing one, then replies/comments
     max_text: ClassVar[int]
     max_children: ClassVar[int]
     image_types: ClassVar[tuple[str, ...]]
@@ -246,6 +253,12 @@ class FakeGraph(FakePlatform):
 
     def listed(self, post: GraphPost) -> bool:
         return True
+
+    def reply_refused(self, request: Request, user: GraphUser, form: dict[str, str]) -> Answer | None:
+        """Threads takes `reply_to_id` (graph_replies.py); Instagram has no replies."""
+        if "reply_to_id" in form:
+            return graph_error(400, "Invalid parameter: reply_to_id", code=100)
+        return None
 
     # --- routes --------------------------------------------------------------------------------
 
@@ -387,16 +400,19 @@ class FakeGraph(FakePlatform):
         user = self._caller(request)
         if isinstance(user, Answer):
             return user
-        return answer(200, _pick(self.identity(user), request.query.get("fields", "")))
+        return answer(200, pick(self.identity(user), request.query.get("fields", "")))
 
     def create_container(self, request: Request, match: re.Match[str]) -> Answer:
         user = self._caller(request, publishing=True)
         if isinstance(user, Answer):
             return user
         if not self._owner(user, match["user"]):
-            return _no_object(match["user"], "post")
+            return no_object(match["user"], "post")
         form = {**request.query, **(request.form or {})}
         form.pop("access_token", None)
+        refused = self.reply_refused(request, user, form)
+        if refused is not None:
+            return refused
         text = form.get(self.text_field, "")
         if len(text) > self.max_text:
             return graph_error(400, f"Param {self.text_field} must be at most {self.max_text} characters long.", 100)
@@ -423,6 +439,7 @@ class FakeGraph(FakePlatform):
                         return refused
                     container.status = ERROR
                     container.error_message = "FAILED_DOWNLOADING_VIDEO" if url_field == "video_url" else "UNKNOWN"
+        container.reply_to = form.get("reply_to_id", "")
         self._apply_processing(container)
         self.containers[container.id] = container
         return answer(200, {"id": container.id})
@@ -516,18 +533,18 @@ class FakeGraph(FakePlatform):
         container = self.containers.get(match["id"])
         if container is not None and container.owner == user.id:
             self._status_read(container)
-            return answer(200, _pick(self.container_fields(container), fields))
+            return answer(200, pick(self.container_fields(container), fields))
         post = self.posts.get(match["id"])
         if post is not None and post.owner == user.id:
-            return answer(200, _pick(self.post_fields(post), fields))
-        return _no_object(match["id"], "get")
+            return answer(200, pick(self.post_fields(post), fields))
+        return no_object(match["id"], "get")
 
     def publish(self, request: Request, match: re.Match[str]) -> Answer:
         user = self._caller(request, publishing=True)
         if isinstance(user, Answer):
             return user
         if not self._owner(user, match["user"]):
-            return _no_object(match["user"], "post")
+            return no_object(match["user"], "post")
         creation_id = {**request.query, **(request.form or {})}.get("creation_id", "")
         container = self.containers.get(creation_id)
         if container is None or container.owner != user.id or container.is_carousel_item:
@@ -546,6 +563,7 @@ class FakeGraph(FakePlatform):
             list(container.children),
             shortcode,
             self.new_permalink(user, shortcode),
+            reply_to=container.reply_to,
         )
         self.posts[post.id] = post
         container.status = PUBLISHED
@@ -557,7 +575,7 @@ class FakeGraph(FakePlatform):
         if isinstance(user, Answer):
             return user
         if not self._owner(user, match["user"]):
-            return _no_object(match["user"], "get")
+            return no_object(match["user"], "get")
         q = request.query
         try:
             since = float(q.get("since", "0"))
@@ -574,8 +592,8 @@ class FakeGraph(FakePlatform):
             key=lambda p: p.created_at,
             reverse=True,
         )[: max(1, min(limit, 100))]
-        data = [_pick(self.post_fields(p), q.get("fields", "")) for p in found]
-        paging = {"cursors": {"before": _cursor(found[0].id), "after": _cursor(found[-1].id)}} if found else {}
+        data = [pick(self.post_fields(p), q.get("fields", "")) for p in found]
+        paging = {"cursors": {"before": cursor(found[0].id), "after": cursor(found[-1].id)}} if found else {}
         return answer(200, {"data": data, "paging": paging})
 
     def _new_id(self) -> str:
@@ -584,7 +602,7 @@ class FakeGraph(FakePlatform):
             return str(self._ids)
 
 
-class FakeThreads(FakeGraph):
+class FakeThreads(ThreadsReplies, FakeGraph):
     name = "threads"
     create_edge = "threads"
     publish_edge = "threads_publish"
@@ -593,7 +611,7 @@ class FakeThreads(FakeGraph):
     message_field = "error_message"
     exchange_grant = "th_exchange_token"
     refresh_grant = "th_refresh_token"
-    scopes = ("threads_basic", "threads_content_publish")
+    scopes = ("threads_basic", "threads_content_publish", "threads_manage_replies")
     max_text = 500
     max_children = 20
     image_types = ("image/jpeg", "image/png")
@@ -640,16 +658,16 @@ class FakeThreads(FakeGraph):
             "text": post.text,
             "permalink": post.permalink,
             "shortcode": post.shortcode,
-            "timestamp": _timestamp(post.created_at),
+            "timestamp": timestamp(post.created_at),
             "username": self.users[post.owner].username,
             "is_quote_post": False,
-        }
+        } | self.reply_fields(post)
 
     def new_permalink(self, user: GraphUser, shortcode: str) -> str:
         return f"https://www.threads.net/@{user.username}/post/{shortcode}"
 
 
-class FakeInstagram(FakeGraph):
+class FakeInstagram(InstagramComments, FakeGraph):
     name = "instagram"
     create_edge = "media"
     publish_edge = "media_publish"
@@ -658,7 +676,7 @@ class FakeInstagram(FakeGraph):
     message_field = "status"
     exchange_grant = "ig_exchange_token"
     refresh_grant = "ig_refresh_token"
-    scopes = ("instagram_business_basic", "instagram_business_content_publish")
+    scopes = ("instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments")
     max_text = 2200
     max_children = 10
     image_types = ("image/jpeg",)  # Instagram publishes JPEG images only
@@ -737,7 +755,7 @@ class FakeInstagram(FakeGraph):
             "media_product_type": "REELS" if post.media_type == "REELS" else "FEED",
             "permalink": post.permalink,
             "shortcode": post.shortcode,
-            "timestamp": _timestamp(post.created_at),
+            "timestamp": timestamp(post.created_at),
             "username": self.users[post.owner].username,
         }
 
@@ -746,46 +764,3 @@ class FakeInstagram(FakeGraph):
 
     def listed(self, post: GraphPost) -> bool:
         return post.media_type != "STORIES"  # stories are not among an account's listed media
-
-
-def graph_error(
-    status: int,
-    message: str,
-    code: int,
-    subcode: int | None = None,
-    *,
-    user_title: str = "",
-    user_msg: str = "",
-) -> Answer:
-    """Meta's Graph error envelope."""
-    error: dict[str, Any] = {"message": message, "type": "OAuthException", "code": code}
-    if subcode is not None:
-        error["error_subcode"] = subcode
-    if user_title:
-        error |= {"is_transient": False, "error_user_title": user_title, "error_user_msg": user_msg}
-    error["fbtrace_id"] = "A" + secrets.token_urlsafe(16)
-    return answer(status, {"error": error})
-
-
-def _no_object(object_id: str, verb: str) -> Answer:
-    return graph_error(
-        400,
-        f"Unsupported {verb} request. Object with ID '{object_id}' does not exist, cannot be loaded due to missing "
-        "permissions, or does not support this operation.",
-        100,
-        33,
-    )
-
-
-def _pick(fields: dict[str, Any], wanted: str) -> dict[str, Any]:
-    """Graph answers the fields asked for, and always the id."""
-    names = {f.strip() for f in wanted.split(",") if f.strip()}
-    return {k: v for k, v in fields.items() if k == "id" or k in names}
-
-
-def _timestamp(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
-
-
-def _cursor(post_id: str) -> str:
-    return hashlib.sha256(post_id.encode()).hexdigest()[:40]

@@ -19,7 +19,7 @@ Posts: 201 with the post's URN in `x-restli-id`. The commentary is read as Linke
 text": an escaped reserved character is kept, an unescaped one cuts the text there (LinkedIn
 truncates such posts silently), so `Post.text` is what readers see. The same author posting the
 same commentary and content again is refused 422 DUPLICATE_POST naming the first post, in the
-shape LinkedIn answers it.
+shape LinkedIn answers it. Comments on posts are linkedin_comments.py's.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import unquote, urlencode
 
 from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
+from tests.fakes.platforms.linkedin_comments import LinkedInComments, rest_error
 
 SCOPES = ("openid", "profile", "w_member_social")
 KNOWN_SCOPES = (*SCOPES, "email", "w_organization_social", "r_organization_social")
@@ -112,7 +113,7 @@ class Post:
         return [i["id"] for i in (self.content.get("multiImage") or {}).get("images") or []]
 
 
-class FakeLinkedIn(FakePlatform):
+class FakeLinkedIn(LinkedInComments, FakePlatform):
     name = "linkedin"
 
     def __init__(
@@ -188,10 +189,11 @@ class FakeLinkedIn(FakePlatform):
             r("POST", r"/rest/posts", self.create_post),
             r("PUT", r"/dms-uploads/sp/v2/(?P<asset>[^/]+)/uploadedImage/0", self.put_image),
             r("PUT", r"/dms-uploads/sp/v2/(?P<asset>[^/]+)/uploadedVideo", self.put_video_part),
+            *self.comment_routes(),
         ]
 
     def not_found(self, request: Request) -> Answer:
-        return _rest_error(404, "RESOURCE_NOT_FOUND", f"No virtual resource found for {request.path}")
+        return rest_error(404, "RESOURCE_NOT_FOUND", f"No virtual resource found for {request.path}")
 
     # --- OAuth 2.0 -----------------------------------------------------------------------------
 
@@ -286,33 +288,33 @@ class FakeLinkedIn(FakePlatform):
     def _caller(self, request: Request, scope: str) -> Member | Answer:
         grant = self.access_tokens.get(request.bearer or "")
         if grant is None or grant.revoked:
-            return _rest_error(401, "INVALID_ACCESS_TOKEN", "Invalid access token", service_code=65600)
+            return rest_error(401, "INVALID_ACCESS_TOKEN", "Invalid access token", service_code=65600)
         if grant.expires_at <= time.time():
-            return _rest_error(
+            return rest_error(
                 401, "EXPIRED_ACCESS_TOKEN", "The token used in the request has expired", service_code=65601
             )
         if scope not in grant.scopes:
-            return _rest_error(403, "ACCESS_DENIED", f"Not enough permissions to access: {scope}", service_code=100)
+            return rest_error(403, "ACCESS_DENIED", f"Not enough permissions to access: {scope}", service_code=100)
         return self.members[grant.sub]
 
     def _rest_caller(self, request: Request, scope: str = "w_member_social") -> Member | Answer:
         version = request.headers.get("linkedin-version", "")
         if not version:
-            return _rest_error(
+            return rest_error(
                 400,
                 "VERSION_MISSING",
                 "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
             )
         if not _active(version):
-            return _rest_error(426, "NONEXISTENT_VERSION", f"Requested version {version} is not active")
+            return rest_error(426, "NONEXISTENT_VERSION", f"Requested version {version} is not active")
         if request.headers.get("x-restli-protocol-version") != "2.0.0":
-            return _rest_error(400, "ILLEGAL_ARGUMENT", "X-Restli-Protocol-Version 2.0.0 is required.")
+            return rest_error(400, "ILLEGAL_ARGUMENT", "X-Restli-Protocol-Version 2.0.0 is required.")
         return self._caller(request, scope)
 
     def userinfo(self, request: Request, match: re.Match[str]) -> Answer:
         grant = self.access_tokens.get(request.bearer or "")
         if grant is not None and "openid" not in grant.scopes:
-            return _rest_error(403, "ACCESS_DENIED", "Not enough permissions to access: userinfo.GET.NO_VERSION")
+            return rest_error(403, "ACCESS_DENIED", "Not enough permissions to access: userinfo.GET.NO_VERSION")
         member = self._caller(request, "openid")
         if isinstance(member, Answer):
             return member
@@ -333,10 +335,10 @@ class FakeLinkedIn(FakePlatform):
         if isinstance(member, Answer):
             return member
         if request.query.get("action") != "initializeUpload":
-            return _rest_error(400, "ILLEGAL_ARGUMENT", "Unsupported action.")
+            return rest_error(400, "ILLEGAL_ARGUMENT", "Unsupported action.")
         owner = _dig(request.json, "initializeUploadRequest", "owner")
         if owner != member.urn:
-            return _rest_error(403, "ACCESS_DENIED", "The owner is not the authenticated member.")
+            return rest_error(403, "ACCESS_DENIED", "The owner is not the authenticated member.")
         asset = "D4E10AQ" + _random(20)
         image = Image(f"urn:li:image:{asset}", owner)
         self.images[image.urn] = image
@@ -352,7 +354,7 @@ class FakeLinkedIn(FakePlatform):
         if image is None or image.status != "WAITING_UPLOAD":
             return answer(400, None)
         if not request.body:
-            return _rest_error(400, "ILLEGAL_ARGUMENT", "The upload is empty.")
+            return rest_error(400, "ILLEGAL_ARGUMENT", "The upload is empty.")
         image.size, image.sha256, image.status = len(request.body), _sha(request.body), "AVAILABLE"
         return answer(201, None)
 
@@ -374,15 +376,15 @@ class FakeLinkedIn(FakePlatform):
             return self._initialize_video(member, request)
         if action == "finalizeUpload":
             return self._finalize_video(member, request)
-        return _rest_error(400, "ILLEGAL_ARGUMENT", "Unsupported action.")
+        return rest_error(400, "ILLEGAL_ARGUMENT", "Unsupported action.")
 
     def _initialize_video(self, member: Member, request: Request) -> Answer:
         init = _dig(request.json, "initializeUploadRequest") or {}
         size = init.get("fileSizeBytes")
         if init.get("owner") != member.urn:
-            return _rest_error(403, "ACCESS_DENIED", "The owner is not the authenticated member.")
+            return rest_error(403, "ACCESS_DENIED", "The owner is not the authenticated member.")
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0 or size > 500 * 1024 * 1024:
-            return _rest_error(400, "ILLEGAL_ARGUMENT", "fileSizeBytes must be between 1 byte and 500 MB.")
+            return rest_error(400, "ILLEGAL_ARGUMENT", "fileSizeBytes must be between 1 byte and 500 MB.")
         asset = "D5610AQ" + _random(20)
         parts = [
             (first, min(size, first + self.video_part_bytes) - 1) for first in range(0, size, self.video_part_bytes)
@@ -414,7 +416,7 @@ class FakeLinkedIn(FakePlatform):
             return answer(400, None)
         first, last = video.parts[int(index)]
         if len(request.body) != last - first + 1:
-            return _rest_error(400, "ILLEGAL_ARGUMENT", f"Part {index} must be bytes {first}-{last}.")
+            return rest_error(400, "ILLEGAL_ARGUMENT", f"Part {index} must be bytes {first}-{last}.")
         etag = f"/ambry-video/signedId/{_random(40)}"
         video.received[int(index)] = request.body
         video.etags[int(index)] = etag
@@ -424,12 +426,12 @@ class FakeLinkedIn(FakePlatform):
         final = _dig(request.json, "finalizeUploadRequest") or {}
         video = self.videos.get(str(final.get("video", "")))
         if video is None or video.owner != member.urn:
-            return _rest_error(404, "RESOURCE_NOT_FOUND", "The video does not exist.")
+            return rest_error(404, "RESOURCE_NOT_FOUND", "The video does not exist.")
         if final.get("uploadToken", "") != video.upload_token:
-            return _rest_error(400, "ILLEGAL_ARGUMENT", "The upload token does not match.")
+            return rest_error(400, "ILLEGAL_ARGUMENT", "The upload token does not match.")
         expected = [video.etags.get(i) for i in range(len(video.parts))]
         if None in expected or final.get("uploadedPartIds") != expected:
-            return _rest_error(400, "ILLEGAL_ARGUMENT", "uploadedPartIds must list every part's ETag in order.")
+            return rest_error(400, "ILLEGAL_ARGUMENT", "uploadedPartIds must list every part's ETag in order.")
         video.sha256 = _sha(b"".join(video.received[i] for i in range(len(video.parts))))
         video.status, video.polls_left = "PROCESSING", self.processing_polls
         return answer(200, None)
@@ -455,10 +457,10 @@ class FakeLinkedIn(FakePlatform):
             return member
         body = request.json if isinstance(request.json, dict) else None
         if body is None:
-            return _rest_error(400, "ILLEGAL_ARGUMENT", "The request body is not valid JSON.")
+            return rest_error(400, "ILLEGAL_ARGUMENT", "The request body is not valid JSON.")
         author = body.get("author")
         if author != member.urn:
-            return _rest_error(403, "ACCESS_DENIED", f"Member is not allowed to post as {author}.")
+            return rest_error(403, "ACCESS_DENIED", f"Member is not allowed to post as {author}.")
         problems = _post_problems(body)
         content = body.get("content")
         if not problems and content is not None:
@@ -551,13 +553,6 @@ def _dig(body: Any, *path: str) -> Any:  # noqa: ANN401
             return None
         body = body.get(step)
     return body
-
-
-def _rest_error(status: int, code: str, message: str, *, service_code: int | None = None) -> Answer:
-    body: dict[str, Any] = {"status": status, "code": code, "message": message}
-    if service_code is not None:
-        body["serviceErrorCode"] = service_code
-    return answer(status, body)
 
 
 def _validation_error(problems: list[str]) -> Answer:

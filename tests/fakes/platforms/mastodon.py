@@ -4,6 +4,8 @@ optional PKCE S256, client_secret_post or Basic, no refresh tokens, tokens that 
 revocation, `verify_credentials`, media (an image is ready at once: 200; a video is processed
 asynchronously: 202, then `GET /api/v1/media/:id` answers 206 until it is ready, then 200) and
 statuses, which honour `Idempotency-Key` per account (the same key answers the first status).
+A reply (`in_reply_to_id`) must name a status the account may see (its own, or another's that
+is not private or direct; 404 otherwise, as Mastodon answers); `replies_to` lists replies.
 
 Users name the instance by its URL: Herald is given this server's base URL directly
 (HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES lets it reach loopback over http).
@@ -23,6 +25,7 @@ from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, ans
 
 MAX_CHARACTERS = 500
 MAX_MEDIA = 4
+PRIVATE = ("private", "direct")  # visibilities only their author (and those named) may see
 
 
 @dataclass
@@ -71,6 +74,7 @@ class Status:
     media_ids: list[str]
     idempotency_key: str | None
     created_at: float = field(default_factory=time.time)
+    in_reply_to_id: str | None = None
 
 
 class FakeMastodon(FakePlatform):
@@ -106,6 +110,10 @@ class FakeMastodon(FakePlatform):
     def statuses_by(self, account_id: str, containing: str = "") -> list[Status]:
         with self.lock:
             return [s for s in self.statuses if s.account_id == account_id and containing in s.text]
+
+    def replies_to(self, status_id: str) -> list[Status]:
+        with self.lock:
+            return [s for s in self.statuses if s.in_reply_to_id == status_id]
 
     def issued_tokens(self) -> list[str]:
         with self.lock:
@@ -337,7 +345,11 @@ class FakeMastodon(FakePlatform):
             return answer(
                 422, {"error": "Cannot attach files that have not finished processing. Try again in a moment!"}
             )
-        status = Status(self._new_id(), account.id, text, visibility, media_ids, key)
+        in_reply_to = str(params["in_reply_to_id"]) if params.get("in_reply_to_id") else None
+        parent = next((s for s in self.statuses if s.id == in_reply_to), None)
+        if in_reply_to and (parent is None or (parent.account_id != account.id and parent.visibility in PRIVATE)):
+            return answer(404, {"error": "Record not found"})
+        status = Status(self._new_id(), account.id, text, visibility, media_ids, key, in_reply_to_id=in_reply_to)
         self.statuses.append(status)
         if key:
             self.idempotency[(account.id, key)] = status
@@ -389,7 +401,8 @@ class FakeMastodon(FakePlatform):
         return {
             "id": status.id,
             "created_at": datetime.fromtimestamp(status.created_at, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
-            "in_reply_to_id": None,
+            "in_reply_to_id": status.in_reply_to_id,
+            "in_reply_to_account_id": self._replied_account(status),
             "sensitive": False,
             "spoiler_text": "",
             "visibility": status.visibility,
@@ -400,6 +413,9 @@ class FakeMastodon(FakePlatform):
             "media_attachments": [self._attachment(self.media[m]) for m in status.media_ids],
             "account": self._account(account),
         }
+
+    def _replied_account(self, status: Status) -> str | None:
+        return next((s.account_id for s in self.statuses if s.id == status.in_reply_to_id), None)
 
     def _new_id(self) -> str:
         with self.lock:

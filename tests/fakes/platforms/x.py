@@ -11,6 +11,10 @@ call needs a live Bearer token (401 otherwise).
 Posted text is stored as X stores it: each URL becomes a t.co link (`entities.urls` says what it
 stands for), and a post with media gets the media's t.co link appended, whose `expanded_url`
 is the post's photo or video page (`media_links_in_text`).
+
+A reply (`reply: {in_reply_to_tweet_id}`) must name a post that exists (403 otherwise, as X
+answers a reply to a deleted post); it is kept as `Tweet.in_reply_to` (`replies_to` lists them)
+and listed with `referenced_tweets: [{type: replied_to, id}]`.
 """
 
 from __future__ import annotations
@@ -85,6 +89,7 @@ class Tweet:
     media_ids: list[str]
     urls: list[dict[str, Any]]
     created_at: float
+    in_reply_to: str | None = None
 
 
 class FakeX(FakePlatform):
@@ -148,6 +153,10 @@ class FakeX(FakePlatform):
     def tweets_by(self, user_id: str, containing: str = "") -> list[Tweet]:
         with self.lock:
             return [t for t in self.tweets if t.author_id == user_id and containing in t.posted_text]
+
+    def replies_to(self, tweet_id: str) -> list[Tweet]:
+        with self.lock:
+            return [t for t in self.tweets if t.in_reply_to == tweet_id]
 
     def issued_tokens(self) -> list[str]:
         """Every access and refresh token this server has issued (to look for leaks)."""
@@ -393,6 +402,12 @@ class FakeX(FakePlatform):
                     "type": "https://api.twitter.com/2/problems/invalid-request",
                 },
             )
+        reply = body.get("reply")
+        in_reply_to = str(reply.get("in_reply_to_tweet_id", "")) if isinstance(reply, dict) else None
+        if reply is not None and not any(t.id == in_reply_to for t in self.tweets):
+            return _problem(
+                403, "Forbidden", "You attempted to reply to a Tweet that is deleted or not visible to you."
+            )
         if any(t.author_id == user.id and t.posted_text == text for t in self.tweets):
             return _problem(403, "Forbidden", "You are not allowed to create a Tweet with duplicate content.")
         tweet_id = self._new_id()
@@ -412,7 +427,7 @@ class FakeX(FakePlatform):
                     "media_key": known[0].key if known[0] else "",
                 }
             )
-        self.tweets.append(Tweet(tweet_id, user.id, stored, text, media_ids, urls, time.time()))
+        self.tweets.append(Tweet(tweet_id, user.id, stored, text, media_ids, urls, time.time(), in_reply_to))
         return self._ok(201, {"data": {"id": tweet_id, "text": stored, "edit_history_tweet_ids": [tweet_id]}})
 
     def user_tweets(self, request: Request, match: re.Match[str]) -> Answer:
@@ -453,6 +468,8 @@ class FakeX(FakePlatform):
                 item["entities"] = {"urls": t.urls}
             if t.media_ids:
                 item["attachments"] = {"media_keys": [self.media[m].key for m in t.media_ids]}
+            if "referenced_tweets" in fields and t.in_reply_to:
+                item["referenced_tweets"] = [{"type": "replied_to", "id": t.in_reply_to}]
             data.append(item)
         meta = {"result_count": len(data), "newest_id": data[0]["id"], "oldest_id": data[-1]["id"]}
         if offset + max_results < len(window):

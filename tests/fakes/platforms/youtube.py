@@ -16,6 +16,8 @@ resource. `PUT` with `Content-Range: bytes */total` and no body asks how far the
 their SHA-256 with what it uploaded. `drop_upload_after(n)` makes the next PUT carrying bytes
 read `n` of them, keep them and drop the connection without an answer (a lost upload).
 
+Comments (`commentThreads`) are youtube_comments.py's.
+
 API errors are Google's `{"error": {"code", "message", "errors": [{"message", "domain",
 "reason"}], "status"}}`; the token endpoint's are OAuth's (`invalid_grant`...).
 """
@@ -44,26 +46,17 @@ from tests.fakes.platforms.base import (
     redirect,
     with_query,
 )
+from tests.fakes.platforms.google import google_error
+from tests.fakes.platforms.youtube_comments import FORCE_SSL_SCOPE, MANAGE_SCOPE, READONLY_SCOPE, YouTubeComments
 
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
-READONLY_SCOPE = "https://www.googleapis.com/auth/youtube.readonly"
-MANAGE_SCOPE = "https://www.googleapis.com/auth/youtube"
-SCOPES = (UPLOAD_SCOPE, READONLY_SCOPE)
+SCOPES = (UPLOAD_SCOPE, READONLY_SCOPE, FORCE_SSL_SCOPE)  # force-ssl: first comments
 KNOWN_SCOPES = (*SCOPES, MANAGE_SCOPE, "openid", "email", "profile")
 UPLOAD_PATH = "/upload/youtube/v3/videos"
 CODE_LIFETIME = 600.0
 MAX_TITLE_CHARS = 100
 MAX_DESCRIPTION_BYTES = 5000
 _CONTENT_RANGE = re.compile(r"bytes (?:(\d+)-(\d+)|\*)/(\d+|\*)")
-_STATUS_NAMES = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    429: "RESOURCE_EXHAUSTED",
-    500: "INTERNAL",
-    503: "UNAVAILABLE",
-}
 
 
 @dataclass
@@ -115,7 +108,7 @@ class Session:
         return len(self.data)
 
 
-class FakeYouTube(FakePlatform):
+class FakeYouTube(YouTubeComments, FakePlatform):
     name = "youtube"
 
     def __init__(
@@ -209,6 +202,7 @@ class FakeYouTube(FakePlatform):
             r("GET", r"/youtube/v3/channels", self.channels_list),
             r("POST", UPLOAD_PATH, self.start_upload),
             r("PUT", UPLOAD_PATH, self.upload),
+            *self.comment_routes(),
         ]
 
     def not_found(self, request: Request) -> Answer:
@@ -513,15 +507,6 @@ class FakeYouTube(FakePlatform):
         handler.close_connection = True
         with contextlib.suppress(OSError):  # unread bytes left in the socket: closing it resets it
             handler.connection.shutdown(socket.SHUT_RDWR)
-
-
-def google_error(status: int, reason: str, message: str, *, domain: str = "global", location: str = "") -> Answer:
-    """Google's JSON error (the Data API's `errors[].reason` names what happened)."""
-    item: dict[str, Any] = {"message": message, "domain": domain, "reason": reason}
-    if location:
-        item |= {"location": location, "locationType": "header"}
-    body = {"error": {"code": status, "message": message, "errors": [item], "status": _STATUS_NAMES.get(status, "")}}
-    return answer(status, body)
 
 
 def quota_exceeded() -> tuple[int, dict[str, Any]]:

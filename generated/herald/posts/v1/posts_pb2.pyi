@@ -21,6 +21,8 @@ class PostStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     POST_STATUS_PUBLISHED: _ClassVar[PostStatus]
     POST_STATUS_FAILED: _ClassVar[PostStatus]
     POST_STATUS_CANCELED: _ClassVar[PostStatus]
+    POST_STATUS_DRAFT: _ClassVar[PostStatus]
+    POST_STATUS_PARTIALLY_PUBLISHED: _ClassVar[PostStatus]
 POST_STATUS_UNSPECIFIED: PostStatus
 POST_STATUS_SCHEDULED: PostStatus
 POST_STATUS_QUEUED: PostStatus
@@ -28,9 +30,61 @@ POST_STATUS_PUBLISHING: PostStatus
 POST_STATUS_PUBLISHED: PostStatus
 POST_STATUS_FAILED: PostStatus
 POST_STATUS_CANCELED: PostStatus
+POST_STATUS_DRAFT: PostStatus
+POST_STATUS_PARTIALLY_PUBLISHED: PostStatus
+
+class ThreadItem(_message.Message):
+    __slots__ = ("content", "media_ids")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    media_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Thread(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[ThreadItem]
+    def __init__(self, items: _Optional[_Iterable[_Union[ThreadItem, _Mapping]]] = ...) -> None: ...
+
+class MediaIdList(_message.Message):
+    __slots__ = ("ids",)
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Customization(_message.Message):
+    __slots__ = ("content", "media_ids", "title", "post_type", "thread", "first_comment")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    POST_TYPE_FIELD_NUMBER: _ClassVar[int]
+    THREAD_FIELD_NUMBER: _ClassVar[int]
+    FIRST_COMMENT_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    media_ids: MediaIdList
+    title: str
+    post_type: str
+    thread: Thread
+    first_comment: str
+    def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Union[MediaIdList, _Mapping]] = ..., title: _Optional[str] = ..., post_type: _Optional[str] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ...) -> None: ...
+
+class PostPart(_message.Message):
+    __slots__ = ("content", "media_ids", "status", "platform_post_id", "platform_url")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_POST_ID_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_URL_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    media_ids: _containers.RepeatedScalarFieldContainer[str]
+    status: str
+    platform_post_id: str
+    platform_url: str
+    def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ...) -> None: ...
 
 class Post(_message.Message):
-    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail")
+    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment")
     ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -49,6 +103,8 @@ class Post(_message.Message):
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
     FAILURE_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    THREAD_FIELD_NUMBER: _ClassVar[int]
+    FIRST_COMMENT_FIELD_NUMBER: _ClassVar[int]
     id: str
     profile: str
     connector: str
@@ -67,10 +123,12 @@ class Post(_message.Message):
     attempts: int
     update_time: _timestamp_pb2.Timestamp
     failure_detail: str
-    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ...) -> None: ...
+    thread: _containers.RepeatedCompositeFieldContainer[PostPart]
+    first_comment: PostPart
+    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ...) -> None: ...
 
 class CreatePostsRequest(_message.Message):
-    __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id")
+    __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id", "thread", "first_comment", "customizations", "draft", "next_slot")
     class PostTypesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -78,6 +136,13 @@ class CreatePostsRequest(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class CustomizationsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: Customization
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[Customization, _Mapping]] = ...) -> None: ...
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     PROFILES_FIELD_NUMBER: _ClassVar[int]
     SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +150,11 @@ class CreatePostsRequest(_message.Message):
     POST_TYPES_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_FIELD_NUMBER: _ClassVar[int]
+    FIRST_COMMENT_FIELD_NUMBER: _ClassVar[int]
+    CUSTOMIZATIONS_FIELD_NUMBER: _ClassVar[int]
+    DRAFT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_SLOT_FIELD_NUMBER: _ClassVar[int]
     content: str
     profiles: _containers.RepeatedScalarFieldContainer[str]
     schedule_at: str
@@ -92,7 +162,12 @@ class CreatePostsRequest(_message.Message):
     post_types: _containers.ScalarMap[str, str]
     title: str
     request_id: str
-    def __init__(self, content: _Optional[str] = ..., profiles: _Optional[_Iterable[str]] = ..., schedule_at: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_types: _Optional[_Mapping[str, str]] = ..., title: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+    thread: Thread
+    first_comment: str
+    customizations: _containers.MessageMap[str, Customization]
+    draft: bool
+    next_slot: bool
+    def __init__(self, content: _Optional[str] = ..., profiles: _Optional[_Iterable[str]] = ..., schedule_at: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_types: _Optional[_Mapping[str, str]] = ..., title: _Optional[str] = ..., request_id: _Optional[str] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ..., customizations: _Optional[_Mapping[str, Customization]] = ..., draft: _Optional[bool] = ..., next_slot: _Optional[bool] = ...) -> None: ...
 
 class CreatePostsResponse(_message.Message):
     __slots__ = ("posts",)
@@ -133,18 +208,32 @@ class GetPostRequest(_message.Message):
     def __init__(self, post_id: _Optional[str] = ...) -> None: ...
 
 class UpdatePostRequest(_message.Message):
-    __slots__ = ("post_id", "content", "schedule_at", "update_media_ids", "media_ids")
+    __slots__ = ("post_id", "content", "schedule_at", "update_media_ids", "media_ids", "thread", "first_comment")
     POST_ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATE_MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
     MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    THREAD_FIELD_NUMBER: _ClassVar[int]
+    FIRST_COMMENT_FIELD_NUMBER: _ClassVar[int]
     post_id: str
     content: str
     schedule_at: str
     update_media_ids: bool
     media_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, post_id: _Optional[str] = ..., content: _Optional[str] = ..., schedule_at: _Optional[str] = ..., update_media_ids: _Optional[bool] = ..., media_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    thread: Thread
+    first_comment: str
+    def __init__(self, post_id: _Optional[str] = ..., content: _Optional[str] = ..., schedule_at: _Optional[str] = ..., update_media_ids: _Optional[bool] = ..., media_ids: _Optional[_Iterable[str]] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ...) -> None: ...
+
+class SchedulePostRequest(_message.Message):
+    __slots__ = ("post_id", "schedule_at", "next_slot")
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_SLOT_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    schedule_at: str
+    next_slot: bool
+    def __init__(self, post_id: _Optional[str] = ..., schedule_at: _Optional[str] = ..., next_slot: _Optional[bool] = ...) -> None: ...
 
 class CancelPostRequest(_message.Message):
     __slots__ = ("post_id",)
@@ -165,7 +254,7 @@ class ListOutboxEntriesRequest(_message.Message):
     def __init__(self, post_id: _Optional[str] = ...) -> None: ...
 
 class OutboxEntry(_message.Message):
-    __slots__ = ("id", "post_id", "connector", "mode", "requests_json", "platform_post_id", "platform_url", "create_time")
+    __slots__ = ("id", "post_id", "connector", "mode", "requests_json", "platform_post_id", "platform_url", "create_time", "part", "position")
     ID_FIELD_NUMBER: _ClassVar[int]
     POST_ID_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -174,6 +263,8 @@ class OutboxEntry(_message.Message):
     PLATFORM_POST_ID_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_URL_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    PART_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
     id: str
     post_id: str
     connector: str
@@ -182,7 +273,9 @@ class OutboxEntry(_message.Message):
     platform_post_id: str
     platform_url: str
     create_time: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., post_id: _Optional[str] = ..., connector: _Optional[str] = ..., mode: _Optional[str] = ..., requests_json: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    part: str
+    position: int
+    def __init__(self, id: _Optional[str] = ..., post_id: _Optional[str] = ..., connector: _Optional[str] = ..., mode: _Optional[str] = ..., requests_json: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., part: _Optional[str] = ..., position: _Optional[int] = ...) -> None: ...
 
 class ListOutboxEntriesResponse(_message.Message):
     __slots__ = ("entries",)

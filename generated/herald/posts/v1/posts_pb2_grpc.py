@@ -78,6 +78,11 @@ class PostServiceStub:
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.SerializeToString,
                 response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.FromString,
                 _registered_method=True)
+        self.SchedulePost = channel.unary_unary(
+                '/herald.posts.v1.PostService/SchedulePost',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.SchedulePostRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.Post.FromString,
+                _registered_method=True)
         self.ListOutboxEntries = channel.unary_unary(
                 '/herald.posts.v1.PostService/ListOutboxEntries',
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesRequest.SerializeToString,
@@ -169,6 +174,18 @@ class PostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SchedulePost(self, request, context):
+        """Takes a draft out of draft: scheduled at schedule_at, at the profile's
+        next free time slot (next_slot), or published now (neither), after every
+        check creation makes. Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED,
+        NOT_FOUND, INVALID_POST_STATE (not a draft), VALIDATION_ERROR (limits,
+        schedule, both schedule_at and next_slot, a profile without slots),
+        NEVER_PUBLISH_PHRASE, INVALID_MEDIA, INVALID_MEDIA_COMBINATION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListOutboxEntries(self, request, context):
         """Lists what was delivered (sandbox: the exact platform requests that would
         have been sent) for one post.
@@ -220,6 +237,11 @@ def add_PostServiceServicer_to_server(servicer, server):
                     servicer.ListRecentPosts,
                     request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.FromString,
                     response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.SerializeToString,
+            ),
+            'SchedulePost': grpc.unary_unary_rpc_method_handler(
+                    servicer.SchedulePost,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.SchedulePostRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.Post.SerializeToString,
             ),
             'ListOutboxEntries': grpc.unary_unary_rpc_method_handler(
                     servicer.ListOutboxEntries,
@@ -447,6 +469,33 @@ class PostService:
             '/herald.posts.v1.PostService/ListRecentPosts',
             herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.SerializeToString,
             herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SchedulePost(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/SchedulePost',
+            herald_dot_posts_dot_v1_dot_posts__pb2.SchedulePostRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.Post.FromString,
             options,
             channel_credentials,
             insecure,

@@ -103,3 +103,35 @@ class GetDestinationLimitsResponse(_message.Message):
     DESTINATIONS_FIELD_NUMBER: _ClassVar[int]
     destinations: _containers.RepeatedCompositeFieldContainer[DestinationLimits]
     def __init__(self, destinations: _Optional[_Iterable[_Union[DestinationLimits, _Mapping]]] = ...) -> None: ...
+
+class TimeSlot(_message.Message):
+    __slots__ = ("day", "time")
+    DAY_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    day: str
+    time: str
+    def __init__(self, day: _Optional[str] = ..., time: _Optional[str] = ...) -> None: ...
+
+class ProfileSlots(_message.Message):
+    __slots__ = ("timezone", "slots")
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    SLOTS_FIELD_NUMBER: _ClassVar[int]
+    timezone: str
+    slots: _containers.RepeatedCompositeFieldContainer[TimeSlot]
+    def __init__(self, timezone: _Optional[str] = ..., slots: _Optional[_Iterable[_Union[TimeSlot, _Mapping]]] = ...) -> None: ...
+
+class GetProfileSlotsRequest(_message.Message):
+    __slots__ = ("slug",)
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    slug: str
+    def __init__(self, slug: _Optional[str] = ...) -> None: ...
+
+class SetProfileSlotsRequest(_message.Message):
+    __slots__ = ("slug", "timezone", "slots")
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    SLOTS_FIELD_NUMBER: _ClassVar[int]
+    slug: str
+    timezone: str
+    slots: _containers.RepeatedCompositeFieldContainer[TimeSlot]
+    def __init__(self, slug: _Optional[str] = ..., timezone: _Optional[str] = ..., slots: _Optional[_Iterable[_Union[TimeSlot, _Mapping]]] = ...) -> None: ...

@@ -51,6 +51,16 @@ class ProfileServiceStub:
                 request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.SerializeToString,
                 response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
                 _registered_method=True)
+        self.GetProfileSlots = channel.unary_unary(
+                '/herald.profiles.v1.ProfileService/GetProfileSlots',
+                request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetProfileSlotsRequest.SerializeToString,
+                response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.ProfileSlots.FromString,
+                _registered_method=True)
+        self.SetProfileSlots = channel.unary_unary(
+                '/herald.profiles.v1.ProfileService/SetProfileSlots',
+                request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.SetProfileSlotsRequest.SerializeToString,
+                response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.ProfileSlots.FromString,
+                _registered_method=True)
         self.GetDestinationLimits = channel.unary_unary(
                 '/herald.profiles.v1.ProfileService/GetDestinationLimits',
                 request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsRequest.SerializeToString,
@@ -96,6 +106,25 @@ class ProfileServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetProfileSlots(self, request, context):
+        """Returns the profile's publishing time slots (an unset table answers
+        timezone `UTC` and no slots).
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetProfileSlots(self, request, context):
+        """Replaces the profile's publishing time slots, the times `next_slot`
+        posts take.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND, VALIDATION_ERROR
+        (an unknown time zone, a malformed or repeated slot, too many slots).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetDestinationLimits(self, request, context):
         """Returns, for each named profile (or every profile of the organization),
         the rules of its platform as the core's catalog holds them: the real text
@@ -125,6 +154,16 @@ def add_ProfileServiceServicer_to_server(servicer, server):
                     servicer.CreateProfile,
                     request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.FromString,
                     response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.SerializeToString,
+            ),
+            'GetProfileSlots': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetProfileSlots,
+                    request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetProfileSlotsRequest.FromString,
+                    response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.ProfileSlots.SerializeToString,
+            ),
+            'SetProfileSlots': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetProfileSlots,
+                    request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.SetProfileSlotsRequest.FromString,
+                    response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.ProfileSlots.SerializeToString,
             ),
             'GetDestinationLimits': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDestinationLimits,
@@ -215,6 +254,60 @@ class ProfileService:
             '/herald.profiles.v1.ProfileService/CreateProfile',
             herald_dot_profiles_dot_v1_dot_profiles__pb2.CreateProfileRequest.SerializeToString,
             herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetProfileSlots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.profiles.v1.ProfileService/GetProfileSlots',
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.GetProfileSlotsRequest.SerializeToString,
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.ProfileSlots.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetProfileSlots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.profiles.v1.ProfileService/SetProfileSlots',
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.SetProfileSlotsRequest.SerializeToString,
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.ProfileSlots.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,47 @@
+"""What a delivery attempt hands back when it did not deliver, and the claimed post as its
+connector sees it (shared by the publisher and the delivery of a post's parts)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from core.connections.tokens import ProfileToken
+from core.connectors.base import DeliveryError, OutgoingPost
+from core.publisher.queue import Claim
+
+
+class Attempt(Exception):  # noqa: N818 - an attempt that did not deliver, with what it left
+    """A delivery the platform refused or failed: the error, the progress state, the token used
+    and when the platform asked the account to wait."""
+
+    def __init__(
+        self,
+        error: DeliveryError,
+        state: Mapping[str, Any],
+        token: ProfileToken | None = None,
+        throttled_until: datetime | None = None,
+    ) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.state = state
+        self.token = token
+        self.throttled_until = throttled_until
+
+
+def outgoing(claim: Claim, **changes: Any) -> OutgoingPost:  # noqa: ANN401
+    """The claimed post as its connector sees it (`changes`: a part's own fields)."""
+    post = OutgoingPost(
+        post_id=claim.post_id,
+        delivery_key=claim.delivery_key,
+        connector=claim.connector,
+        content=claim.content,
+        post_type=claim.post_type,
+        account=claim.account,
+        title=claim.title,
+        media=claim.media,
+        created_at=claim.created_at,
+    )
+    return replace(post, **changes) if changes else post

@@ -1,0 +1,197 @@
+"""Delivering a post with parts: the post, then its thread items in order (each a reply to the one
+before it), then its first comment (docs/posts.md "Threads and first comments").
+
+Exactly once, part by part: every part has a delivery key of its own, and every delivery is
+recorded in the outbox under its key as soon as the platform answered. Each attempt, first or
+after a crash or a transient error, looks all the keys up before sending anything, and resumes
+after the last part that went out. A live part's progress is saved on its own row, fenced on
+the worker's lease like the post's.
+
+Credits: the claim charged the post and every thread item at once. A transient failure puts the
+post back in the queue with its charge (what went out stays out and is not sent again). A part
+that fails for good ends the post `partially_published`: the failed part `failed` (or `pending`
+when the platform may have it: delivery_uncertain), the later ones `skipped`, and what did not go
+out refunded; the main post's id and URL stay on the post.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from core.connectors.base import Connector, Delivery, ErrorClass, LeaseLost, ReplyTo
+from core.db.types import utcnow
+from core.posts import outbox
+from core.posts.rules import default_post_type
+from core.publisher import outcomes
+from core.publisher.attempt import Attempt, outgoing
+from core.publisher.queue import Claim, ClaimPart
+
+if TYPE_CHECKING:
+    from core.publisher.publisher import Publisher
+
+log = logging.getLogger(__name__)
+
+
+async def deliver_with_parts(publisher: Publisher, connector: Connector, claim: Claim) -> None:
+    mode = "live" if publisher.live else "sandbox"
+    keys = [claim.delivery_key, *(p.delivery_key for p in claim.parts)]
+    async with publisher.engine.connect() as conn:
+        known = {r.delivery_key: r for r in await outbox.find_many(conn, keys)}
+    try:
+        main = await _main(publisher, connector, claim, known, mode)
+        if main is None:
+            return
+        parent = main
+        for part in claim.parts:
+            if part.status == "published":  # by an earlier attempt, and recorded as such
+                parent = Delivery(part.platform_post_id, part.platform_url, part.platform_cid)
+                continue
+            found = known.get(part.delivery_key)
+            if found is not None:
+                delivery = Delivery(found.platform_post_id, found.platform_url, found.platform_cid)
+            else:
+                sent = await _send_part(publisher, connector, claim, part, ReplyTo(parent=parent, root=main), mode)
+                if sent is None:
+                    return
+                delivery = sent
+            await _recorded(publisher, claim, part, delivery)
+            parent = delivery
+    except LeaseLost:
+        log.warning("post %s: lease lost mid-thread; the worker holding it now goes on", claim.post_id)
+        return
+    recorded = await outcomes.record_published(
+        publisher.engine, claim, publisher.worker_id, main.platform_post_id, main.url, utcnow()
+    )
+    if not recorded:
+        log.warning("post %s: lease lost before recording; the new holder records it by lookup", claim.post_id)
+
+
+async def _main(
+    publisher: Publisher, connector: Connector, claim: Claim, known: Mapping[str, outbox.OutboxRecord], mode: str
+) -> Delivery | None:
+    """The post itself: out already (found in the outbox), or sent now. None: it did not go out
+    (the attempt's outcome is recorded as for any post)."""
+    found = known.get(claim.delivery_key)
+    if found is not None:
+        return Delivery(found.platform_post_id, found.platform_url, found.platform_cid)
+    progress = _Progress(publisher, claim, None)
+    try:
+        delivery, requests, _ = await publisher.send(connector, outgoing(claim), claim, claim.delivery_state, progress)
+    except Attempt as failed:
+        await publisher._failed_attempt(claim, failed.error, failed.state, failed.token, failed.throttled_until)
+        return None
+    await publisher.record_outbox(claim, mode, delivery, requests)
+    await progress.keepalive()
+    return delivery
+
+
+async def _send_part(
+    publisher: Publisher, connector: Connector, claim: Claim, part: ClaimPart, reply_to: ReplyTo, mode: str
+) -> Delivery | None:
+    post = outgoing(
+        claim,
+        delivery_key=part.delivery_key,
+        content=part.content,
+        post_type=default_post_type(claim.connector),
+        title=None,
+        media=part.media,
+        reply_to=reply_to,
+    )
+    progress = _Progress(publisher, claim, part.position)
+    try:
+        delivery, requests, _ = await publisher.send(
+            connector, post, claim, part.delivery_state, progress, comment=part.kind == "comment"
+        )
+    except Attempt as failed:
+        await _part_failed(publisher, claim, part, failed)
+        return None
+    await publisher.record_outbox(claim, mode, delivery, requests, delivery_key=part.delivery_key, part=part.position)
+    return delivery
+
+
+async def _recorded(publisher: Publisher, claim: Claim, part: ClaimPart, delivery: Delivery) -> None:
+    now = utcnow()
+    lease_end = now + timedelta(seconds=publisher.settings.publish_lease_seconds)
+    if not await outcomes.record_part(
+        publisher.engine, claim, publisher.worker_id, part.position, delivery, lease_end, now
+    ):
+        raise LeaseLost(claim.post_id)
+
+
+async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, failed: Attempt) -> None:
+    error, now = failed.error, utcnow()
+    settings = publisher.settings
+    if (
+        error.error_class in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN)
+        and claim.attempts < settings.publish_max_attempts
+    ):
+        # Back to the queue with its charge; what went out is in the outbox and is not sent again.
+        delay = settings.publish_backoff_seconds * (2 ** (claim.attempts - 1))
+        at = now + timedelta(seconds=min(delay, settings.publish_backoff_cap_seconds))
+        if error.error_class is ErrorClass.UNCERTAIN:
+            at = max(at, now + timedelta(seconds=15))
+        if error.retry_after is not None:
+            at = max(at, now + timedelta(seconds=min(error.retry_after, settings.publish_backoff_cap_seconds)))
+        if failed.throttled_until is not None:
+            at = max(at, failed.throttled_until)
+        await outcomes.record_retry(publisher.engine, claim, publisher.worker_id, str(error), at, now)
+        return
+    uncertain = error.error_class is ErrorClass.UNCERTAIN or (
+        "create_sent_at" in failed.state and error.error_class is not ErrorClass.PERMANENT
+    )
+    reason = "delivery_uncertain" if uncertain else _REASONS.get(error.error_class, "platform_rejected")
+    if error.error_class is ErrorClass.NEEDS_REAUTH and failed.token is not None and publisher.keeper is not None:
+        await publisher.keeper.needs_reauth_now(claim.profile_id, failed.token.version, str(error))
+    # What went out keeps its charge (an uncertain item may be out: it keeps its charge too).
+    sent_units = 1 + sum(1 for p in claim.parts if p.kind == "thread" and p.position < part.position)
+    if uncertain and part.kind == "thread":
+        sent_units += 1
+    refund = max(0, claim.charged - settings.post_cost * sent_units) if claim.charged else 0
+    what = "first comment" if part.kind == "comment" else f"thread item {part.position + 1}"
+    await outcomes.record_partial(
+        publisher.engine,
+        claim,
+        publisher.worker_id,
+        position=part.position,
+        part_status="pending" if uncertain else "failed",
+        reason=reason,
+        error=str(error),
+        detail=f"the post is out, but its {what} could not be published: {error}",
+        refund=refund,
+        now=now,
+    )
+
+
+_REASONS: dict[ErrorClass, str] = {
+    ErrorClass.NEEDS_REAUTH: "needs_reauth",
+    ErrorClass.PERMANENT: "platform_rejected",
+    ErrorClass.RETRYABLE: "retries_exhausted",
+}
+
+
+class _Progress:
+    """A live delivery's progress store for the post (position None) or one of its parts, fenced
+    on the worker's lease, whose end moves forward with every save."""
+
+    def __init__(self, publisher: Publisher, claim: Claim, position: int | None) -> None:
+        self.publisher = publisher
+        self.claim = claim
+        self.position = position
+
+    async def save(self, state: Mapping[str, Any]) -> None:
+        await self._write(dict(state))
+
+    async def keepalive(self) -> None:
+        await self._write(None)
+
+    async def _write(self, state: dict[str, Any] | None) -> None:
+        now = utcnow()
+        lease_end = now + timedelta(seconds=self.publisher.settings.publish_lease_seconds)
+        saved = await outcomes.save_progress(
+            self.publisher.engine, self.claim, self.publisher.worker_id, state, lease_end, now, position=self.position
+        )
+        if not saved:
+            raise LeaseLost(self.claim.post_id)
