@@ -94,6 +94,18 @@ class DraftPart(Response):
     unit: str
 
 
+class DraftThreadItem(Response):
+    content: str
+
+
+class DraftPost(Response):
+    """The draft as create_post takes it: `customizations[profile] = post`, or for one destination
+    `content` and `thread` at the top level."""
+
+    content: str
+    thread: list[DraftThreadItem] | None = Field(description="The thread's items after the first; null for one post.")
+
+
 class GeneratedDraft(Response):
     profile: str
     connector: Connector
@@ -101,6 +113,7 @@ class GeneratedDraft(Response):
     parts: list[DraftPart] = Field(description="The post, or the thread's items in order.")
     fits: bool = Field(description="Every check passed: fits, no never-publish phrase, links and mentions kept.")
     problems: list[str]
+    post: DraftPost = Field(description="The parts as create_post's fields: content, then the thread.")
 
 
 class GeneratedOutput(Response):
@@ -152,6 +165,10 @@ class GenerateRun(Response):
                         ],
                         "fits": d.fits,
                         "problems": list(d.problems),
+                        "post": {
+                            "content": d.parts[0].text if d.parts else "",
+                            "thread": [{"content": p.text} for p in d.parts[1:]] if len(d.parts) > 1 else None,
+                        },
                     }
                     for d in r.output.drafts
                 ],

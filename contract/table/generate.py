@@ -68,7 +68,9 @@ ROWS = (
             title="Split a text into a thread",
             description="Split a long text into a thread for each profile (X, Bluesky, Threads, Mastodon): items "
             "packed from whole sentences, each within the platform's limit, never breaking a link, mention, "
-            "hashtag or emoji, numbered i/n. A platform without threads gets one post, or its problems." + _AFTER,
+            "hashtag or emoji, numbered i/n. A platform without threads gets one post, or its problems. Each "
+            "draft's `post` is create_post's fields: put it as customizations[profile] (several destinations) or "
+            "as content and thread (one destination)." + _AFTER,
         ),
     ),
     _row(

@@ -120,7 +120,7 @@ ROWS = (
             title="Edit a post",
             description="Change the content, schedule_at, media_ids, thread or first_comment of a post that is "
             "still a draft, scheduled or queued; fields left out keep their value, media_ids and thread replace "
-            "theirs ([] removes them), first_comment \"\" removes it. The platform's rules are checked again. A "
+            'theirs ([] removes them), first_comment "" removes it. The platform\'s rules are checked again. A '
             "post that is publishing or done cannot change.",
             destructive=True,
             idempotent=True,

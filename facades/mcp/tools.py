@@ -107,7 +107,7 @@ def tool_error(error: ApiError) -> dict[str, Any]:
     failure: dict[str, Any] = {"code": error.code, "error": error.message, "retryable": error.retryable}
     if error.argument:
         failure["argument"] = error.argument
-    body = error.body()
-    failure.update({k: body[k] for k in ("valid_for", "phrase", "profile", "retry_after") if k in body})
+    # Every detail the /v1 body carries beyond {error, code}, under the same names.
+    failure.update({k: v for k, v in error.body().items() if k not in ("error", "code")})
     text = json.dumps(failure, ensure_ascii=False)
     return {"content": [{"type": "text", "text": text}], "isError": True}

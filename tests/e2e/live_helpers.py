@@ -27,7 +27,7 @@ from core.db.models import profiles
 from tests.harness import Stack, database, running_stack
 
 RETURN_TO = "https://app.example/done"
-SETTLED = ("published", "failed", "canceled")
+SETTLED = ("published", "partially_published", "failed", "canceled")
 # What every live stack of the tests runs with; a module adds its platforms' apps and overrides.
 LIVE_ENV = {
     "HERALD_PUBLISH_MODE": "live",

@@ -22,6 +22,7 @@ import httpx
 import pytest
 from PIL import Image
 
+from core.db.models import profiles
 from tests.e2e.live_helpers import (
     RETURN_TO,
     Connected,
@@ -492,3 +493,49 @@ async def test_no_platform_token_reaches_a_log(live_stack, fakes, accounts) -> N
     assert tokens and not [t for t in tokens if t in logs]
     secrets = [fake.client_secret for fake in fakes.values()]
     assert not [s for s in secrets if s in logs]
+
+
+async def test_an_instagram_first_comment_goes_out_through_the_comment_api(
+    api, live, accounts, fakes, live_workers
+) -> None:
+    fake = fakes["instagram"]
+    media_id = await upload(api, live.auth, jpeg((90, 40, 200)), "image/jpeg", "photo.jpg")
+    mark = marker()
+    body = {"content": f"A post {mark}", "profiles": [accounts["instagram"].slug], "media_ids": [media_id]}
+    created = await api.post("/v1/posts", json={**body, "first_comment": f"First! {mark}"}, headers=live.auth)
+    assert created.status_code == 201, created.text
+    done = await settled(api, live.auth, created.json()["posts"][0]["id"])
+    assert (done["status"], done["first_comment_status"]) == ("published", "published"), outcome(done)
+    (comment,) = fake.comments_on(done["platform_post_id"])
+    assert comment.text == f"First! {mark}" and done["first_comment_id"] == comment.id
+
+
+async def test_a_connection_without_the_comment_permission_is_told_to_reconnect(api, live, accounts) -> None:
+    """A profile connected before Herald asked for the comment permission: a first comment is
+    refused at creation (409 RECONNECT_REQUIRED naming what to grant), not failed at delivery."""
+    slug = accounts["instagram"].slug
+    row = await profile_row(live.engine, live.org_id, slug)
+    narrowed = " ".join(s for s in row.granted_scopes.split() if s != "instagram_business_manage_comments")
+    async with live.engine.begin() as conn:
+        await conn.execute(profiles.update().where(profiles.c.id == row.id).values(granted_scopes=narrowed))
+    try:
+        media_id = await upload(api, live.auth, jpeg((10, 10, 10)), "image/jpeg", "photo.jpg")
+        before = len((await api.get("/v1/posts", headers=live.auth)).json()["posts"])
+        body = {"content": "hi", "profiles": [slug], "media_ids": [media_id], "first_comment": "hey"}
+        refused = await api.post("/v1/posts", json=body, headers=live.auth)
+        assert refused.status_code == 409, refused.text
+        error = refused.json()
+        assert (error["code"], error["profile"], error["feature"], error["scopes"]) == (
+            "RECONNECT_REQUIRED",
+            slug,
+            "first_comment",
+            ["instagram_business_manage_comments"],
+        )
+        assert len((await api.get("/v1/posts", headers=live.auth)).json()["posts"]) == before
+        dry = (await api.post("/v1/posts:validate", json=body, headers=live.auth)).json()
+        assert [p["code"] for p in dry["profiles"][0]["problems"]] == ["RECONNECT_REQUIRED"]
+    finally:
+        async with live.engine.begin() as conn:
+            await conn.execute(
+                profiles.update().where(profiles.c.id == row.id).values(granted_scopes=row.granted_scopes)
+            )

@@ -71,6 +71,27 @@ async def test_generate_thread_splits_at_safe_boundaries(http, org) -> None:
         joined = " ".join(items)
         assert all(f"https://herald.example/{i}" in joined for i in range(12)), profile
     assert all(d["fits"] for d in run["output"]["drafts"])
+    # Each draft's `post` drops straight into create_post: as customizations for several
+    # destinations, as content and thread for one.
+    drafts = {d["profile"]: d for d in run["output"]["drafts"]}
+    body = {
+        "content": "unused: every profile has its version",
+        "profiles": list(drafts),
+        "schedule_at": "2099-01-01T00:00:00Z",
+        "draft": True,
+        "customizations": {profile: d["post"] for profile, d in drafts.items()},
+    }
+    created = await http.post("/v1/posts", json=body, headers=org.auth)
+    assert created.status_code == 201, created.text
+    for post in created.json()["posts"]:
+        assert [post["content"], *(t["content"] for t in post["thread"])] == _texts(run)[post["profile"]]
+    one = drafts["g-x"]["post"]
+    single = await http.post(
+        "/v1/posts:validate",
+        json={"profiles": ["g-x"], "content": one["content"], "thread": one["thread"]},
+        headers=org.auth,
+    )
+    assert single.status_code == 200 and single.json()["valid"] is True, single.text
 
 
 async def test_variations_hashtags_and_rewrites(http, org) -> None:

@@ -8,6 +8,7 @@ import hashlib
 import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -251,6 +252,51 @@ async def test_business_failures_carry_the_stable_code(agent) -> None:
         "code"
     ] == "INVALID_MEDIA"
     assert (await agent.http.get("/v1/posts", headers=agent.org.auth)).json()["posts"] == []
+
+
+async def test_threads_versions_drafts_and_slots_through_the_tools(agent, orgs) -> None:
+    """Issue 18's fields through MCP, with the same schemas as REST."""
+    await orgs.profile(agent.org, "acme-bsky", "bluesky")
+    later = (datetime.now(UTC) + timedelta(days=2)).isoformat()
+    created = await agent.ok(
+        "create_post",
+        {
+            "content": "Launch",
+            "profiles": ["acme-x", "acme-bsky"],
+            "schedule_at": later,
+            "thread": [{"content": "Two"}, {"content": "Three"}],
+            "customizations": {"acme-bsky": {"content": "Launch on Bluesky", "first_comment": "Ask us anything"}},
+        },
+    )
+    x, bsky = created["posts"]
+    assert [t["content"] for t in x["thread"]] == ["Two", "Three"] and x["first_comment"] is None
+    assert (bsky["content"], bsky["first_comment"], bsky["first_comment_status"]) == (
+        "Launch on Bluesky",
+        "Ask us anything",
+        "pending",
+    )
+    edited = await agent.ok("update_post", {"post_id": x["id"], "thread": [{"content": "Only one"}]})
+    assert [t["content"] for t in edited["thread"]] == ["Only one"]
+    refused = await agent.fails(
+        "create_post", {"content": "hi", "profiles": ["acme-yt"], "title": "T", "thread": [{"content": "2"}]}
+    )
+    assert (refused["code"], refused["feature"], refused["profiles"]) == ("UNSUPPORTED_FEATURE", "thread", ["acme-yt"])
+    assert "x" in refused["valid_for"] and "youtube" not in refused["valid_for"]
+    assert (await agent.fails("update_post", {"post_id": x["id"], "thread": [{"content": "a", "url": "u"}]}))[
+        "code"
+    ] == "VALIDATION_ERROR"
+    slots = await agent.ok(
+        "set_profile_slots", {"slug": "acme-x", "timezone": "Europe/Paris", "slots": [{"day": "tue", "time": "10:15"}]}
+    )
+    assert slots == {"timezone": "Europe/Paris", "slots": [{"day": "tue", "time": "10:15"}]}
+    assert await agent.ok("get_profile_slots", {"slug": "acme-x"}) == slots
+    draft = (await agent.ok("create_post", {"content": "Later", "profiles": ["acme-x"], "draft": True}))["posts"][0]
+    assert draft["status"] == "draft"
+    scheduled = await agent.ok("schedule_post", {"post_id": draft["id"], "next_slot": True})
+    assert scheduled["status"] == "scheduled"
+    local = datetime.fromisoformat(scheduled["schedule_at"].replace("Z", "+00:00")).astimezone(ZoneInfo("Europe/Paris"))
+    assert (local.weekday(), local.hour, local.minute) == (1, 10, 15)
+    assert (await agent.fails("schedule_post", {"post_id": draft["id"]}))["code"] == "INVALID_POST_STATE"
 
 
 async def test_idempotency_key_makes_create_post_safe_to_retry(agent) -> None:
