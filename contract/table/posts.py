@@ -9,6 +9,14 @@ from contract import resources as rs
 from contract.operation import Operation, Tool
 from contract.requests import rpc_path
 
+# What creation checks, and so also scheduling a draft and editing a post.
+_POST_CHECKS = (
+    "VALIDATION_ERROR",
+    "UNSUPPORTED_FEATURE",
+    "RECONNECT_REQUIRED",
+    "INVALID_MEDIA",
+    "INVALID_MEDIA_COMBINATION",
+)
 _POST_LINKS = ("getPost", "updatePost", "cancelPost", "retryPost", "schedulePost", "listPostOutbox")
 
 ROWS = (
@@ -21,15 +29,7 @@ ROWS = (
         rpc=rpc_path(posts_pb2, "PostService", "CreatePosts"),
         request=rq.CreatePostsRequest,
         responses={201: rs.CreatedPosts},
-        errors=(
-            "VALIDATION_ERROR",
-            "UNSUPPORTED_FEATURE",
-            "RECONNECT_REQUIRED",
-            "INVALID_MEDIA",
-            "INVALID_MEDIA_COMBINATION",
-            "IDEMPOTENCY_KEY_REUSED",
-            "PAYLOAD_TOO_LARGE",
-        ),
+        errors=(*_POST_CHECKS, "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE"),
         description="All or nothing: every check passes for every profile, or nothing is created. Each "
         "destination's text limit is checked as that platform counts, for the content, every thread item and "
         "the first comment; nothing is ever truncated. A post costs credits when it goes out (one delivery, plus "
@@ -102,16 +102,7 @@ ROWS = (
         rpc=rpc_path(posts_pb2, "PostService", "UpdatePost"),
         request=rq.UpdatePostRequest,
         responses={200: rs.Post},
-        errors=(
-            "VALIDATION_ERROR",
-            "UNSUPPORTED_FEATURE",
-            "RECONNECT_REQUIRED",
-            "INVALID_MEDIA",
-            "INVALID_MEDIA_COMBINATION",
-            "NOT_FOUND",
-            "INVALID_POST_STATE",
-            "PAYLOAD_TOO_LARGE",
-        ),
+        errors=(*_POST_CHECKS, "NOT_FOUND", "INVALID_POST_STATE", "PAYLOAD_TOO_LARGE"),
         description="Only while the post is a draft, `scheduled` or `queued` (INVALID_POST_STATE otherwise); "
         "absent fields are kept. What changes is checked against the destination's rules (a draft's when it is "
         "scheduled). `thread` items are `{content, media_ids}`: output fields are refused.",
@@ -173,15 +164,7 @@ ROWS = (
         rpc=rpc_path(posts_pb2, "PostService", "SchedulePost"),
         request=rq.SchedulePostRequest,
         responses={200: rs.Post},
-        errors=(
-            "VALIDATION_ERROR",
-            "UNSUPPORTED_FEATURE",
-            "RECONNECT_REQUIRED",
-            "INVALID_MEDIA",
-            "INVALID_MEDIA_COMBINATION",
-            "NOT_FOUND",
-            "INVALID_POST_STATE",
-        ),
+        errors=(*_POST_CHECKS, "NOT_FOUND", "INVALID_POST_STATE"),
         description="Every check of creation runs first (fields, the destination's limits, media, never-publish "
         "phrases, the plan). `schedule_at` or `next_slot: true`; neither publishes now. Credits are charged at "
         "delivery, as always. Only drafts (INVALID_POST_STATE otherwise).",

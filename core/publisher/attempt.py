@@ -9,8 +9,16 @@ from datetime import datetime
 from typing import Any
 
 from core.connections.tokens import ProfileToken
-from core.connectors.base import DeliveryError, OutgoingPost
+from core.connectors.base import DeliveryError, ErrorClass, OutgoingPost
 from core.publisher.queue import Claim
+
+# A final failure's class → the post's failure_reason (docs/posts.md "Lifecycle").
+FAILURE_REASONS = {
+    ErrorClass.NEEDS_REAUTH: "needs_reauth",
+    ErrorClass.PERMANENT: "platform_rejected",
+    ErrorClass.RETRYABLE: "retries_exhausted",
+    ErrorClass.UNCERTAIN: "delivery_uncertain",
+}
 
 
 class Attempt(Exception):  # noqa: N818 - an attempt that did not deliver, with what it left

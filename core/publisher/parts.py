@@ -26,7 +26,7 @@ from core.db.types import utcnow
 from core.posts import outbox
 from core.posts.rules import default_post_type
 from core.publisher import outcomes
-from core.publisher.attempt import Attempt, outgoing
+from core.publisher.attempt import FAILURE_REASONS, Attempt, outgoing
 from core.publisher.queue import Claim, ClaimPart
 
 if TYPE_CHECKING:
@@ -77,11 +77,11 @@ async def _main(
     found = known.get(claim.delivery_key)
     if found is not None:
         return Delivery(found.platform_post_id, found.platform_url, found.platform_cid)
-    progress = _Progress(publisher, claim, None)
+    progress = LeaseProgress(publisher, claim, None)
     try:
         delivery, requests, _ = await publisher.send(connector, outgoing(claim), claim, claim.delivery_state, progress)
     except Attempt as failed:
-        await publisher._failed_attempt(claim, failed.error, failed.state, failed.token, failed.throttled_until)
+        await publisher.failed_attempt(claim, failed)
         return None
     await publisher.record_outbox(claim, mode, delivery, requests)
     await progress.keepalive()
@@ -100,7 +100,7 @@ async def _send_part(
         media=part.media,
         reply_to=reply_to,
     )
-    progress = _Progress(publisher, claim, part.position)
+    progress = LeaseProgress(publisher, claim, part.position)
     try:
         delivery, requests, _ = await publisher.send(
             connector, post, claim, part.delivery_state, progress, comment=part.kind == "comment"
@@ -122,34 +122,15 @@ async def _recorded(publisher: Publisher, claim: Claim, part: ClaimPart, deliver
 
 
 async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, failed: Attempt) -> None:
-    error, now = failed.error, utcnow()
-    settings = publisher.settings
-    if (
-        error.error_class in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN)
-        and claim.attempts < settings.publish_max_attempts
-    ):
-        # Back to the queue with its charge; what went out is in the outbox and is not sent again.
-        delay = settings.publish_backoff_seconds * (2 ** (claim.attempts - 1))
-        at = now + timedelta(seconds=min(delay, settings.publish_backoff_cap_seconds))
-        if error.error_class is ErrorClass.UNCERTAIN:
-            at = max(at, now + timedelta(seconds=15))
-        if error.retry_after is not None:
-            at = max(at, now + timedelta(seconds=min(error.retry_after, settings.publish_backoff_cap_seconds)))
-        if failed.throttled_until is not None:
-            at = max(at, failed.throttled_until)
-        await outcomes.record_retry(publisher.engine, claim, publisher.worker_id, str(error), at, now)
-        return
-    uncertain = error.error_class is ErrorClass.UNCERTAIN or (
-        "create_sent_at" in failed.state and error.error_class is not ErrorClass.PERMANENT
-    )
-    reason = "delivery_uncertain" if uncertain else _REASONS.get(error.error_class, "platform_rejected")
-    if error.error_class is ErrorClass.NEEDS_REAUTH and failed.token is not None and publisher.keeper is not None:
-        await publisher.keeper.needs_reauth_now(claim.profile_id, failed.token.version, str(error))
+    if await publisher.retry_later(claim, failed):
+        return  # what went out is in the outbox and is not sent again
+    error_class = await publisher.final_class(claim, failed)
+    uncertain = error_class is ErrorClass.UNCERTAIN
     # What went out keeps its charge (an uncertain item may be out: it keeps its charge too).
     sent_units = 1 + sum(1 for p in claim.parts if p.kind == "thread" and p.position < part.position)
     if uncertain and part.kind == "thread":
         sent_units += 1
-    refund = max(0, claim.charged - settings.post_cost * sent_units) if claim.charged else 0
+    refund = max(0, claim.charged - publisher.settings.post_cost * sent_units) if claim.charged else 0
     what = "first comment" if part.kind == "comment" else f"thread item {part.position + 1}"
     await outcomes.record_partial(
         publisher.engine,
@@ -157,22 +138,15 @@ async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, fail
         publisher.worker_id,
         position=part.position,
         part_status="pending" if uncertain else "failed",
-        reason=reason,
-        error=str(error),
-        detail=f"the post is out, but its {what} could not be published: {error}",
+        reason=FAILURE_REASONS[error_class],
+        error=str(failed.error),
+        detail=f"the post is out, but its {what} could not be published: {failed.error}",
         refund=refund,
-        now=now,
+        now=utcnow(),
     )
 
 
-_REASONS: dict[ErrorClass, str] = {
-    ErrorClass.NEEDS_REAUTH: "needs_reauth",
-    ErrorClass.PERMANENT: "platform_rejected",
-    ErrorClass.RETRYABLE: "retries_exhausted",
-}
-
-
-class _Progress:
+class LeaseProgress:
     """A live delivery's progress store for the post (position None) or one of its parts, fenced
     on the worker's lease, whose end moves forward with every save."""
 

@@ -17,13 +17,13 @@ import os
 import secrets
 import socket
 from collections.abc import AsyncIterator, Mapping
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import httpx2
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.connections.tokens import NeedsReauth, ProfileToken, TokenKeeper
+from core.connections.tokens import NeedsReauth, TokenKeeper
 from core.connections.vault import TokenVault
 from core.connectors.base import Connector, Delivery, DeliveryError, ErrorClass, LeaseLost, OutgoingPost
 from core.connectors.live import LiveAPI
@@ -33,8 +33,8 @@ from core.connectors.transport import PlatformEndpoints
 from core.db.types import utcnow
 from core.posts import outbox
 from core.publisher import outcomes, queue
-from core.publisher.attempt import Attempt, outgoing
-from core.publisher.parts import deliver_with_parts
+from core.publisher.attempt import FAILURE_REASONS, Attempt, outgoing
+from core.publisher.parts import LeaseProgress, deliver_with_parts
 from core.publisher.queue import Claim
 from core.settings import CoreSettings
 from core.storage.base import ObjectStorage
@@ -42,12 +42,6 @@ from core.storage.factory import object_storage
 
 log = logging.getLogger(__name__)
 
-FAILURE_REASONS = {
-    ErrorClass.NEEDS_REAUTH: "needs_reauth",
-    ErrorClass.PERMANENT: "platform_rejected",
-    ErrorClass.RETRYABLE: "retries_exhausted",
-    ErrorClass.UNCERTAIN: "delivery_uncertain",
-}
 # Platforms that pull media fetch it from a signed read URL valid this long.
 MEDIA_URL_SECONDS = 3600
 # An uncertain attempt is looked up again after at least this long (the platform may be slow to
@@ -153,12 +147,12 @@ class Publisher:
                 return
         state = claim.delivery_state
         try:
-            delivery, requests, state = await self.send(connector, post, claim, state, _LeaseProgress(self, claim))
+            delivery, requests, state = await self.send(connector, post, claim, state, LeaseProgress(self, claim, None))
         except LeaseLost:
             log.warning("post %s: lease lost mid-delivery; the worker holding it now goes on", claim.post_id)
             return
         except Attempt as failed:
-            await self._failed_attempt(claim, failed.error, failed.state, failed.token, failed.throttled_until)
+            await self.failed_attempt(claim, failed)
             return
         await self._record(claim, "live" if self.live else "sandbox", delivery, requests)
 
@@ -244,49 +238,53 @@ class Publisher:
         if not recorded:
             log.warning("post %s: lease lost before recording; the new holder records it by lookup", claim.post_id)
 
-    async def _failed_attempt(
-        self,
-        claim: Claim,
-        error: DeliveryError,
-        state: Mapping[str, Any],
-        token: ProfileToken | None = None,
-        throttled_until: datetime | None = None,
-    ) -> None:
-        now = utcnow()
-        error_class = error.error_class
-        if (
-            error_class in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN)
-            and claim.attempts < self.settings.publish_max_attempts
-        ):
-            at = self._next_attempt(claim, now)
-            if error_class is ErrorClass.UNCERTAIN:
-                at = max(at, now + RECONCILE_DELAY)
-            if error.retry_after is not None:
-                at = max(at, now + timedelta(seconds=min(error.retry_after, self.settings.publish_backoff_cap_seconds)))
-            if throttled_until is not None:
-                at = max(at, throttled_until)
-            await outcomes.record_retry(self.engine, claim, self.worker_id, str(error), at, now)
-            return
-        if "create_sent_at" in state and error_class is not ErrorClass.PERMANENT:
+    async def retry_later(self, claim: Claim, failed: Attempt) -> bool:
+        """A transient failure with attempts left: back to the queue after the backoff (longer when
+        the platform said, or asked the account to wait, or the outcome must be looked up), with
+        its charge. False when the failure is final."""
+        error, now = failed.error, utcnow()
+        settings = self.settings
+        if error.error_class not in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN):
+            return False
+        if claim.attempts >= settings.publish_max_attempts:
+            return False
+        delay = settings.publish_backoff_seconds * (2 ** (claim.attempts - 1))
+        at = now + timedelta(seconds=min(delay, settings.publish_backoff_cap_seconds))
+        if error.error_class is ErrorClass.UNCERTAIN:
+            at = max(at, now + RECONCILE_DELAY)
+        if error.retry_after is not None:
+            at = max(at, now + timedelta(seconds=min(error.retry_after, settings.publish_backoff_cap_seconds)))
+        if failed.throttled_until is not None:
+            at = max(at, failed.throttled_until)
+        await outcomes.record_retry(self.engine, claim, self.worker_id, str(error), at, now)
+        return True
+
+    async def final_class(self, claim: Claim, failed: Attempt) -> ErrorClass:
+        """How a final failure counts: uncertain when the creating request may have been sent and
+        nobody could check; a dead token marks the profile as needing a human."""
+        error_class = failed.error.error_class
+        if "create_sent_at" in failed.state and error_class is not ErrorClass.PERMANENT:
             error_class = ErrorClass.UNCERTAIN  # the post may be out: nobody could check it
-        if error_class is ErrorClass.NEEDS_REAUTH and token is not None and self.keeper is not None:
-            await self.keeper.needs_reauth_now(claim.profile_id, token.version, str(error))
-        reason = FAILURE_REASONS[error_class]
+        if error_class is ErrorClass.NEEDS_REAUTH and failed.token is not None and self.keeper is not None:
+            await self.keeper.needs_reauth_now(claim.profile_id, failed.token.version, str(failed.error))
+        return error_class
+
+    async def failed_attempt(self, claim: Claim, failed: Attempt) -> None:
+        if await self.retry_later(claim, failed):
+            return
+        error = failed.error
+        error_class = await self.final_class(claim, failed)
         detail = f"{error.code}: {error}" if error.code and error.code not in str(error) else str(error)
         await outcomes.record_failed(
             self.engine,
             claim,
             self.worker_id,
-            reason,
+            FAILURE_REASONS[error_class],
             str(error),
-            now,
+            utcnow(),
             refund=error_class is not ErrorClass.UNCERTAIN,
             detail=detail if error_class is not ErrorClass.PERMANENT else "",
         )
-
-    def _next_attempt(self, claim: Claim, now: datetime) -> datetime:
-        delay = self.settings.publish_backoff_seconds * (2 ** (claim.attempts - 1))
-        return now + timedelta(seconds=min(delay, self.settings.publish_backoff_cap_seconds))
 
     def _media_url(self, media_id: str, storage_key: str) -> str:
         return self.storage.read_url(storage_key, expires_in=MEDIA_URL_SECONDS)
@@ -298,26 +296,3 @@ class Publisher:
         if self._client is None:
             self._client = self.endpoints.client(timeout=self.settings.platform_timeout_seconds)
         return self._client
-
-
-class _LeaseProgress:
-    """The live API's progress store: the post's row, fenced on this worker's lease, whose end
-    moves forward with every save."""
-
-    def __init__(self, publisher: Publisher, claim: Claim) -> None:
-        self.publisher = publisher
-        self.claim = claim
-
-    async def save(self, state: Mapping[str, Any]) -> None:
-        await self._write(dict(state))
-
-    async def keepalive(self) -> None:
-        await self._write(None)
-
-    async def _write(self, state: dict[str, Any] | None) -> None:
-        now = utcnow()
-        lease_end = now + timedelta(seconds=self.publisher.settings.publish_lease_seconds)
-        if not await outcomes.save_progress(
-            self.publisher.engine, self.claim, self.publisher.worker_id, state, lease_end, now
-        ):
-            raise LeaseLost(self.claim.post_id)
