@@ -257,3 +257,40 @@ async def test_a_thread_costs_one_delivery_per_item_and_never_goes_out_half_paid
     post = await settled(http, rich, created.json()["posts"][0]["id"])
     assert post["status"] == "published"
     assert (await http.get("/v1/credits", headers=rich.auth)).json()["balance"] == 7
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"thread": [{"content": "fine"}, {"content": "results are GUARANTEED RESULTS"}]},
+        {"first_comment": "guaranteed results, really"},
+        {"customizations": {"p-mastodon": {"content": "guaranteed results"}}},
+    ],
+)
+async def test_never_publish_phrases_are_checked_in_every_text_a_post_sends(http, org, extra) -> None:
+    voice = await http.put("/v1/brand-voice", json={"never_publish": ["guaranteed results"]}, headers=org.auth)
+    assert voice.status_code == 200, voice.text
+    before = await count_posts(http, org)
+    body = {"content": "A clean post", "profiles": ["p-x", "p-mastodon"], "schedule_at": later(), **extra}
+    response = await post_json(http, org, body)
+    assert response.status_code == 400, response.text
+    assert (response.json()["code"], response.json()["phrase"]) == ("NEVER_PUBLISH_PHRASE", "guaranteed results")
+    assert await count_posts(http, org) == before
+
+
+async def test_the_dry_run_takes_the_new_fields_and_counts_each_delivery(http, org) -> None:
+    limit = PLATFORM_LIMITS["x"]["max_length"]
+    body = {
+        "content": "main",
+        "profiles": ["p-x", "p-bluesky"],
+        "thread": [{"content": "two"}, {"content": "three"}],
+        "first_comment": "free",
+    }
+    dry = (await http.post("/v1/posts:validate", json=body, headers=org.auth)).json()
+    assert dry["valid"] is True and dry["credits"]["required"] == 6  # 2 profiles x (post + 2 items)
+    body["customizations"] = {"p-x": {"thread": [{"content": "c" * (limit + 1)}]}}
+    dry = (await http.post("/v1/posts:validate", json=body, headers=org.auth)).json()
+    assert dry["valid"] is False and dry["credits"]["required"] == 5
+    problems = {p["profile"]: p["problems"] for p in dry["profiles"]}
+    assert problems["p-bluesky"] == [] and "thread item 1" in problems["p-x"][0]["message"]
+    assert (await post_json(http, org, body)).status_code == 400  # creation agrees with the dry run
