@@ -14,7 +14,7 @@ from facades.web.pages import dashboard_page, page_token, signed_in, when
 from facades.web.session import Viewer
 
 POSTS_PER_PAGE = 25
-STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled")
+STATUSES = ("draft", "scheduled", "queued", "publishing", "published", "partially_published", "failed", "canceled")
 EXCERPT = 140
 
 
@@ -38,7 +38,19 @@ def _row(post: posts_pb2.Post) -> dict[str, object]:
         "failure": post.failure_reason,
         "failure_detail": post.failure_detail or post.platform_error,
         "attempts": post.attempts,
+        "parts": _parts(post),
     }
+
+
+def _parts(post: posts_pb2.Post) -> str:
+    """What the post delivers after itself, and how far it got: "thread 2/3 out, first comment"."""
+    out = []
+    if post.thread:
+        sent = sum(1 for t in post.thread if t.status == "published")
+        out.append(f"thread {sent}/{len(post.thread)} out" if sent else f"thread of {len(post.thread)}")
+    if post.HasField("first_comment"):
+        out.append("first comment" + (" out" if post.first_comment.status == "published" else ""))
+    return ", ".join(out)
 
 
 def posts_blueprint() -> Blueprint:

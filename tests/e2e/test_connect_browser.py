@@ -198,8 +198,15 @@ async def test_the_posts_page_links_each_post_to_the_platform(tab, human, fake_x
     fake_mastodon.fail("POST", r"^/api/v1/statuses$", 422, {"error": "Validation failed: Text is too long"})
     auth = {"Authorization": f"Bearer {human['api_key']}"}
     async with httpx.AsyncClient(base_url=connect_stack.base_url, timeout=15) as api:
+        thread = [{"content": "Two, on X only"}, {"content": "Three"}]
         created = await api.post(
-            "/v1/posts", headers=auth, json={"content": "Shown on the posts page", "profiles": [x_slug, m_slug]}
+            "/v1/posts",
+            headers=auth,
+            json={
+                "content": "Shown on the posts page",
+                "profiles": [x_slug, m_slug],
+                "customizations": {x_slug: {"thread": thread}},
+            },
         )
         assert created.status_code == 201, created.text
         ids = {p["profile"]: p["id"] for p in created.json()["posts"]}
@@ -216,6 +223,7 @@ async def test_the_posts_page_links_each_post_to_the_platform(tab, human, fake_x
     out = page.locator(f'tr[data-post="{ids[x_slug]}"] td.outcome a')
     assert await out.get_attribute("href") == by_profile[x_slug]["url"]
     assert by_profile[x_slug]["url"].startswith("https://x.com/")
+    assert "thread 2/2 out" in await page.locator(f'tr[data-post="{ids[x_slug]}"]').inner_text()
     failed = page.locator(f'tr[data-post="{ids[m_slug]}"]')
     assert await failed.get_attribute("data-status") == "failed"
     assert by_profile[m_slug]["failure_reason"] in await failed.inner_text()
