@@ -19,9 +19,14 @@ from core.publisher.queue import Claim
 
 
 def _fenced(claim: Claim, worker_id: str):  # noqa: ANN202
-    """Only the worker still holding the lease may record an outcome."""
+    """Only the claim still holding the lease may record an outcome: the same worker and the same
+    attempt (each claim counts one), so a worker that claimed its own expired lease again cannot
+    record, or send, through its older claim."""
     return update(posts).where(
-        posts.c.id == claim.post_id, posts.c.status == "publishing", posts.c.lease_owner == worker_id
+        posts.c.id == claim.post_id,
+        posts.c.status == "publishing",
+        posts.c.lease_owner == worker_id,
+        posts.c.attempts == claim.attempts,
     )
 
 

@@ -83,9 +83,9 @@ async def _main(
     except Attempt as failed:
         await publisher.failed_attempt(claim, failed)
         return None
-    await publisher.record_outbox(claim, mode, delivery, requests)
+    entry = await publisher.record_outbox(claim, mode, delivery, requests)
     await progress.keepalive()
-    return delivery
+    return Delivery(entry.platform_post_id, entry.platform_url, entry.platform_cid)  # the recorded one
 
 
 async def _send_part(
@@ -108,8 +108,10 @@ async def _send_part(
     except Attempt as failed:
         await _part_failed(publisher, claim, part, failed)
         return None
-    await publisher.record_outbox(claim, mode, delivery, requests, delivery_key=part.delivery_key, part=part.position)
-    return delivery
+    entry = await publisher.record_outbox(
+        claim, mode, delivery, requests, delivery_key=part.delivery_key, part=part.position
+    )
+    return Delivery(entry.platform_post_id, entry.platform_url, entry.platform_cid)  # the recorded one
 
 
 async def _recorded(publisher: Publisher, claim: Claim, part: ClaimPart, delivery: Delivery) -> None:

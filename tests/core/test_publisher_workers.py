@@ -1,9 +1,10 @@
 """Several `herald worker` processes on one database: no overdraft, no double delivery, nothing
-left behind — also when a worker is killed with SIGKILL in the middle of a batch."""
+left behind — also when a worker is killed with SIGKILL in the middle of a batch, or of a thread."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import subprocess
 import sys
@@ -14,10 +15,12 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
-from core.db.models import credit_ledger, organizations, outbox, posts
+from core.db.models import credit_ledger, organizations, outbox, post_parts, posts
 from core.db.types import utcnow
 from core.posts import service
 from core.posts.validation import CreateRequest
+from core.posts.versions import Extras, ThreadItem
+from tests.facades.test_posts_threads import parent_reference
 from tests.harness import ROOT, database, stack_env
 
 PLATFORMS = ("x", "bluesky", "mastodon", "linkedin")
@@ -82,12 +85,12 @@ def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "core", "worker"], env=env, cwd=ROOT, stdout=out, stderr=out)
 
 
-def wait_until(predicate, timeout: float, what: str) -> None:  # noqa: ANN001
+def wait_until(predicate, timeout: float, what: str, every: float = 0.1) -> None:  # noqa: ANN001
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
             raise TimeoutError(what)
-        time.sleep(0.1)
+        time.sleep(every)
 
 
 def pending(url: str, org_id: str) -> int:
@@ -157,3 +160,175 @@ def test_sigkill_mid_batch_second_worker_finishes(backend, tmp_path) -> None:  #
     assert result["outbox_rows"] == result["outbox_posts"] == 500  # nobody delivered twice
     assert result["published_without_entry"] == 0
     assert result["debits"] == 500 and result["balance"] == 500  # charged once per post
+
+
+THREADING = ("x", "bluesky", "mastodon", "threads")
+
+
+async def seed_threads(url: str, posts_wanted: int, credits: int) -> str:
+    """`posts_wanted` posts spread over the threading platforms, each with a thread of 3 items
+    and a first comment, every text unique."""
+    engine = create_async_engine(url)
+    try:
+        boot = await admin.bootstrap(
+            engine, email="w@example.com", password="a long password", org="workers", credits_=credits, plan="active"
+        )
+        for platform in THREADING:
+            await admin.add_profile(engine, org="workers", slug=f"p-{platform}", platform=platform, tags=[])
+        for i in range(posts_wanted):
+            platform = THREADING[i % len(THREADING)]
+            extras = Extras(
+                thread=tuple(ThreadItem(f"post {i} item {n}") for n in (1, 2, 3)), first_comment=f"post {i} comment"
+            )
+            async with engine.begin() as conn:
+                await service.create_posts(
+                    conn, boot["org_id"], CreateRequest(f"post {i}", [f"p-{platform}"], extras=extras), utcnow()
+                )
+        return boot["org_id"]
+    finally:
+        await engine.dispose()
+
+
+async def threads_in_flight(url: str, *, pending_at_least: int = 1) -> tuple[int, int]:
+    """How many posts are published, and how many are being published with their thread under
+    way: some parts out, `pending_at_least` not yet."""
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            published = await conn.scalar(select(func.count()).where(posts.c.status == "published"))
+            rows = (
+                await conn.execute(
+                    select(post_parts.c.post_id, post_parts.c.status)
+                    .join(posts, posts.c.id == post_parts.c.post_id)
+                    .where(posts.c.status == "publishing")
+                )
+            ).all()
+    finally:
+        await engine.dispose()
+    by_post: dict[str, list[str]] = {}
+    for post_id, status in rows:
+        by_post.setdefault(post_id, []).append(status)
+    in_flight = sum(1 for s in by_post.values() if "published" in s and s.count("pending") >= pending_at_least)
+    return published, in_flight
+
+
+async def thread_rows(url: str, org_id: str) -> dict:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            main = (
+                await conn.execute(
+                    select(
+                        posts.c.id, posts.c.connector, posts.c.delivery_key, posts.c.status, posts.c.platform_post_id
+                    )
+                )
+            ).all()
+            parts = (await conn.execute(select(post_parts).order_by(post_parts.c.post_id, post_parts.c.position))).all()
+            entries = (await conn.execute(select(outbox))).all()
+            ledger = (
+                await conn.execute(
+                    select(credit_ledger.c.reason, credit_ledger.c.reference, credit_ledger.c.delta).where(
+                        credit_ledger.c.org_id == org_id
+                    )
+                )
+            ).all()
+            balance = await conn.scalar(select(organizations.c.credit_balance).where(organizations.c.id == org_id))
+    finally:
+        await engine.dispose()
+    return {"posts": main, "parts": parts, "outbox": entries, "ledger": ledger, "balance": balance}
+
+
+def test_sigkill_mid_thread_every_item_exactly_once(backend, tmp_path) -> None:  # noqa: ANN001
+    with database(backend, tmp_path) as url:
+        org_id = asyncio.run(seed_threads(url, 100, credits=1000))
+        env = stack_env(
+            url,
+            tmp_path,
+            HERALD_PUBLISH_POLL_SECONDS="0.05",
+            HERALD_PUBLISH_BATCH_SIZE="8",
+            HERALD_PUBLISH_LEASE_SECONDS="2",
+            # Each delivery (the post, each item, the comment) takes 150 ms: a post spends most of
+            # its time with its thread part way out, the window the kill must hit.
+            HERALD_SANDBOX_LATENCY_MS="150",
+        )
+        first = start_worker(env, tmp_path / "first.log")
+        second = None
+        try:
+
+            def mid_thread() -> bool:
+                # Two parts still pending: 300 ms at least before that thread can end.
+                published, in_flight = asyncio.run(threads_in_flight(url, pending_at_least=2))
+                return published >= 10 and in_flight > 0
+
+            wait_until(mid_thread, 60, "10 published and a thread in flight")
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=10)
+            # The kill left a thread half out: the post `publishing`, some parts out, some not.
+            assert asyncio.run(threads_in_flight(url))[1] > 0, asyncio.run(snapshot(url, org_id))
+            at_kill = asyncio.run(thread_rows(url, org_id))
+            second = start_worker(env, tmp_path / "second.log")
+            # Polled slowly: the checks would take CPU from the worker.
+            wait_until(lambda: pending(url, org_id) == 0, 90, "all 100 posts settled", every=0.5)
+        finally:
+            stop([w for w in (first, second) if w is not None])
+        result = asyncio.run(snapshot(url, org_id))
+        rows = asyncio.run(thread_rows(url, org_id))
+    assert result["by_status"] == {"published": 100}, result
+    assert result["published_without_entry"] == 0
+
+    parts_of: dict[str, list] = {}
+    for part in rows["parts"]:
+        parts_of.setdefault(part.post_id, []).append(part)
+    assert len(parts_of) == 100
+    assert all([p.status for p in parts] == ["published"] * 4 for parts in parts_of.values())
+    assert all([p.kind for p in parts] == ["thread"] * 3 + ["comment"] for parts in parts_of.values())
+
+    # Every delivery recorded once: 100 posts x (post + 3 items + comment), each key once.
+    entries = rows["outbox"]
+    assert len(entries) == 100 * 5
+    keys = [e.delivery_key for e in entries]
+    assert len(set(keys)) == len(keys)
+    expected_keys = {p.delivery_key for p in rows["posts"]} | {p.delivery_key for p in rows["parts"]}
+    assert set(keys) == expected_keys
+    # No part was sent twice under another id: the platform ids are distinct, and each part's
+    # matches its own outbox entry (a sandbox id comes from the delivery key, except a Bluesky
+    # record's uri, made from the time it is sent: a part sent again would show a new one).
+    entry_of = {e.delivery_key: e for e in entries}
+    part_ids = [p.platform_post_id for p in rows["parts"]]
+    assert all(part_ids) and len(set(part_ids)) == len(part_ids)
+    for part in rows["parts"]:
+        entry = entry_of[part.delivery_key]
+        assert (entry.post_id, entry.part) == (part.post_id, part.position)
+        assert (entry.platform_post_id, entry.platform_url, entry.platform_cid) == (
+            part.platform_post_id,
+            part.platform_url,
+            part.platform_cid,
+        )
+    main_ids = [p.platform_post_id for p in rows["posts"]]
+    assert all(main_ids) and len(set(main_ids) | set(part_ids)) == 500
+
+    # Each post's chain: every item and the comment reply to the entry before them.
+    for post in rows["posts"]:
+        main = entry_of[post.delivery_key]
+        assert (main.post_id, main.part, main.platform_post_id) == (post.id, -1, post.platform_post_id)
+        chain = [main, *(entry_of[p.delivery_key] for p in parts_of[post.id])]
+        for before, entry in zip(chain, chain[1:], strict=False):
+            requests = {"requests": json.loads(entry.requests_json)}
+            assert parent_reference(post.connector, requests) == before.platform_post_id, (post.connector, entry)
+
+    # What was out at the kill stayed as it was: the second worker sent none of it again.
+    out_at_kill = {(e.delivery_key, e.platform_post_id, e.platform_cid) for e in at_kill["outbox"]}
+    assert out_at_kill <= {(e.delivery_key, e.platform_post_id, e.platform_cid) for e in entries}
+    in_flight = {p.id for p in at_kill["posts"] if p.status == "publishing"}
+    resumed = [p for p in at_kill["parts"] if p.post_id in in_flight and p.status == "published"]
+    assert resumed
+    final = {(p.post_id, p.position): p for p in rows["parts"]}
+    assert all(final[(p.post_id, p.position)].platform_post_id == p.platform_post_id for p in resumed)
+
+    # Charged once per post, at claim: the post and its 3 thread items (the comment is free).
+    debits = [r for r in rows["ledger"] if r.reason == "post_delivery"]
+    assert len(debits) == 100
+    assert sorted(r.reference for r in debits) == sorted(p.id for p in rows["posts"])
+    assert all(r.delta == -4 for r in debits)
+    assert not [r for r in rows["ledger"] if r.reason == "refund"]
+    assert rows["balance"] == 1000 - 400

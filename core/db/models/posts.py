@@ -82,7 +82,7 @@ class Post(Base):
     content: Mapped[str] = mapped_column(Text)
     title: Mapped[Optional[str]] = mapped_column(String(100))
     post_type: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(32))
     schedule_at: Mapped[datetime] = mapped_column(UTCDateTime)
     due_at: Mapped[datetime] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -49,6 +49,8 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("posts", schema=None) as batch_op:
         batch_op.add_column(sa.Column("units", sa.Integer(), server_default="1", nullable=False))
+        # `partially_published` is 19 characters.
+        batch_op.alter_column("status", existing_type=sa.String(length=16), type_=sa.String(length=32))
         batch_op.drop_constraint(op.f("ck_posts_status_known"), type_="check")
         batch_op.create_check_constraint("status_known", NEW_STATUSES)
     with op.batch_alter_table("post_media", schema=None) as batch_op:
@@ -71,5 +73,6 @@ def downgrade() -> None:
     with op.batch_alter_table("posts", schema=None) as batch_op:
         batch_op.drop_constraint(op.f("ck_posts_status_known"), type_="check")
         batch_op.create_check_constraint("status_known", OLD_STATUSES)
+        batch_op.alter_column("status", existing_type=sa.String(length=32), type_=sa.String(length=16))
         batch_op.drop_column("units")
     op.drop_table("post_parts")
