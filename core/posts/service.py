@@ -220,6 +220,7 @@ async def update_post(
     if not draft:
         await _check_changed(conn, org_id, current, change, version, media)
     if change.schedule_at is not None:
+        await slotting.freed(conn, current.profile_id, current.schedule_at)
         if draft:
             when = parse_datetime(change.schedule_at, "schedule_at")
             values.update(schedule_at=when, due_at=when)
@@ -314,6 +315,7 @@ async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: dat
     await conn.execute(
         update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(status="canceled", updated_at=now)
     )
+    await slotting.freed(conn, current.profile_id, current.schedule_at)
     return await get_post(conn, org_id, post_id)
 
 

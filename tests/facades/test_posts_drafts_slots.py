@@ -180,6 +180,13 @@ async def test_twenty_concurrent_next_slot_posts_take_twenty_distinct_slots(http
     canceled = next(p for p in made if parse(p["schedule_at"]) == times[0])
     await http.delete(f"/v1/posts/{canceled['id']}", headers=org.auth)
     assert parse((await next_slot_post(http, org, "p-bsky"))["schedule_at"]) == times[0]
+    # So does a post moved elsewhere; and a full queue keeps giving the slot after the last.
+    moved = next(p for p in made if parse(p["schedule_at"]) == times[5])
+    edited = await http.patch(f"/v1/posts/{moved['id']}", json={"schedule_at": later(30)}, headers=org.auth)
+    assert edited.status_code == 200, edited.text
+    assert parse((await next_slot_post(http, org, "p-bsky"))["schedule_at"]) == times[5]
+    following = parse((await next_slot_post(http, org, "p-bsky"))["schedule_at"])
+    assert following > times[-1] and following.astimezone(ZoneInfo("Asia/Tokyo")).hour in (8, 12, 17)
 
 
 def next_transition(zone: str, kind: str) -> tuple[datetime, timedelta, timedelta]:

@@ -70,6 +70,8 @@ class Post(Base):
         Index("ix_posts_status_due_at", "status", "due_at"),
         Index("ix_posts_org_id_id", "org_id", "id"),
         Index("ix_posts_org_id_schedule_at", "org_id", "schedule_at"),
+        # next_slot: a profile's posts after an instant.
+        Index("ix_posts_profile_id_schedule_at", "profile_id", "schedule_at"),
         # get_recent_posts: an organization's published posts, newest first.
         Index("ix_posts_org_id_published_at", "org_id", "published_at"),
     )

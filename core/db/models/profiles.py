@@ -62,6 +62,8 @@ class Profile(Base):
     granted_scopes: Mapped[str] = mapped_column(String(1000), default="", server_default="")
     # The publishing time slots `next_slot` posts take (core/posts/slots.py JSON; "" when none).
     slot_table: Mapped[str] = mapped_column(Text, default="", server_default="")
+    # Every slot up to this instant is known taken (core/posts/slotting.py); None: not known.
+    slot_watermark: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     connection_status: Mapped[str] = mapped_column(String(16), default="disconnected", server_default="disconnected")
     # Why the profile needs a human (the platform's refusal, a revoked token), when it does.
     connection_error: Mapped[str] = mapped_column(Text, default="", server_default="")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+import core.db.types
+
 revision = "0008"
 down_revision = "0007"
 branch_labels = None
@@ -53,6 +55,7 @@ def upgrade() -> None:
         batch_op.alter_column("status", existing_type=sa.String(length=16), type_=sa.String(length=32))
         batch_op.drop_constraint(op.f("ck_posts_status_known"), type_="check")
         batch_op.create_check_constraint("status_known", NEW_STATUSES)
+        batch_op.create_index("ix_posts_profile_id_schedule_at", ["profile_id", "schedule_at"], unique=False)
     with op.batch_alter_table("post_media", schema=None) as batch_op:
         batch_op.add_column(sa.Column("part", sa.Integer(), server_default="-1", nullable=False))
     with op.batch_alter_table("outbox", schema=None) as batch_op:
@@ -60,10 +63,12 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("platform_cid", sa.String(length=128), server_default="", nullable=False))
     with op.batch_alter_table("profiles", schema=None) as batch_op:
         batch_op.add_column(sa.Column("slot_table", sa.Text(), server_default="", nullable=False))
+        batch_op.add_column(sa.Column("slot_watermark", core.db.types.UTCDateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
     with op.batch_alter_table("profiles", schema=None) as batch_op:
+        batch_op.drop_column("slot_watermark")
         batch_op.drop_column("slot_table")
     with op.batch_alter_table("outbox", schema=None) as batch_op:
         batch_op.drop_column("platform_cid")
@@ -71,6 +76,7 @@ def downgrade() -> None:
     with op.batch_alter_table("post_media", schema=None) as batch_op:
         batch_op.drop_column("part")
     with op.batch_alter_table("posts", schema=None) as batch_op:
+        batch_op.drop_index("ix_posts_profile_id_schedule_at")
         batch_op.drop_constraint(op.f("ck_posts_status_known"), type_="check")
         batch_op.create_check_constraint("status_known", OLD_STATUSES)
         batch_op.alter_column("status", existing_type=sa.String(length=32), type_=sa.String(length=16))
