@@ -17,11 +17,12 @@ by day, each day's times in order, yields the instants in increasing order.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from core.errors import ValidationError
@@ -63,13 +64,18 @@ class SlotTable:
 
     @classmethod
     def from_json(cls, text: str) -> SlotTable | None:
-        """The stored table, validated again; None for "" (the profile has no table)."""
-        if not text:
-            return None
-        data = json.loads(text)
-        if not isinstance(data, dict):
-            raise ValidationError(f"stored time slots must be a JSON object, not {_kind(data)}")
-        return parse_table(data.get("timezone"), data.get("slots"))
+        """The stored table, validated again; None for "" (the profile has no table). Tables
+        are immutable: a stored text read before is answered from a cache (validating 168 slots
+        cost more than a whole next_slot search)."""
+        return _from_json(text) if text else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _from_json(text: str) -> SlotTable:
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValidationError(f"stored time slots must be a JSON object, not {_kind(data)}")
+    return parse_table(data.get("timezone"), data.get("slots"))
 
 
 def parse_table(timezone: object, slots: object) -> SlotTable:
@@ -107,25 +113,30 @@ def candidates(table: SlotTable, after: datetime) -> Iterator[datetime]:
     start = _utc(after, "after")
     end = start + HORIZON
     zone = ZoneInfo(table.timezone)
-    times: dict[int, list[time]] = {}
+    times: dict[int, list[str]] = {}
     for slot in table.slots:
-        times.setdefault(DAYS.index(slot.day), []).append(time.fromisoformat(slot.time))
+        times.setdefault(DAYS.index(slot.day), []).append(slot.time)
     if not times:
         return
-    for day_times in times.values():
-        day_times.sort()
     # From the day before: a gap at midnight can move that day's last slots into `after`'s day.
     day = start.astimezone(zone).date() - timedelta(days=1)
     last = None
     while True:
-        for at in times.get(day.weekday(), ()):
-            instant = _resolve(datetime.combine(day, at), zone)
+        for instant in _day_instants(table.timezone, day, tuple(sorted(times.get(day.weekday(), ())))):
             if instant > end:
                 return
             if instant > start and instant != last:
                 last = instant
                 yield instant
         day += timedelta(days=1)
+
+
+@functools.lru_cache(maxsize=8192)
+def _day_instants(timezone: str, day: date, times: tuple[str, ...]) -> tuple[datetime, ...]:
+    """The instants of one day's slot times: the same few days are asked for by every request
+    (the day before and the days after the last slot given), so they are computed once."""
+    zone = ZoneInfo(timezone)
+    return tuple(_resolve(datetime.combine(day, time.fromisoformat(at)), zone) for at in times)
 
 
 def next_free_slot(table: SlotTable, after: datetime, taken: Collection[datetime]) -> datetime:

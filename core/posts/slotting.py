@@ -7,9 +7,9 @@ profiles' rows are locked (FOR UPDATE, in id order so two requests cannot deadlo
 taken slots are read, and held until the posts are inserted in the same transaction; on SQLite
 the write transaction already serializes them.
 
-A full queue must not make each request read it all: `profiles.slot_watermark` is the last slot
-given, every slot before it being taken, so the search starts there and reads only the posts
-after it. Whatever may free a slot at or before the watermark — a canceled or rescheduled post,
+A full queue must not make each request read it all: `profiles.slot_watermark` is a slot given
+earlier, every slot before it being taken, so the search starts there and reads only the posts
+after it; it is moved forward when a search walked past WATERMARK_STEP taken slots. Whatever may free a slot at or before the watermark — a canceled or rescheduled post,
 a new slot table — forgets it (`freed`), and the next search reads from now again. (A post only
 fails once due, so failing frees no future slot.)
 """
@@ -18,14 +18,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.engine import is_sqlite
 from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
-from core.posts.slots import SlotTable, next_free_slot, parse_table
+from core.posts.slots import HORIZON, SlotTable, candidates, parse_table
 
+# The watermark moves when a search walked past this many taken slots (it stays valid, only
+# older, in between).
+WATERMARK_STEP = 16
 # Statuses whose posts do not hold their slot.
 FREE_STATUSES = ("draft", "canceled", "failed")
 EMPTY = SlotTable("UTC", ())
@@ -68,26 +71,42 @@ async def next_slots(conn: AsyncConnection, profile_ids: dict[str, str], now: da
         raise ValidationError(
             f"{', '.join(map(repr, bare))} has no time slots: set them with PUT /v1/profiles/{{slug}}/slots"
         )
-    out = {}
+    starts = {i: max(now, r.slot_watermark) if r.slot_watermark is not None else now for i, r in rows.items()}
+    # One read for every profile: the posts after the earliest start (each profile's own start
+    # filters them), then one write of the watermarks.
+    taken: dict[str, list[datetime]] = {i: [] for i in profile_ids}
+    for row in await conn.execute(
+        select(posts.c.profile_id, posts.c.schedule_at).where(
+            posts.c.profile_id.in_(list(profile_ids)),
+            posts.c.schedule_at > min(starts.values()).replace(second=0, microsecond=0),
+            posts.c.status.not_in(FREE_STATUSES),
+        )
+    ):
+        taken[row.profile_id].append(row.schedule_at)
+    out, marks = {}, []
     for profile_id, slug in profile_ids.items():
         table = tables[profile_id]
         assert table is not None
-        mark = rows[profile_id].slot_watermark
-        start = max(now, mark) if mark is not None else now
-        taken = (
-            await conn.scalars(
-                select(posts.c.schedule_at).where(
-                    posts.c.profile_id == profile_id,
-                    posts.c.schedule_at > start.replace(second=0, microsecond=0),
-                    posts.c.status.not_in(FREE_STATUSES),
-                )
+        held = {t.replace(second=0, microsecond=0) for t in taken[profile_id]}
+        skipped = 0
+        for instant in candidates(table, starts[profile_id]):
+            if instant > now + HORIZON:
+                break
+            if instant not in held:
+                out[profile_id] = instant
+                break
+            skipped += 1
+        if profile_id not in out:
+            raise ValidationError(
+                f"profile {slug!r}: no free time slot in the next {HORIZON.days} days: every slot is taken"
             )
-        ).all()
-        try:
-            out[profile_id] = next_free_slot(table, start, taken)
-        except ValidationError as error:
-            raise ValidationError(f"profile {slug!r}: {error.message}") from None
-        await conn.execute(update(profiles).where(profiles.c.id == profile_id).values(slot_watermark=out[profile_id]))
+        if skipped >= WATERMARK_STEP:  # moved only now and then: one write saved on most requests
+            marks.append({"profile": profile_id, "mark": out[profile_id]})
+    if marks:
+        await conn.execute(
+            update(profiles).where(profiles.c.id == bindparam("profile")).values(slot_watermark=bindparam("mark")),
+            marks,
+        )
     return out
 
 
