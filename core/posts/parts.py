@@ -8,7 +8,7 @@ import secrets
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import post_media, post_parts
@@ -71,8 +71,35 @@ def main_media_rows(org_id: str, post_id: str, version: Version) -> list[dict]:
     ]
 
 
+# PostgreSQL: every part of a request in one statement of a fixed shape (one array per column),
+# instead of one INSERT per row: a 10-item thread to 4 profiles is 40 rows.
+_PG_INSERT_PARTS = text(
+    "INSERT INTO post_parts (post_id, position, org_id, kind, content, status, delivery_key, "
+    "platform_post_id, platform_url, platform_cid, delivery_state) "
+    "SELECT * FROM unnest(CAST(:post_id AS text[]), CAST(:position AS integer[]), CAST(:org_id AS text[]), "
+    "CAST(:kind AS text[]), CAST(:content AS text[]), CAST(:status AS text[]), CAST(:delivery_key AS text[]), "
+    "CAST(:platform_post_id AS text[]), CAST(:platform_url AS text[]), CAST(:platform_cid AS text[]), "
+    "CAST(:delivery_state AS text[]))"
+)
+_PART_COLUMNS = (
+    "post_id",
+    "position",
+    "org_id",
+    "kind",
+    "content",
+    "status",
+    "delivery_key",
+    "platform_post_id",
+    "platform_url",
+    "platform_cid",
+    "delivery_state",
+)
+
+
 async def insert_parts(conn: AsyncConnection, parts: list[dict], media: list[dict]) -> None:
-    if parts:
+    if len(parts) > 1 and conn.dialect.name == "postgresql":
+        await conn.execute(_PG_INSERT_PARTS, {c: [row[c] for row in parts] for c in _PART_COLUMNS})
+    elif parts:
         await conn.execute(insert(post_parts), parts)
     if media:
         await conn.execute(insert(post_media), media)
