@@ -13,7 +13,7 @@ from sqlalchemy import select
 from core import admin
 from core.connectors.base import DeliveryError, ErrorClass
 from core.connectors.registry import CONNECTORS
-from core.db.engine import create_engine
+from core.db.engine import create_engine, transaction
 from core.db.models import credit_ledger, organizations, posts
 from core.db.types import utcnow
 from core.posts import service
@@ -169,7 +169,9 @@ def test_a_slow_delivery_does_not_hold_back_the_posts_due_after_it(url) -> None:
             running = asyncio.create_task(publisher.run(stop))
             await asyncio.wait_for(connector.holding.wait(), 10)
             for n in range(3):  # due after the slow one was claimed
-                async with engine.begin() as conn:
+                # As the core writes (the write lock taken up front on SQLite): a deferred
+                # transaction that reads, then writes while the worker writes, is refused at once.
+                async with transaction(engine, writes=True) as conn:
                     await service.create_posts(conn, boot["org_id"], CreateRequest(f"fast {n}", ["px"]), utcnow())
 
             async def statuses() -> dict[str, str]:
