@@ -66,6 +66,7 @@ def parent_reference(connector: str, entry: dict[str, Any]) -> Any:  # noqa: ANN
     raise AssertionError(connector)
 
 
+@pytest.mark.one_backend  # request shapes per platform; the exactly-once part runs on both (test_publisher_workers)
 @pytest.mark.usefixtures("worker")
 @pytest.mark.parametrize("platform", THREADING)
 async def test_a_thread_goes_out_item_by_item_each_replying_to_the_one_before(http, org, platform: str) -> None:
@@ -103,6 +104,7 @@ async def test_a_thread_goes_out_item_by_item_each_replying_to_the_one_before(ht
             assert record["reply"]["root"]["uri"] == post["platform_post_id"] and record["reply"]["root"]["cid"]
 
 
+@pytest.mark.one_backend
 @pytest.mark.usefixtures("worker")
 @pytest.mark.parametrize("platform", ["instagram", "youtube", "linkedin"])
 async def test_a_first_comment_goes_out_through_the_comment_api(http, orgs, org, platform: str) -> None:
