@@ -64,7 +64,7 @@ async def schedule_draft(
     media = {m.media_id: m for m in await load_media(conn, org_id, list(dict.fromkeys(version.all_media_ids)))}
     await check_destinations(conn, org_id, [target], media)
     if next_slot:
-        when = (await slotting.next_slots(conn, {profile.id: profile.slug}, now))[profile.id]
+        when = (await slotting.next_slots(conn, [profile.id], now))[profile.id]
     await conn.execute(
         update(posts)
         .where(posts.c.id == current.id, posts.c.org_id == org_id)

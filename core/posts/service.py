@@ -61,7 +61,15 @@ async def create_posts(
             return CreateOutcome([], reservation.replay)
     plan = await validate_create(conn, org_id, request, now, live=live)
     slots = (
-        await slotting.next_slots(conn, {t.profile.id: t.profile.slug for t in plan.targets}, now)
+        await slotting.next_slots(
+            conn,
+            [t.profile.id for t in plan.targets],
+            now,
+            read=[
+                slotting.SlotState(p.id, p.slug, p.slot_table, p.slot_watermark)
+                for p in (t.profile for t in plan.targets)
+            ],
+        )
         if request.next_slot
         else {}
     )

@@ -21,7 +21,7 @@ import functools
 import json
 import re
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -54,6 +54,13 @@ class Slot:
 class SlotTable:
     timezone: str
     slots: tuple[Slot, ...]  # canonical order: by weekday index, then time
+    # Each weekday's times (Monday first), sorted: what a search walks, grouped once per table
+    # (tables are cached: SlotTable.from_json).
+    by_weekday: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        grouped = tuple(tuple(sorted(s.time for s in self.slots if s.day == day)) for day in DAYS)
+        object.__setattr__(self, "by_weekday", grouped)
 
     def as_dict(self) -> dict:
         return {"timezone": self.timezone, "slots": [{"day": s.day, "time": s.time} for s in self.slots]}
@@ -112,17 +119,14 @@ def candidates(table: SlotTable, after: datetime) -> Iterator[datetime]:
     """The table's instants (UTC) strictly after `after`, increasing, each once, up to HORIZON later."""
     start = _utc(after, "after")
     end = start + HORIZON
-    zone = ZoneInfo(table.timezone)
-    times: dict[int, list[str]] = {}
-    for slot in table.slots:
-        times.setdefault(DAYS.index(slot.day), []).append(slot.time)
-    if not times:
+    times = table.by_weekday
+    if not any(times):
         return
     # From the day before: a gap at midnight can move that day's last slots into `after`'s day.
-    day = start.astimezone(zone).date() - timedelta(days=1)
+    day = start.astimezone(ZoneInfo(table.timezone)).date() - timedelta(days=1)
     last = None
     while True:
-        for instant in _day_instants(table.timezone, day, tuple(sorted(times.get(day.weekday(), ())))):
+        for instant in _day_instants(table.timezone, day, times[day.weekday()]):
             if instant > end:
                 return
             if instant > start and instant != last:

@@ -4,8 +4,9 @@ their profile's next free slot (docs/posts.md "Time slots").
 A slot is taken when a post of the profile that is not a draft, canceled or failed has its
 `schedule_at` in that minute. Concurrent `next_slot` requests never take one slot twice: the
 profiles' rows are locked (FOR UPDATE, in id order so two requests cannot deadlock) before the
-taken slots are read, and held until the posts are inserted in the same transaction; on SQLite
-the write transaction already serializes them.
+taken slots are read, and held until the
+posts are inserted in the same transaction; on SQLite the write transaction already serializes
+them.
 
 A full queue must not make each request read it all: `profiles.slot_watermark` is a slot given
 earlier, every slot before it being taken, so the search starts there and reads only the posts
@@ -16,9 +17,10 @@ fails once due, so failing frees no future slot.)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.engine import is_sqlite
@@ -55,58 +57,103 @@ async def set_slots(conn: AsyncConnection, org_id: str, slug: str, timezone: obj
     return table if table.slots else EMPTY
 
 
-async def next_slots(conn: AsyncConnection, profile_ids: dict[str, str], now: datetime) -> dict[str, datetime]:
-    """The next free slot after `now` of each profile (id → slug, for the messages), with the
-    profiles' rows locked until the caller's transaction ends; each profile's watermark moves
-    to the slot it gave."""
-    stmt = select(profiles.c.id, profiles.c.slot_table, profiles.c.slot_watermark).where(
-        profiles.c.id.in_(sorted(profile_ids))
-    )
-    if not is_sqlite(conn.engine):
-        stmt = stmt.order_by(profiles.c.id).with_for_update()
-    rows = {r.id: r for r in await conn.execute(stmt)}
-    tables = {i: SlotTable.from_json(r.slot_table) for i, r in rows.items()}
-    bare = [profile_ids[i] for i in profile_ids if not tables.get(i) or not tables[i].slots]
+@dataclass(frozen=True, slots=True)
+class SlotState:
+    """A profile's row as next_slot reads it: its table and watermark."""
+
+    id: str
+    slug: str
+    slot_table: str | None
+    slot_watermark: datetime | None
+
+
+_READ = select(profiles.c.id, profiles.c.slug, profiles.c.slot_table, profiles.c.slot_watermark).where(
+    profiles.c.id.in_(bindparam("ids", expanding=True))
+)
+_TAKEN = select(posts.c.profile_id, posts.c.schedule_at).where(
+    posts.c.profile_id.in_(bindparam("ids", expanding=True)),
+    posts.c.schedule_at > bindparam("after"),
+    posts.c.status.not_in(FREE_STATUSES),
+)
+# PostgreSQL: the lock and both reads in one round trip (migration 0009 has the function).
+_LOCKED_READ = text(
+    "SELECT profile_id AS id, profile_slug AS slug, table_json AS slot_table, watermark AS slot_watermark, taken "
+    "FROM herald_slot_rows(:ids, :at)"
+)
+_MARK = update(profiles).where(profiles.c.id == bindparam("profile")).values(slot_watermark=bindparam("mark"))
+
+
+async def next_slots(
+    conn: AsyncConnection, profile_ids: list[str], now: datetime, *, read: list[SlotState] | None = None
+) -> dict[str, datetime]:
+    """The next free slot after `now` of each profile, with the profiles' rows locked until the
+    caller's transaction ends; each profile's watermark moves to the slot it gave when the
+    search walked past WATERMARK_STEP. `read`: the rows as this write transaction read them
+    already (creation reads them with the profiles). On SQLite the write transaction holds the
+    database's write lock from its start, so they are current; on PostgreSQL they are read
+    again, locked, as late as possible: the lock is held until the posts are committed."""
+    if is_sqlite(conn.engine):
+        states = read or [
+            SlotState(r.id, r.slug, r.slot_table, r.slot_watermark)
+            for r in await conn.execute(_READ, {"ids": profile_ids})
+        ]
+        starts = _starts(states, now)
+        taken: dict[str, set[datetime]] = {s.id: set() for s in states}
+        after = min(starts.values()).replace(second=0, microsecond=0)
+        for row in await conn.execute(_TAKEN, {"ids": list(taken), "after": after}):
+            taken[row.profile_id].add(row.schedule_at.replace(second=0, microsecond=0))
+    else:
+        states, taken = [], {}
+        for row in await conn.execute(_LOCKED_READ, {"ids": sorted(profile_ids), "at": now}):
+            if row.taken is None:
+                states.append(SlotState(row.id, row.slug, row.slot_table, row.slot_watermark))
+            else:
+                taken.setdefault(row.id, set()).add(row.taken.replace(second=0, microsecond=0))
+        starts = _starts(states, now)
+    order = {profile_id: i for i, profile_id in enumerate(profile_ids)}
+    states.sort(key=lambda state: order[state.id])  # the caller's order, for the messages
+    return await _assign(conn, states, starts, taken, now)
+
+
+def _starts(states: list[SlotState], now: datetime) -> dict[str, datetime]:
+    """Where each profile's search starts: its watermark (every slot before it is taken) or now."""
+    return {s.id: max(now, s.slot_watermark) if s.slot_watermark is not None else now for s in states}
+
+
+async def _assign(
+    conn: AsyncConnection,
+    states: list[SlotState],
+    starts: dict[str, datetime],
+    taken: dict[str, set[datetime]],
+    now: datetime,
+) -> dict[str, datetime]:
+    tables = {s.id: SlotTable.from_json(s.slot_table) for s in states}
+    bare = [s.slug for s in states if not tables[s.id] or not tables[s.id].slots]
     if bare:
         raise ValidationError(
             f"{', '.join(map(repr, bare))} has no time slots: set them with PUT /v1/profiles/{{slug}}/slots"
         )
-    starts = {i: max(now, r.slot_watermark) if r.slot_watermark is not None else now for i, r in rows.items()}
-    # One read for every profile: the posts after the earliest start (each profile's own start
-    # filters them), then one write of the watermarks.
-    taken: dict[str, list[datetime]] = {i: [] for i in profile_ids}
-    for row in await conn.execute(
-        select(posts.c.profile_id, posts.c.schedule_at).where(
-            posts.c.profile_id.in_(list(profile_ids)),
-            posts.c.schedule_at > min(starts.values()).replace(second=0, microsecond=0),
-            posts.c.status.not_in(FREE_STATUSES),
-        )
-    ):
-        taken[row.profile_id].append(row.schedule_at)
     out, marks = {}, []
-    for profile_id, slug in profile_ids.items():
-        table = tables[profile_id]
+    for state in states:
+        table = tables[state.id]
         assert table is not None
-        held = {t.replace(second=0, microsecond=0) for t in taken[profile_id]}
+        held = taken.get(state.id, set())
         skipped = 0
-        for instant in candidates(table, starts[profile_id]):
+        for instant in candidates(table, starts[state.id]):
             if instant > now + HORIZON:
                 break
             if instant not in held:
-                out[profile_id] = instant
+                out[state.id] = instant
                 break
             skipped += 1
-        if profile_id not in out:
+        if state.id not in out:
             raise ValidationError(
-                f"profile {slug!r}: no free time slot in the next {HORIZON.days} days: every slot is taken"
+                f"profile {state.slug!r}: no free time slot in the next {HORIZON.days} days: every slot is taken"
             )
         if skipped >= WATERMARK_STEP:  # moved only now and then: one write saved on most requests
-            marks.append({"profile": profile_id, "mark": out[profile_id]})
+            marks.append({"profile": state.id, "mark": out[state.id]})
     if marks:
-        await conn.execute(
-            update(profiles).where(profiles.c.id == bindparam("profile")).values(slot_watermark=bindparam("mark")),
-            marks,
-        )
+        await conn.execute(_MARK, marks)
     return out
 
 

@@ -11,11 +11,12 @@ library; the destination rules run when it is scheduled.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import grpc
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand import service as brand
@@ -91,6 +92,9 @@ class TargetProfile:
     connector: str
     connection_status: str = "connected"
     granted_scopes: str = ""
+    # Read only for next_slot (core/posts/slotting.py `next_slots`, its `read`).
+    slot_table: str | None = None
+    slot_watermark: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +121,7 @@ async def validate_create(
         schedule_at = parse_datetime(request.schedule_at, "schedule_at") if request.schedule_at else None
     else:
         schedule_at = parse_schedule(request.schedule_at, now)
-    profiles_ = await _load_profiles(conn, org_id, request.profiles)
+    profiles_ = await _load_profiles(conn, org_id, request.profiles, slots=request.next_slot and not request.draft)
     targets = [_target(p, request) for p in profiles_]
     refuse_unsupported(targets)
     if live:
@@ -240,17 +244,30 @@ def refuse_unconnected(targets: list[TargetProfile]) -> None:
         )
 
 
-async def _load_profiles(conn: AsyncConnection, org_id: str, slugs: list[str]) -> list[TargetProfile]:
-    rows = await conn.execute(
-        select(
-            profiles.c.id,
-            profiles.c.slug,
-            profiles.c.connector,
-            profiles.c.connection_status,
-            profiles.c.granted_scopes,
-        ).where(profiles.c.org_id == org_id, profiles.c.slug.in_(slugs))
-    )
-    by_slug = {r.slug: TargetProfile(r.id, r.slug, r.connector, r.connection_status, r.granted_scopes) for r in rows}
+_PROFILES = select(
+    profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status, profiles.c.granted_scopes
+).where(profiles.c.org_id == bindparam("org"), profiles.c.slug.in_(bindparam("slugs", expanding=True)))
+# next_slot's read: the slot tables too (core/posts/slotting.py `next_slots` decides whether
+# they must be read again under a row lock).
+_SLOTTED = _PROFILES.add_columns(profiles.c.slot_table, profiles.c.slot_watermark)
+
+
+async def _load_profiles(
+    conn: AsyncConnection, org_id: str, slugs: list[str], *, slots: bool = False
+) -> list[TargetProfile]:
+    rows = await conn.execute(_SLOTTED if slots else _PROFILES, {"org": org_id, "slugs": slugs})
+    by_slug = {
+        r.slug: TargetProfile(
+            r.id,
+            r.slug,
+            r.connector,
+            r.connection_status,
+            r.granted_scopes,
+            r.slot_table if slots else None,
+            r.slot_watermark if slots else None,
+        )
+        for r in rows
+    }
     unknown = [s for s in slugs if s not in by_slug]
     if unknown:
         raise ValidationError(f"unknown profiles: {', '.join(repr(s[:64]) for s in unknown)}")
