@@ -22,14 +22,18 @@ from core.errors import DomainError
 from core.posts.features import missing_scopes, unsupported
 from core.posts.rules import (
     PLATFORM_LIMITS,
-    content_problems,
     count,
     default_post_type,
-    media_problems,
-    text_problems,
 )
 from core.posts.schedule import parse_datetime, parse_schedule
-from core.posts.validation import CreateRequest, InvalidMedia, check_fields, load_media
+from core.posts.validation import (
+    CreateRequest,
+    InvalidMedia,
+    check_fields,
+    load_media,
+    media_problems_of,
+    text_problems_of,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,16 +161,10 @@ async def validate_posts(
 
 
 def _destination_problems(check: ProfileCheck, row, version, post_type: str, media) -> None:  # noqa: ANN001
-    """Every text and attachment rule of the destination for this profile's version."""
-    item_type = default_post_type(row.connector)
-    for text in content_problems(row.connector, version.content, title=version.title, post_type=post_type):
-        check.problems.append(Problem("VALIDATION_ERROR", text))
-    for i, item in enumerate(version.thread):
-        for text in content_problems(row.connector, item.content, title=None, post_type=item_type):
-            check.problems.append(Problem("VALIDATION_ERROR", f"thread item {i + 1}: {text}"))
-    if version.first_comment is not None:
-        for text in text_problems(row.connector, version.first_comment):
-            check.problems.append(Problem("VALIDATION_ERROR", f"first_comment: {text}"))
+    """Every text and attachment rule of the destination for this profile's version (the same
+    generators creation raises from)."""
+    for where, problems in text_problems_of(row.connector, version, post_type):
+        check.problems += [Problem("VALIDATION_ERROR", f"{where}{text}") for text in problems]
     if media is None:
         return
     if not all(m in media for m in version.all_media_ids):
@@ -174,9 +172,5 @@ def _destination_problems(check: ProfileCheck, row, version, post_type: str, med
             Problem("INVALID_MEDIA", "not confirmed media of this library (see the request's problems)")
         )
         return
-    for text in media_problems(row.connector, post_type, [media[m] for m in version.media_ids]):
-        check.problems.append(Problem("INVALID_MEDIA_COMBINATION", text))
-    for i, item in enumerate(version.thread):
-        if item.media_ids:
-            for text in media_problems(row.connector, item_type, [media[m] for m in item.media_ids]):
-                check.problems.append(Problem("INVALID_MEDIA_COMBINATION", f"thread item {i + 1}: {text}"))
+    for where, problems in media_problems_of(row.connector, version, post_type, media):
+        check.problems += [Problem("INVALID_MEDIA_COMBINATION", f"{where}{text}") for text in problems]

@@ -170,33 +170,47 @@ async def check_destinations(
         check_version_media(t.profile.connector, t.profile.slug, t.version, t.post_type, media)
 
 
-def check_version_texts(connector: str, slug: str, version: Version, post_type: str, *, content: bool = True) -> None:
-    """The destination's text rules for every text of the version (`content`: its own text too)."""
-    if content:
-        check_content_for(connector, slug, version.content, version.title, post_type)
+def text_problems_of(
+    connector: str, version: Version, post_type: str, *, content: bool = True
+) -> Iterator[tuple[str, list[str]]]:
+    """(where, problems) of each text of the version that breaks the destination's text rules,
+    in order: the content ("", when `content`), each thread item, the first comment. Creation
+    raises on the first (check_version_texts); the dry run reports them all."""
+    if content and (problems := content_problems(connector, version.content, title=version.title, post_type=post_type)):
+        yield "", problems
     item_type = default_post_type(connector)
     for i, item in enumerate(version.thread):
-        problems = content_problems(connector, item.content, title=None, post_type=item_type)
-        if problems:
-            raise ValidationError(f"profile {slug!r} ({connector}): thread item {i + 1}: {'; '.join(problems)}")
+        if problems := content_problems(connector, item.content, title=None, post_type=item_type):
+            yield f"thread item {i + 1}: ", problems
     if version.first_comment is not None and (problems := text_problems(connector, version.first_comment)):
-        raise ValidationError(f"profile {slug!r} ({connector}): first_comment: {'; '.join(problems)}")
+        yield "first_comment: ", problems
+
+
+def media_problems_of(
+    connector: str, version: Version, post_type: str, media: dict[str, MediaInfo], *, main: bool = True
+) -> Iterator[tuple[str, list[str]]]:
+    """(where, problems) of each of the version's attachment lists that breaks the destination's
+    media rules: the post's own ("", when `main`), then each thread item's."""
+    if main and (problems := media_problems(connector, post_type, [media[m] for m in version.media_ids])):
+        yield "", problems
+    item_type = default_post_type(connector)
+    for i, item in enumerate(version.thread):
+        if item.media_ids and (problems := media_problems(connector, item_type, [media[m] for m in item.media_ids])):
+            yield f"thread item {i + 1}: ", problems
+
+
+def check_version_texts(connector: str, slug: str, version: Version, post_type: str, *, content: bool = True) -> None:
+    """The destination's text rules for every text of the version (`content`: its own text too)."""
+    for where, problems in text_problems_of(connector, version, post_type, content=content):
+        raise ValidationError(f"profile {slug!r} ({connector}): {where}{'; '.join(problems)}")
 
 
 def check_version_media(
     connector: str, slug: str, version: Version, post_type: str, media: dict[str, MediaInfo], *, main: bool = True
 ) -> None:
     """The destination's media rules for the version's attachments (`main`: its own too)."""
-    if main:
-        check_media_for(connector, slug, post_type, [media[m] for m in version.media_ids])
-    item_type = default_post_type(connector)
-    for i, item in enumerate(version.thread):
-        if item.media_ids:
-            problems = media_problems(connector, item_type, [media[m] for m in item.media_ids])
-            if problems:
-                raise InvalidMediaCombination(
-                    f"profile {slug!r} ({connector}): thread item {i + 1}: {'; '.join(problems)}"
-                )
+    for where, problems in media_problems_of(connector, version, post_type, media, main=main):
+        raise InvalidMediaCombination(f"profile {slug!r} ({connector}): {where}{'; '.join(problems)}")
 
 
 def check_fields(request: CreateRequest) -> None:
