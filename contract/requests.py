@@ -114,7 +114,9 @@ class SetProfileSlotsRequest(Request):
     slug: ProfileSlug
     timezone: Annotated[str, Field(min_length=1, max_length=64, description="An IANA time zone, e.g. Europe/Paris.")]
     slots: Annotated[
-        list[TimeSlot], Field(max_length=168, description="Weekly times in that zone; [] clears the table.")
+        list[TimeSlot],
+        FromCatalog(lambda c: Field(max_length=c.limits.max_time_slots)),
+        Field(description="Weekly times in that zone; [] clears the table."),
     ]
 
     def to_proto(self) -> profiles_pb2.SetProfileSlotsRequest:
@@ -152,9 +154,6 @@ class ListLedgerRequest(Request):
         return credits_pb2.ListLedgerEntriesRequest(page_size=self.page_size, page_token=self.page_token or "")
 
 
-MAX_THREAD_ITEMS = 25  # the issue's exact bound (core/posts/versions.py)
-
-
 class ThreadItem(Request):
     """One item of a thread: published as a reply to the item before it (the first to the post)."""
 
@@ -167,9 +166,8 @@ class ThreadItem(Request):
 
 Thread = Annotated[
     list[ThreadItem],
+    FromCatalog(lambda c: Field(min_length=1, max_length=c.limits.max_thread_items)),
     Field(
-        min_length=1,
-        max_length=MAX_THREAD_ITEMS,
         description="Published after the post as a reply chain by the same account, item by item, on x, "
         "bluesky, threads and mastodon; each item is checked by the platform's rules like the content. "
         "Each item costs one delivery.",
@@ -201,7 +199,8 @@ class Customization(Request):
     )
     thread: Annotated[
         list[ThreadItem] | None,
-        Field(max_length=MAX_THREAD_ITEMS, description="This profile's thread; [] sends none to this profile."),
+        FromCatalog(lambda c: Field(max_length=c.limits.max_thread_items)),
+        Field(description="This profile's thread; [] sends none to this profile."),
     ] = None
     first_comment: FirstComment | None = None
 
@@ -380,10 +379,8 @@ class UpdatePostRequest(Request):
     media_ids: Annotated[MediaIds, Field(description="Replaces the attachments (`[]` removes them all).")] = ABSENT
     thread: Annotated[
         list[ThreadItem],
-        Field(
-            max_length=MAX_THREAD_ITEMS,
-            description="Replaces the thread (`[]` removes it); items are {content, media_ids}.",
-        ),
+        FromCatalog(lambda c: Field(max_length=c.limits.max_thread_items)),
+        Field(description="Replaces the thread (`[]` removes it); items are {content, media_ids}."),
     ] = ABSENT
     first_comment: Annotated[
         str,

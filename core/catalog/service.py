@@ -17,7 +17,9 @@ from core.media.service import ALLOWED_TYPES, HASH_RE, LEGACY_LIMITS, MAX_DESCRI
 from core.posts.idempotency import MAX_KEY_LENGTH
 from core.posts.records import FAILURE_REASONS
 from core.posts.rules import PLATFORM_LIMITS
+from core.posts.slots import MAX_SLOTS
 from core.posts.validation import MAX_CONTENT_CHARS, MAX_MEDIA, MAX_PROFILES, MAX_TITLE
+from core.posts.versions import MAX_THREAD_ITEMS
 from core.rpc.policy import MethodPolicy
 from core.storage.base import UPLOAD_URL_LIFETIME
 from core.tags import TAG_RE
@@ -131,6 +133,8 @@ def build_catalog(policies: Mapping[str, MethodPolicy]) -> catalog_pb2.Catalog:
             max_generate_profiles=generation.MAX_PROFILES,
             max_variations=generation.MAX_VARIATIONS,
             max_hashtags=generation.MAX_HASHTAGS,
+            max_thread_items=MAX_THREAD_ITEMS,
+            max_time_slots=MAX_SLOTS,
         ),
         failure_reasons=FAILURE_REASONS,
     )
