@@ -5,7 +5,7 @@ beside `schedule_at` (3 profiles), and a 10-item thread beside a single post (4 
 
     .venv/bin/python -m bench.posts_features [--backend sqlite|postgresql] [--duration 7]
         [--warmup 2] [--concurrency 32] [--core-processes 2] [--rounds 2] [--prefill 3000]
-        [--parts 4] [--c1-duration 3] [--wait-quiet 2]
+        [--parts 4] [--c1-duration 3] [--wait-quiet 2] [--spread 1]
 
 About 2.5 minutes with the defaults.
 
@@ -35,6 +35,12 @@ About 2.5 minutes with the defaults.
    - `next_slot`:   `{"content", "profiles": [3 ns<N>-*], "next_slot": true}`
    - `single`:      `{"content", "profiles": [4 th-*], "schedule_at": <fixed>}`
    - `thread`:      the same plus `"thread": [{"content": "Thread item i of 10 ..."} x 10]`
+   With --spread K (K > 1) the schedule_at and next_slot phases under load use K sets of 3
+   profiles instead of one (`sa-x-s0`..., `ns1-x-s0`...; worker k sends to set k % K): the
+   realistic case of many queues filled at once, where next_slot requests do not wait for each
+   other's row locks; at 1 in flight they keep one set.
+   Before each phase the database is ANALYZEd (bench.load.analyze: what autovacuum does on
+   a default cluster; this machine's runs without it).
    Then each of the four at concurrency 1 for --c1-duration s, and next_slot at 1 on the
    prefilled set (the cost of a search behind --prefill taken slots; the set is filled only
    then, so the rounds' posts table holds no prefilled rows). Every answer must be a
@@ -74,6 +80,7 @@ from urllib.parse import urlsplit
 
 from bench.load import (
     add_bench_options,
+    analyze,
     bench_database,
     bench_result,
     measure,
@@ -93,6 +100,14 @@ DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 SLOT_TABLE = {"timezone": "Europe/Paris", "slots": [{"day": d, "time": f"{h:02d}:00"} for d in DAYS for h in range(24)]}
 SLOT_PLATFORMS = ("x", "mastodon", "bluesky")
 SA_SLUGS = [f"sa-{p}" for p in SLOT_PLATFORMS]
+
+
+def spread_sets(base: list[str], spread: int) -> list[list[str]]:
+    """`spread` profile sets like `base` (itself when 1): with --spread, the in-flight requests
+    of a schedule_at or next_slot phase go to different profiles (worker k to set k % spread)."""
+    return [base] if spread <= 1 else [[f"{slug}-s{j}" for slug in base] for j in range(spread)]
+
+
 TH_PROFILES = [("th-x", "x"), ("th-bluesky", "bluesky"), ("th-mastodon", "mastodon"), ("th-threads", "threads")]
 TH_SLUGS = [slug for slug, _ in TH_PROFILES]
 THREAD_ITEMS = 10
@@ -126,7 +141,7 @@ def code_version() -> dict[str, Any]:
     return {"commit": git("rev-parse", "--short", "HEAD"), "modified": git("diff", "--name-only", "HEAD").split()}
 
 
-def seed(database_url: str, rounds: int) -> dict[str, Any]:
+def seed(database_url: str, rounds: int, spread: int) -> dict[str, Any]:
     """The organization, its API key and every profile of the run (admin code, as the other benches)."""
     from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -134,8 +149,9 @@ def seed(database_url: str, rounds: int) -> dict[str, Any]:
     from tests.harness import bootstrap_org
 
     api_key = bootstrap_org(database_url, ORG, credits=1_000_000)
-    slot_sets = [SA_SLUGS] + [ns_slugs(str(r + 1)) for r in range(rounds)] + [ns_slugs("c"), ns_slugs("p")]
-    profiles = [(slug, slug.split("-", 1)[1]) for group in slot_sets for slug in group] + TH_PROFILES
+    slot_sets = spread_sets(SA_SLUGS, spread) + [ns_slugs("c"), ns_slugs("p")]
+    slot_sets += [group for r in range(rounds) for group in spread_sets(ns_slugs(str(r + 1)), spread)]
+    profiles = [(slug, slug.split("-")[1]) for group in slot_sets for slug in group] + TH_PROFILES
 
     async def add() -> None:
         engine = create_async_engine(database_url)
@@ -321,7 +337,7 @@ async def load(
     base_url: str,
     api_key: str,
     kind: str,
-    slugs: list[str],
+    sets: list[list[str]],
     schedule_at: str,
     parts: int,
     concurrency: int,
@@ -340,6 +356,7 @@ async def load(
 
     def worker_for(k: int, conn: Any) -> Any:
         counter = iter(range(1 << 62))
+        slugs = sets[k % len(sets)]
 
         async def one(validate: bool) -> str | None:
             content = content_for(f"{tag}-{k}-{next(counter)}")
@@ -403,7 +420,8 @@ def check_database(database_url: str, out: dict[str, Any]) -> dict[str, Any]:
     rounds = out["rounds"]
     c1 = out["c1"]
     checks: dict[str, Any] = {"sets": {}}
-    sets = [("sa", SA_SLUGS, [r["schedule_at"] for r in rounds] + [c1["schedule_at"]])]
+    sa_slugs = sorted({slug for r in [*rounds, c1] for slug in r["schedule_at"]["slugs"]})
+    sets = [("sa", sa_slugs, [r["schedule_at"] for r in rounds] + [c1["schedule_at"]])]
     sets += [(f"ns{i + 1}", r["next_slot"]["slugs"], [r["next_slot"]]) for i, r in enumerate(rounds)]
     sets += [("nsc", c1["next_slot"]["slugs"], [c1["next_slot"]])]
     sets += [("nsp", c1["next_slot_prefilled"]["slugs"], [c1["next_slot_prefilled"]])]
@@ -411,7 +429,7 @@ def check_database(database_url: str, out: dict[str, Any]) -> dict[str, Any]:
     sets += [("th", TH_SLUGS, th_results)]
     ok = True
     for name, slugs, results in sets:
-        found, expected = posts_of(slugs), len(slugs) * ok_requests(*results)
+        found, expected = posts_of(slugs), results[0]["per_request"] * ok_requests(*results)
         if name == "nsp":
             expected += len(slugs) * out["prefill"]["per_profile"]
         checks["sets"][name] = {"posts": found, "expected": expected}
@@ -452,7 +470,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "POST /v1/posts: next_slot vs schedule_at, thread vs single", "bench.posts_features", args, url
         )
         out["code"] = code_version()
-        seeded = seed(url, args.rounds)
+        seeded = seed(url, args.rounds, args.spread)
         fixed = (datetime.now(UTC) + timedelta(days=30)).replace(minute=17, second=0, microsecond=0)
         schedule_at = fixed.strftime("%Y-%m-%dT%H:%M:%SZ")
         out["schedule_at"] = schedule_at
@@ -467,29 +485,32 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             set_slots(stack.base_url, seeded["api_key"], seeded["slot_profiles"])
             pids = stack_pids(stack)
 
-            def phase(kind: str, label: str, slugs: list[str], concurrency: int, seconds: float, warm: float) -> dict:
+            def phase(
+                kind: str, label: str, sets: list[list[str]], concurrency: int, seconds: float, warm: float
+            ) -> dict:
                 kwargs = {
                     "base_url": stack.base_url,
                     "api_key": seeded["api_key"],
                     "kind": kind,
-                    "slugs": slugs,
+                    "sets": sets,
                     "schedule_at": schedule_at,
                     "parts": args.parts,
                     "concurrency": concurrency,
                     "duration": seconds,
                     "warmup": warm,
                 }
-                # The taken-slot query reads the posts table (no index leads with profile_id).
                 table_rows = _query(url, "SELECT count(*) FROM posts", ())[0][0]
+                analyze(url)
                 result = measure(label, load, kwargs, pids, seconds, sessions, args.wait_quiet)
-                result["slugs"] = slugs
+                result["slugs"] = [slug for group in sets for slug in group]
+                result["per_request"] = len(sets[0])
                 result["posts_in_table_before"] = table_rows
                 return result
 
-            def slugs_for(kind: str, tag: str) -> list[str]:
-                return {"schedule_at": SA_SLUGS, "next_slot": ns_slugs(tag), "single": TH_SLUGS, "thread": TH_SLUGS}[
-                    kind
-                ]
+            def sets_for(kind: str, tag: str, spread: int) -> list[list[str]]:
+                if kind == "schedule_at":
+                    return spread_sets(SA_SLUGS, spread)
+                return spread_sets(ns_slugs(tag), spread) if kind == "next_slot" else [TH_SLUGS]
 
             out["rounds"] = []
             for r in range(args.rounds):
@@ -499,14 +520,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     phases[kind] = phase(
                         kind,
                         f"{LABELS[kind]} #{r + 1}",
-                        slugs_for(kind, str(r + 1)),
+                        sets_for(kind, str(r + 1), args.spread),
                         args.concurrency,
                         args.duration,
                         args.warmup,
                     )
                 out["rounds"].append({k: phases[k] for k in KINDS})
             out["c1"] = {
-                kind: phase(kind, f"{LABELS[kind]} @1", slugs_for(kind, "c"), 1, args.c1_duration, 0.5)
+                kind: phase(kind, f"{LABELS[kind]} @1", sets_for(kind, "c", 1), 1, args.c1_duration, 0.5)
                 for kind in KINDS
             }
             # Only now, so the rounds' taken-slot queries do not also scan the prefilled rows.
@@ -514,7 +535,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             out["c1"]["next_slot_prefilled"] = phase(
                 "next_slot",
                 f"next_slot, {args.prefill + 1} taken @1",
-                ns_slugs("p"),
+                [ns_slugs("p")],
                 1,
                 args.c1_duration,
                 0.5,
@@ -634,6 +655,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="rounds of the four phases (order reversed every other)")
     parser.add_argument(
         "--prefill", type=int, default=3000, help="slots already taken on each profile of the prefilled next_slot set"
+    )
+    parser.add_argument(
+        "--spread",
+        type=int,
+        default=1,
+        help="profile sets of the schedule_at and next_slot phases under load (worker k: set k %% spread); "
+        "1: every request to the same 3 profiles",
     )
     parser.add_argument("--parts", type=int, default=4, help="equal parts of each phase's requests for req/s over time")
     parser.set_defaults(backend="sqlite", duration=7.0, warmup=2.0, wait_quiet=2.0)
