@@ -4,8 +4,9 @@
 second statement with its own snapshot, reads their slot tables, watermarks and the posts that
 hold a slot after each one's start: what core/posts/slotting.py otherwise does in two round
 trips while holding the lock. A VOLATILE function takes a fresh snapshot for each statement it
-runs (READ COMMITTED), and PL/pgSQL keeps each statement's plan for the session, so the read sees the slots taken by the request that held the lock
-before; a single statement could not (its snapshot predates the wait for the lock).
+runs (READ COMMITTED), so the read sees the slots taken by the request that held the lock before;
+a single statement could not (its snapshot predates the wait for the lock). PL/pgSQL rather than
+SQL: it keeps each statement's plan for the session (a SQL function planned both on every call).
 
 Revision ID: 0009
 Revises: 0008
