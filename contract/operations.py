@@ -11,7 +11,7 @@ policy, served in the catalog), so it is not repeated here."""
 from __future__ import annotations
 
 from contract.operation import Operation
-from contract.table import accounts, connections, generate, media, posts, stock, writing
+from contract.table import accounts, connections, generate, media, posts, stock, webhooks, writing
 
 OPERATIONS: tuple[Operation, ...] = (
     *accounts.ROWS,
@@ -21,6 +21,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *stock.ROWS,
     *writing.ROWS,
     *generate.ROWS,
+    *webhooks.ROWS,
 )
 
 TAGS = {
@@ -30,6 +31,7 @@ TAGS = {
     "media": "The media library: presign, confirm, manage; licensed stock photos.",
     "brand": "The brand voice: how the organization writes and what it never publishes.",
     "writing": "Writing tools: destination limits and the generation catalogue.",
+    "webhooks": "Webhook endpoints: signed lifecycle events pushed to your servers.",
 }
 OPERATIONS_BY_ID = {op.id: op for op in OPERATIONS}
 TOOLS = {op.tool.name: op for op in OPERATIONS if op.tool is not None}

@@ -20,6 +20,7 @@ from core.errors import NotFound, Unauthorized, ValidationError
 from core.identity import service as identity
 from core.identity.passwords import verify_password
 from core.profiles import service as profiles
+from core.webhooks import service as webhook_secrets
 
 
 def profile_json(profile: profiles.Profile) -> dict[str, Any]:
@@ -119,7 +120,8 @@ async def set_stock(engine: AsyncEngine, *, org: str, enable: list[str], disable
 
 async def reseal_tokens(engine: AsyncEngine, vault: TokenVault) -> dict[str, Any]:
     """Re-seals every platform secret not sealed under the vault's current key (key rotation,
-    docs/live-publishing.md): profiles' tokens, Mastodon app secrets, pending PKCE verifiers.
+    docs/live-publishing.md): profiles' tokens, Mastodon app secrets, pending PKCE verifiers,
+    webhook signing secrets.
     Each row is rewritten only if unchanged since it was read (its token version, its value)."""
     resealed = 0
     async with transaction(engine, writes=True) as conn:
@@ -164,4 +166,5 @@ async def reseal_tokens(engine: AsyncEngine, vault: TokenVault) -> dict[str, Any
                     update(connect_attempts).where(connect_attempts.c.id == attempt.id).values(code_verifier=sealed)
                 )
                 resealed += 1
+        resealed += await webhook_secrets.reseal(conn, vault)
     return {"resealed": resealed, "key_id": vault.current_key_id}

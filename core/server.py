@@ -30,6 +30,7 @@ from herald.media.v1 import media_pb2, media_pb2_grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from herald.stock.v1 import stock_pb2, stock_pb2_grpc
+from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.brand.servicer import POLICIES as BRAND_POLICIES
@@ -63,6 +64,8 @@ from core.stock.servicer import POLICIES as STOCK_POLICIES
 from core.stock.servicer import StockServicer
 from core.storage.base import ObjectStorage
 from core.storage.factory import object_storage
+from core.webhooks.servicer import POLICIES as WEBHOOK_POLICIES
+from core.webhooks.servicer import WebhookServicer
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +97,7 @@ SERVICES = (
     _service(stock_pb2, "StockService", STOCK_POLICIES, stock_pb2_grpc),
     _service(brand_pb2, "BrandVoiceService", BRAND_POLICIES, brand_pb2_grpc),
     _service(generate_pb2, "GenerateService", GENERATE_POLICIES, generate_pb2_grpc),
+    _service(webhooks_pb2, "WebhookService", WEBHOOK_POLICIES, webhooks_pb2_grpc),
 )
 
 
@@ -124,6 +128,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "StockService": StockServicer(settings, storage),
         "BrandVoiceService": BrandVoiceServicer(),
         "GenerateService": GenerateServicer(),
+        "WebhookService": WebhookServicer(settings),
     }
 
 

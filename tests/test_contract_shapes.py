@@ -18,12 +18,14 @@ from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
 from herald.stock.v1 import stock_pb2
+from herald.webhooks.v1 import webhooks_pb2
 from jsonschema import Draft202012Validator
 
 from contract import brand, stock, writing
 from contract import connections as conn
 from contract import generate as gen
 from contract import resources as rs
+from contract import webhooks as wh
 from contract.base import timestamp
 from contract.binding import Contract
 from contract.catalog import Catalog
@@ -297,6 +299,37 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
             plan=identity_pb2.PLAN_TRIALING,
             low_credit_threshold=50,
             recent_entries=[ENTRY],
+        ),
+    ),
+    (
+        wh.Webhook,
+        webhooks_pb2.Webhook(id="whk_1", url="https://h.example/x", events=["*"], enabled=True, created_at=NOW),
+    ),
+    (
+        wh.Webhook,
+        webhooks_pb2.Webhook(
+            id="whk_2",
+            url="https://h.example/x",
+            events=["post.failed", "post.published"],
+            description="ops",
+            enabled=False,
+            disabled_reason="gone",
+            secret="whsec_c2VjcmV0",
+            created_at=NOW,
+        ),
+    ),
+    (
+        wh.WebhookList,
+        webhooks_pb2.ListWebhooksResponse(
+            webhooks=[webhooks_pb2.Webhook(id="whk_1", url="https://h.example/x", events=["*"], created_at=NOW)],
+            next_page_token="t",
+        ),
+    ),
+    (wh.WebhookSecret, webhooks_pb2.WebhookSecret(secret="whsec_c2VjcmV0", previous_valid_until=NOW)),
+    (
+        wh.WebhookEventTypes,
+        webhooks_pb2.ListWebhookEventTypesResponse(
+            event_types=[webhooks_pb2.WebhookEventType(type="post.published", description="A post went out.")]
         ),
     ),
 ]

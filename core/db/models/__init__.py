@@ -8,6 +8,7 @@ from core.db.models.base import ID, NAMING, Base
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
 from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia, PostPart
 from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag
+from core.db.models.webhooks import Webhook
 from core.db.models.writing import BrandVoice, GenerateRun, Job, SourcingRun
 
 users = User.__table__
@@ -35,6 +36,7 @@ brand_voices = BrandVoice.__table__
 jobs = Job.__table__
 generate_runs = GenerateRun.__table__
 sourcing_runs = SourcingRun.__table__
+webhooks = Webhook.__table__
 
 __all__ = [
     "ID",
@@ -90,4 +92,5 @@ __all__ = [
     "jobs",
     "generate_runs",
     "sourcing_runs",
+    "webhooks",
 ]

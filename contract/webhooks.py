@@ -1,0 +1,168 @@
+"""Webhook endpoints (docs/webhooks.md): register, list, change, delete, rotate the secret, and
+the event catalogue."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from herald.webhooks.v1 import webhooks_pb2
+from pydantic import Field
+
+from contract.base import InPath, Request, Response, UniqueStrings, UtcTimestamp, timestamp
+from contract.requests import ABSENT, PageToken, _page_size, rpc_path
+from contract.resources import NextPageToken, _page
+
+WebhookId = Annotated[str, InPath(), Field(min_length=1, description="The webhook's `id`.")]
+Url = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=2000,
+        description="Where events are POSTed: an absolute http(s) URL without credentials.",
+    ),
+]
+Events = Annotated[
+    UniqueStrings,
+    Field(
+        min_length=1,
+        description='Event types from GET /v1/webhook-events, or ["*"] for every type (present and future).',
+    ),
+]
+Description = Annotated[str, Field(max_length=500, description="Free text for your own use.")]
+
+
+class CreateWebhookRequest(Request):
+    """Register an endpoint; the answer carries its signing secret, shown this once."""
+
+    url: Url
+    events: Events
+    description: Description = ""
+
+    def to_proto(self) -> webhooks_pb2.CreateWebhookRequest:
+        return webhooks_pb2.CreateWebhookRequest(url=self.url, events=self.events, description=self.description)
+
+
+class ListWebhooksRequest(Request):
+    page_size: _page_size(rpc_path(webhooks_pb2, "WebhookService", "ListWebhooks")) = 0  # type: ignore[valid-type]
+    page_token: PageToken = None
+
+    def to_proto(self) -> webhooks_pb2.ListWebhooksRequest:
+        return webhooks_pb2.ListWebhooksRequest(page_size=self.page_size, page_token=self.page_token or "")
+
+
+class GetWebhookRequest(Request):
+    webhook_id: WebhookId
+
+    def to_proto(self) -> webhooks_pb2.GetWebhookRequest:
+        return webhooks_pb2.GetWebhookRequest(webhook_id=self.webhook_id)
+
+
+class UpdateWebhookRequest(Request):
+    """Fields not sent are kept; `enabled: true` also clears `disabled_reason`."""
+
+    webhook_id: WebhookId
+    url: Url = ABSENT
+    events: Events = ABSENT
+    description: Description = ABSENT
+    enabled: Annotated[bool, Field(description="Whether events are delivered to it.")] = ABSENT
+
+    def to_proto(self) -> webhooks_pb2.UpdateWebhookRequest:
+        message = webhooks_pb2.UpdateWebhookRequest(webhook_id=self.webhook_id)
+        if self.url is not None:
+            message.url = self.url
+        if self.events is not None:
+            message.has_events = True
+            message.events.extend(self.events)
+        if self.description is not None:
+            message.description = self.description
+        if self.enabled is not None:
+            message.enabled = self.enabled
+        return message
+
+
+class DeleteWebhookRequest(Request):
+    webhook_id: WebhookId
+
+    def to_proto(self) -> webhooks_pb2.DeleteWebhookRequest:
+        return webhooks_pb2.DeleteWebhookRequest(webhook_id=self.webhook_id)
+
+
+class RotateWebhookSecretRequest(Request):
+    webhook_id: WebhookId
+
+    def to_proto(self) -> webhooks_pb2.RotateWebhookSecretRequest:
+        return webhooks_pb2.RotateWebhookSecretRequest(webhook_id=self.webhook_id)
+
+
+class ListWebhookEventTypesRequest(Request):
+    def to_proto(self) -> webhooks_pb2.ListWebhookEventTypesRequest:
+        return webhooks_pb2.ListWebhookEventTypesRequest()
+
+
+class Webhook(Response):
+    """An endpoint. `secret` is present only in the answer of POST /v1/webhooks."""
+
+    id: str = Field(pattern="^whk_")
+    url: str
+    events: list[str]
+    description: str
+    enabled: bool
+    disabled_reason: str = Field(description='Why Herald disabled it; "" otherwise.')
+    secret: str = Field(
+        default=None,
+        pattern="^whsec_",
+        description="The signing secret (Standard Webhooks): shown in the answer of the registration only.",
+    )
+    created_at: UtcTimestamp
+
+    @classmethod
+    def from_proto(cls, w: webhooks_pb2.Webhook) -> dict[str, Any]:
+        body: dict[str, Any] = dict(
+            id=w.id,
+            url=w.url,
+            events=list(w.events),
+            description=w.description,
+            enabled=w.enabled,
+            disabled_reason=w.disabled_reason,
+            created_at=timestamp(w.created_at),
+        )
+        if w.secret:
+            body["secret"] = w.secret
+        return body
+
+
+class WebhookList(Response):
+    """A page of endpoints, newest first."""
+
+    webhooks: list[Webhook]
+    next_page_token: NextPageToken
+
+    @classmethod
+    def from_proto(cls, r: webhooks_pb2.ListWebhooksResponse) -> dict[str, Any]:
+        return _page("webhooks", [Webhook.from_proto(w) for w in r.webhooks], r.next_page_token)
+
+
+class WebhookSecret(Response):
+    """A new signing secret; until `previous_valid_until` deliveries carry the old one's signature too."""
+
+    secret: str = Field(pattern="^whsec_")
+    previous_valid_until: UtcTimestamp
+
+    @classmethod
+    def from_proto(cls, r: webhooks_pb2.WebhookSecret) -> dict[str, Any]:
+        return dict(secret=r.secret, previous_valid_until=timestamp(r.previous_valid_until))
+
+
+class WebhookEventType(Response):
+    type: str
+    description: str
+
+
+class WebhookEventTypes(Response):
+    """Every event type an endpoint may subscribe to."""
+
+    event_types: list[WebhookEventType]
+
+    @classmethod
+    def from_proto(cls, r: webhooks_pb2.ListWebhookEventTypesResponse) -> dict[str, Any]:
+        return dict(event_types=[dict(type=e.type, description=e.description) for e in r.event_types])

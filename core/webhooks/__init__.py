@@ -1,0 +1,1 @@
+"""Webhooks: the organization's endpoints that receive signed lifecycle events (docs/webhooks.md)."""

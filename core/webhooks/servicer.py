@@ -1,0 +1,109 @@
+"""herald.webhooks.v1.WebhookService: translates proto to the webhook service and back."""
+
+from __future__ import annotations
+
+from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
+
+from core.connections.vault import TokenVault
+from core.identity.principal import CredentialKind
+from core.pagination import page_request
+from core.rpc.context import current_call
+from core.rpc.convert import timestamp
+from core.rpc.policy import MethodPolicy, PageBounds
+from core.settings import CoreSettings
+from core.webhooks import service
+from core.webhooks.events import EVENT_TYPES
+
+# Servers (API keys) and humans (the dashboard) manage endpoints; agents (OAuth tokens) do not:
+# an agent must not be able to send the organization's events to a URL of its choosing.
+_KINDS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
+_READ = MethodPolicy(credential_kinds=_KINDS, plan_exempt_for_sessions=True)
+_WRITE = MethodPolicy(credential_kinds=_KINDS, plan_exempt_for_sessions=True, writes=True)
+POLICIES = {
+    "CreateWebhook": _WRITE,
+    "ListWebhooks": MethodPolicy(
+        credential_kinds=_KINDS, plan_exempt_for_sessions=True, page=PageBounds(default=20, maximum=100)
+    ),
+    "GetWebhook": _READ,
+    "UpdateWebhook": _WRITE,
+    "DeleteWebhook": _WRITE,
+    "RotateWebhookSecret": _WRITE,
+    "ListWebhookEventTypes": _READ,
+}
+
+
+def webhook_message(e: service.Endpoint) -> webhooks_pb2.Webhook:
+    return webhooks_pb2.Webhook(
+        id=e.id,
+        url=e.url,
+        events=list(e.events),
+        description=e.description,
+        enabled=e.enabled,
+        disabled_reason=e.disabled_reason,
+        secret=e.secret,
+        created_at=timestamp(e.created_at),
+    )
+
+
+class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
+    def __init__(self, settings: CoreSettings) -> None:
+        self._settings = settings
+        self._vault: TokenVault | None = None
+
+    @property
+    def vault(self) -> TokenVault:
+        # Made at first use: a core that never sees a webhook never creates the key file.
+        if self._vault is None:
+            self._vault = TokenVault.from_settings(self._settings)
+        return self._vault
+
+    async def CreateWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        endpoint = await service.create(
+            call.conn,
+            self.vault,
+            call.principal.org_id,
+            url=request.url,
+            events=list(request.events),
+            description=request.description,
+            now=call.now,
+        )
+        return webhook_message(endpoint)
+
+    async def ListWebhooks(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, POLICIES["ListWebhooks"].page)
+        found, token = await service.list_endpoints(call.conn, call.principal.org_id, page)
+        return webhooks_pb2.ListWebhooksResponse(webhooks=[webhook_message(e) for e in found], next_page_token=token)
+
+    async def GetWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return webhook_message(await service.get(call.conn, call.principal.org_id, request.webhook_id))
+
+    async def UpdateWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        endpoint = await service.change(
+            call.conn,
+            call.principal.org_id,
+            request.webhook_id,
+            url=request.url if request.HasField("url") else None,
+            events=list(request.events) if request.has_events else None,
+            description=request.description if request.HasField("description") else None,
+            enabled=request.enabled if request.HasField("enabled") else None,
+            now=call.now,
+        )
+        return webhook_message(endpoint)
+
+    async def DeleteWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        return webhook_message(await service.remove(call.conn, call.principal.org_id, request.webhook_id))
+
+    async def RotateWebhookSecret(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        secret, until = await service.rotate(call.conn, self.vault, call.principal.org_id, request.webhook_id, call.now)
+        return webhooks_pb2.WebhookSecret(secret=secret, previous_valid_until=timestamp(until))
+
+    async def ListWebhookEventTypes(self, request, context):  # noqa: ANN001, ANN201, N802
+        return webhooks_pb2.ListWebhookEventTypesResponse(
+            event_types=[webhooks_pb2.WebhookEventType(type=t, description=d) for t, d in EVENT_TYPES.items()]
+        )
