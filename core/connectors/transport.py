@@ -8,8 +8,13 @@ accounts, refreshing tokens, link cards).
   Bluesky PDSes and link-card pages, and a URL of theirs must not reach the operator's own
   network. A host resolving to a loopback, private, link-local, multicast or reserved address is
   refused unless HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES is set (tests, a private instance).
-  The check resolves the name just before connecting; DNS rebinding between the two is not
-  excluded, which an egress proxy that enforces the same rule does exclude.
+  The name is resolved once, every address it has is checked, and the connection is made to the
+  address that was checked (the request's URL names the address; its Host header and, over
+  TLS, its SNI and certificate check keep the name): a DNS answer that changes between the
+  check and the connection (rebinding) cannot move the request. Decimal, hexadecimal and
+  IPv4-mapped IPv6 spellings of an address reach the same check (the resolver reads them).
+  Redirects are never followed here; a caller that follows one sends a new request, checked
+  again.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 import httpx2
 
@@ -34,10 +39,36 @@ def _base(url: str) -> httpx2.URL:
     return parsed
 
 
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """Every address `host` resolves to (the operating system's resolver; an IP literal in any
+    spelling it accepts is answered as itself)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(info[4][0] for info in infos))
+
+
+def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether a user-named host may reach `address`: globally routable unicast only (no
+    loopback, private, shared, link-local — cloud metadata lives there —, reserved or
+    multicast address; an IPv4-mapped IPv6 address is judged as its IPv4 address)."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
+
+
 class PlatformEndpoints:
-    def __init__(self, overrides: Mapping[str, str] | None = None, *, allow_private: bool = False) -> None:
+    def __init__(
+        self,
+        overrides: Mapping[str, str] | None = None,
+        *,
+        allow_private: bool = False,
+        resolver: Resolver = system_resolver,
+    ) -> None:
         self.overrides = {host.lower(): _base(url) for host, url in (overrides or {}).items()}
         self.allow_private = allow_private
+        self.resolver = resolver
 
     def rewrite(self, url: str | httpx2.URL) -> httpx2.URL:
         """The URL a request for `url` really goes to."""
@@ -54,18 +85,23 @@ class PlatformEndpoints:
     def is_overridden(self, url: str | httpx2.URL) -> bool:
         return (httpx2.URL(url).host or "").lower() in self.overrides
 
-    async def check_address(self, host: str, port: int) -> None:
-        """Raises BlockedAddress when `host` resolves to an address outside the public internet."""
+    async def check_address(self, host: str, port: int) -> str | None:
+        """The address to connect to for `host`, checked: BlockedAddress when any address it
+        resolves to is outside the public internet. None when private addresses are allowed
+        (the connection resolves the name itself)."""
         if self.allow_private:
-            return
+            return None
         try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except socket.gaierror as error:
+            found = await self.resolver(host, port)
+        except (socket.gaierror, UnicodeError) as error:
             raise httpx2.ConnectError(f"cannot resolve {host}: {error}") from None
-        for info in infos:
-            address = ipaddress.ip_address(info[4][0])
-            if not address.is_global or address.is_multicast:
+        if not found:
+            raise httpx2.ConnectError(f"cannot resolve {host}: no address")
+        for text in found:
+            address = ipaddress.ip_address(text.split("%", 1)[0])  # an IPv6 zone id is not the address
+            if not is_public(address):
                 raise BlockedAddress(f"{host} resolves to {address}, which platform requests may not reach")
+        return found[0]
 
     def transport(self, **kwargs: object) -> PlatformTransport:
         return PlatformTransport(self, httpx2.AsyncHTTPTransport(**kwargs))  # type: ignore[arg-type]
@@ -92,7 +128,14 @@ class PlatformTransport(httpx2.AsyncBaseTransport):
             request.url = target
             request.headers["Host"] = target.netloc.decode("ascii")
         else:
-            await self.endpoints.check_address(request.url.host, request.url.port or _default_port(request.url))
+            host = request.url.host
+            pinned = await self.endpoints.check_address(host, request.url.port or _default_port(request.url))
+            if pinned is not None and pinned != host:
+                # Connect to the address that was checked; the Host header (set from the URL the
+                # caller made) and, over TLS, the SNI and the certificate check keep the name.
+                if request.url.scheme == "https":
+                    request.extensions = {**request.extensions, "sni_hostname": host}
+                request.url = request.url.copy_with(host=pinned)
         return await self.inner.handle_async_request(request)
 
     async def aclose(self) -> None:
