@@ -166,3 +166,80 @@ class WebhookEventTypes(Response):
     @classmethod
     def from_proto(cls, r: webhooks_pb2.ListWebhookEventTypesResponse) -> dict[str, Any]:
         return dict(event_types=[dict(type=e.type, description=e.description) for e in r.event_types])
+
+
+class TestWebhookRequest(Request):
+    webhook_id: WebhookId
+
+    def to_proto(self) -> webhooks_pb2.TestWebhookRequest:
+        return webhooks_pb2.TestWebhookRequest(webhook_id=self.webhook_id)
+
+
+class QueuedEvent(Response):
+    """The event queued for delivery; its id is the deliveries' `webhook-id` header."""
+
+    event_id: str = Field(pattern="^evt_")
+
+    @classmethod
+    def from_proto(cls, r: webhooks_pb2.TestWebhookResponse) -> dict[str, Any]:
+        return dict(event_id=r.event_id)
+
+
+class ListWebhookDeliveriesRequest(Request):
+    webhook_id: WebhookId
+    page_size: _page_size(rpc_path(webhooks_pb2, "WebhookService", "ListWebhookDeliveries")) = 0  # type: ignore[valid-type]
+    page_token: PageToken = None
+
+    def to_proto(self) -> webhooks_pb2.ListWebhookDeliveriesRequest:
+        return webhooks_pb2.ListWebhookDeliveriesRequest(
+            webhook_id=self.webhook_id, page_size=self.page_size, page_token=self.page_token or ""
+        )
+
+
+class ReplayWebhookDeliveryRequest(Request):
+    webhook_id: WebhookId
+    delivery_id: Annotated[str, InPath(), Field(min_length=1, description="The delivery attempt's `id`.")]
+
+    def to_proto(self) -> webhooks_pb2.ReplayWebhookDeliveryRequest:
+        return webhooks_pb2.ReplayWebhookDeliveryRequest(webhook_id=self.webhook_id, delivery_id=self.delivery_id)
+
+
+class WebhookDelivery(Response):
+    """One delivery attempt."""
+
+    id: str = Field(pattern="^wat_")
+    event_id: str = Field(pattern="^evt_")
+    type: str
+    attempt: int = Field(ge=1)
+    status_code: int = Field(ge=0, description="The endpoint's HTTP status; 0 when no answer came.")
+    duration_ms: int = Field(ge=0)
+    error: str = Field(description='Why it failed; "" when delivered.')
+    response_body: str = Field(description="The first 1 KB of the endpoint's answer.")
+    delivered_at: UtcTimestamp
+    next_attempt_at: UtcTimestamp | None = Field(description="When the next attempt is due; null when none follows.")
+
+    @classmethod
+    def from_proto(cls, d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
+        return dict(
+            id=d.id,
+            event_id=d.event_id,
+            type=d.type,
+            attempt=d.attempt,
+            status_code=d.status_code,
+            duration_ms=d.duration_ms,
+            error=d.error,
+            response_body=d.response_body,
+            delivered_at=timestamp(d.delivered_at),
+            next_attempt_at=timestamp(d.next_attempt_at) if d.HasField("next_attempt_at") else None,
+        )
+
+
+class WebhookDeliveryList(Response):
+    """A page of delivery attempts, newest first."""
+
+    deliveries: list[WebhookDelivery]
+    next_page_token: NextPageToken
+
+    @classmethod
+    def from_proto(cls, r: webhooks_pb2.ListWebhookDeliveriesResponse) -> dict[str, Any]:
+        return _page("deliveries", [WebhookDelivery.from_proto(d) for d in r.deliveries], r.next_page_token)

@@ -53,6 +53,14 @@ class CoreSettings(BaseSettings):
 
     # The lease job queue the workers share (core/jobs): how often an idle worker looks for due
     # jobs, how long it holds one, how many it runs at once, and the backoff between attempts.
+    # Webhooks (docs/webhooks.md): seconds between a failed delivery attempt and the next, one
+    # entry per retry (Standard Webhooks / Svix: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h);
+    # HERALD_WEBHOOK_RETRY_SCHEDULE as a JSON list. Each attempt's deadline.
+    webhook_retry_schedule: list[float] = Field(default=[5, 300, 1800, 7200, 18000, 36000, 36000], max_length=20)
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=60)
+    # Whether webhook URLs may reach loopback, private or link-local addresses. Unset: only on
+    # the embedded default (sandbox publishing), so a newcomer can try a local receiver.
+    allow_private_targets: bool | None = None
     jobs_poll_seconds: float = Field(default=0.2, gt=0)
     jobs_lease_seconds: float = Field(default=120.0, gt=0)
     jobs_batch_size: int = Field(default=8, ge=1, le=100)

@@ -326,6 +326,35 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
         ),
     ),
     (wh.WebhookSecret, webhooks_pb2.WebhookSecret(secret="whsec_c2VjcmV0", previous_valid_until=NOW)),
+    (wh.QueuedEvent, webhooks_pb2.TestWebhookResponse(event_id="evt_1")),
+    (
+        wh.WebhookDeliveryList,
+        webhooks_pb2.ListWebhookDeliveriesResponse(
+            deliveries=[
+                webhooks_pb2.WebhookDelivery(
+                    id="wat_2",
+                    event_id="evt_1",
+                    type="webhook.test",
+                    attempt=2,
+                    status_code=200,
+                    duration_ms=12,
+                    response_body="ok",
+                    delivered_at=NOW,
+                ),
+                webhooks_pb2.WebhookDelivery(
+                    id="wat_1",
+                    event_id="evt_1",
+                    type="webhook.test",
+                    attempt=1,
+                    error="HTTP 500",
+                    status_code=500,
+                    delivered_at=NOW,
+                    next_attempt_at=NOW,
+                ),
+            ],
+            next_page_token="t",
+        ),
+    ),
     (
         wh.WebhookEventTypes,
         webhooks_pb2.ListWebhookEventTypesResponse(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -31,12 +31,22 @@ class JobFailure(Exception):
     """The work failed: `code` is the stable code the subject records; `retryable` whether a
     later attempt may succeed (a timeout, a rate limit) or not (a refusal)."""
 
-    def __init__(self, code: str, message: str, *, retryable: bool, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        delay: timedelta | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.retryable = retryable
         self.retry_after = retry_after
+        # The handler's own schedule (webhook deliveries): exactly this, instead of the backoff.
+        self.delay = delay
 
 
 class JobHandler(Protocol):
@@ -106,7 +116,9 @@ class JobRunner:
             delay = queue.backoff(
                 job.attempts, self.settings.jobs_backoff_seconds, self.settings.jobs_backoff_cap_seconds
             )
-            if failure.retry_after is not None:
+            if failure.delay is not None:
+                delay = failure.delay
+            elif failure.retry_after is not None:
                 delay = max(
                     delay, delay.__class__(seconds=min(failure.retry_after, self.settings.jobs_backoff_cap_seconds))
                 )

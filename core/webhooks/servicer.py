@@ -11,7 +11,7 @@ from core.rpc.context import current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy, PageBounds
 from core.settings import CoreSettings
-from core.webhooks import service
+from core.webhooks import delivery, service
 from core.webhooks.events import EVENT_TYPES
 
 # Servers (API keys) and humans (the dashboard) manage endpoints; agents (OAuth tokens) do not:
@@ -29,6 +29,11 @@ POLICIES = {
     "DeleteWebhook": _WRITE,
     "RotateWebhookSecret": _WRITE,
     "ListWebhookEventTypes": _READ,
+    "TestWebhook": _WRITE,
+    "ListWebhookDeliveries": MethodPolicy(
+        credential_kinds=_KINDS, plan_exempt_for_sessions=True, page=PageBounds(default=50, maximum=200)
+    ),
+    "ReplayWebhookDelivery": _WRITE,
 }
 
 
@@ -107,3 +112,40 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
         return webhooks_pb2.ListWebhookEventTypesResponse(
             event_types=[webhooks_pb2.WebhookEventType(type=t, description=d) for t, d in EVENT_TYPES.items()]
         )
+
+    async def TestWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        event_id = await delivery.send_test(
+            call.conn, call.principal.org_id, request.webhook_id, call.now, self._settings
+        )
+        return webhooks_pb2.TestWebhookResponse(event_id=event_id)
+
+    async def ListWebhookDeliveries(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, POLICIES["ListWebhookDeliveries"].page)
+        found, token = await delivery.list_attempts(call.conn, call.principal.org_id, request.webhook_id, page)
+        return webhooks_pb2.ListWebhookDeliveriesResponse(
+            deliveries=[attempt_message(a) for a in found], next_page_token=token
+        )
+
+    async def ReplayWebhookDelivery(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        event_id = await delivery.replay(
+            call.conn, call.principal.org_id, request.webhook_id, request.delivery_id, call.now, self._settings
+        )
+        return webhooks_pb2.TestWebhookResponse(event_id=event_id)
+
+
+def attempt_message(a: delivery.Attempt) -> webhooks_pb2.WebhookDelivery:
+    return webhooks_pb2.WebhookDelivery(
+        id=a.id,
+        event_id=a.event_id,
+        type=a.type,
+        attempt=a.attempt,
+        status_code=a.status_code,
+        duration_ms=a.duration_ms,
+        error=a.error,
+        response_body=a.response_body,
+        delivered_at=timestamp(a.delivered_at),
+        next_attempt_at=timestamp(a.next_attempt_at),
+    )

@@ -17,6 +17,7 @@ from core.jobs.runner import JobRunner
 from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
 from core.storage.factory import object_storage
+from core.webhooks.delivery import WebhookDeliveries
 from core.worker.maintenance import run_housekeeping
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,8 @@ async def run_worker(settings: CoreSettings) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         generation = backends(settings)
-        handlers: list = [GenerateJobs(settings, engine, generation)]
+        deliveries = WebhookDeliveries(settings, engine)
+        handlers: list = [GenerateJobs(settings, engine, generation), deliveries]
         loops = [run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds)]
         if publisher.keeper is not None:
             handlers.append(TokenRefreshJobs(publisher.keeper))
@@ -47,6 +49,7 @@ async def run_worker(settings: CoreSettings) -> None:
             for backend in generation.values():
                 if hasattr(backend, "close"):
                     await backend.close()
+            await deliveries.close()
     finally:
         await engine.dispose()
 

@@ -8,7 +8,7 @@ from core.db.models.base import ID, NAMING, Base
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
 from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia, PostPart
 from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag
-from core.db.models.webhooks import Webhook
+from core.db.models.webhooks import Webhook, WebhookAttempt, WebhookEvent, WebhookMessage
 from core.db.models.writing import BrandVoice, GenerateRun, Job, SourcingRun
 
 users = User.__table__
@@ -37,6 +37,9 @@ jobs = Job.__table__
 generate_runs = GenerateRun.__table__
 sourcing_runs = SourcingRun.__table__
 webhooks = Webhook.__table__
+webhook_events = WebhookEvent.__table__
+webhook_messages = WebhookMessage.__table__
+webhook_attempts = WebhookAttempt.__table__
 
 __all__ = [
     "ID",
@@ -93,4 +96,7 @@ __all__ = [
     "generate_runs",
     "sourcing_runs",
     "webhooks",
+    "webhook_events",
+    "webhook_messages",
+    "webhook_attempts",
 ]

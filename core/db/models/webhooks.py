@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional
 
-from sqlalchemy import Boolean, ForeignKey, Index, String, Text
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.db.models.base import ID, Base
@@ -32,3 +32,55 @@ class Webhook(Base):
     previous_secret_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class WebhookEvent(Base):
+    """One event, written in the transaction of the change it describes: its body exactly as it
+    is sent (core/webhooks/signing.py), so every retry and replay sends the same bytes."""
+
+    __tablename__ = "webhook_events"
+    __table_args__ = (Index("ix_webhook_events_org_id_id", "org_id", "id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    type: Mapped[str] = mapped_column(String(64))
+    body: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class WebhookMessage(Base):
+    """One event for one endpoint: what the workers deliver (a job of kind webhook.deliver)."""
+
+    __tablename__ = "webhook_messages"
+    __table_args__ = (Index("ix_webhook_messages_webhook_id_id", "webhook_id", "id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"))
+    event_id: Mapped[str] = mapped_column(ForeignKey("webhook_events.id", ondelete="CASCADE"))
+    # pending, delivered, failed
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class WebhookAttempt(Base):
+    """One delivery attempt, the log GET /v1/webhooks/{id}/deliveries shows."""
+
+    __tablename__ = "webhook_attempts"
+    __table_args__ = (Index("ix_webhook_attempts_webhook_id_id", "webhook_id", "id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"))
+    message_id: Mapped[str] = mapped_column(ForeignKey("webhook_messages.id", ondelete="CASCADE"))
+    event_id: Mapped[str] = mapped_column(ID)
+    type: Mapped[str] = mapped_column(String(64))
+    attempt: Mapped[int] = mapped_column(Integer)
+    # 0 when no answer came (a refused connection, a timeout).
+    status_code: Mapped[int] = mapped_column(Integer)
+    duration_ms: Mapped[int] = mapped_column(Integer)
+    error: Mapped[str] = mapped_column(String(500))
+    # The first 1 KB of the answer.
+    response_body: Mapped[str] = mapped_column(Text)
+    delivered_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    next_attempt_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)

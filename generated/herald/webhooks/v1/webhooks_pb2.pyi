@@ -115,3 +115,65 @@ class ListWebhookEventTypesResponse(_message.Message):
     EVENT_TYPES_FIELD_NUMBER: _ClassVar[int]
     event_types: _containers.RepeatedCompositeFieldContainer[WebhookEventType]
     def __init__(self, event_types: _Optional[_Iterable[_Union[WebhookEventType, _Mapping]]] = ...) -> None: ...
+
+class TestWebhookRequest(_message.Message):
+    __slots__ = ("webhook_id",)
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    webhook_id: str
+    def __init__(self, webhook_id: _Optional[str] = ...) -> None: ...
+
+class TestWebhookResponse(_message.Message):
+    __slots__ = ("event_id",)
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    def __init__(self, event_id: _Optional[str] = ...) -> None: ...
+
+class ListWebhookDeliveriesRequest(_message.Message):
+    __slots__ = ("webhook_id", "page_size", "page_token")
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    webhook_id: str
+    page_size: int
+    page_token: str
+    def __init__(self, webhook_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class WebhookDelivery(_message.Message):
+    __slots__ = ("id", "event_id", "type", "attempt", "status_code", "duration_ms", "error", "response_body", "delivered_at", "next_attempt_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_BODY_FIELD_NUMBER: _ClassVar[int]
+    DELIVERED_AT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    event_id: str
+    type: str
+    attempt: int
+    status_code: int
+    duration_ms: int
+    error: str
+    response_body: str
+    delivered_at: _timestamp_pb2.Timestamp
+    next_attempt_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., event_id: _Optional[str] = ..., type: _Optional[str] = ..., attempt: _Optional[int] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., error: _Optional[str] = ..., response_body: _Optional[str] = ..., delivered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListWebhookDeliveriesResponse(_message.Message):
+    __slots__ = ("deliveries", "next_page_token")
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    deliveries: _containers.RepeatedCompositeFieldContainer[WebhookDelivery]
+    next_page_token: str
+    def __init__(self, deliveries: _Optional[_Iterable[_Union[WebhookDelivery, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ReplayWebhookDeliveryRequest(_message.Message):
+    __slots__ = ("webhook_id", "delivery_id")
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    DELIVERY_ID_FIELD_NUMBER: _ClassVar[int]
+    webhook_id: str
+    delivery_id: str
+    def __init__(self, webhook_id: _Optional[str] = ..., delivery_id: _Optional[str] = ...) -> None: ...

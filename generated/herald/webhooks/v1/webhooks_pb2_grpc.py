@@ -69,6 +69,21 @@ class WebhookServiceStub:
                 request_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.RotateWebhookSecretRequest.SerializeToString,
                 response_deserializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.WebhookSecret.FromString,
                 _registered_method=True)
+        self.TestWebhook = channel.unary_unary(
+                '/herald.webhooks.v1.WebhookService/TestWebhook',
+                request_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookRequest.SerializeToString,
+                response_deserializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookResponse.FromString,
+                _registered_method=True)
+        self.ListWebhookDeliveries = channel.unary_unary(
+                '/herald.webhooks.v1.WebhookService/ListWebhookDeliveries',
+                request_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ListWebhookDeliveriesRequest.SerializeToString,
+                response_deserializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ListWebhookDeliveriesResponse.FromString,
+                _registered_method=True)
+        self.ReplayWebhookDelivery = channel.unary_unary(
+                '/herald.webhooks.v1.WebhookService/ReplayWebhookDelivery',
+                request_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ReplayWebhookDeliveryRequest.SerializeToString,
+                response_deserializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookResponse.FromString,
+                _registered_method=True)
         self.ListWebhookEventTypes = channel.unary_unary(
                 '/herald.webhooks.v1.WebhookService/ListWebhookEventTypes',
                 request_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ListWebhookEventTypesRequest.SerializeToString,
@@ -140,6 +155,32 @@ class WebhookServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def TestWebhook(self, request, context):
+        """Queues a `webhook.test` event for this endpoint now.
+        Errors: UNAUTHORIZED, FORBIDDEN, SUBSCRIPTION_REQUIRED, NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListWebhookDeliveries(self, request, context):
+        """The endpoint's delivery attempts, newest first.
+        Errors: UNAUTHORIZED, FORBIDDEN, SUBSCRIPTION_REQUIRED, NOT_FOUND,
+        VALIDATION_ERROR for a malformed page size or token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReplayWebhookDelivery(self, request, context):
+        """Sends the event of a delivery attempt again (a new attempt, the same
+        webhook-id).
+        Errors: UNAUTHORIZED, FORBIDDEN, SUBSCRIPTION_REQUIRED, NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListWebhookEventTypes(self, request, context):
         """The event types an endpoint may subscribe to, each with its description.
         Errors: UNAUTHORIZED, FORBIDDEN, SUBSCRIPTION_REQUIRED.
@@ -180,6 +221,21 @@ def add_WebhookServiceServicer_to_server(servicer, server):
                     servicer.RotateWebhookSecret,
                     request_deserializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.RotateWebhookSecretRequest.FromString,
                     response_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.WebhookSecret.SerializeToString,
+            ),
+            'TestWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.TestWebhook,
+                    request_deserializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookRequest.FromString,
+                    response_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookResponse.SerializeToString,
+            ),
+            'ListWebhookDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebhookDeliveries,
+                    request_deserializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ListWebhookDeliveriesRequest.FromString,
+                    response_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ListWebhookDeliveriesResponse.SerializeToString,
+            ),
+            'ReplayWebhookDelivery': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayWebhookDelivery,
+                    request_deserializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ReplayWebhookDeliveryRequest.FromString,
+                    response_serializer=herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookResponse.SerializeToString,
             ),
             'ListWebhookEventTypes': grpc.unary_unary_rpc_method_handler(
                     servicer.ListWebhookEventTypes,
@@ -354,6 +410,87 @@ class WebhookService:
             '/herald.webhooks.v1.WebhookService/RotateWebhookSecret',
             herald_dot_webhooks_dot_v1_dot_webhooks__pb2.RotateWebhookSecretRequest.SerializeToString,
             herald_dot_webhooks_dot_v1_dot_webhooks__pb2.WebhookSecret.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TestWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.webhooks.v1.WebhookService/TestWebhook',
+            herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookRequest.SerializeToString,
+            herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWebhookDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.webhooks.v1.WebhookService/ListWebhookDeliveries',
+            herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ListWebhookDeliveriesRequest.SerializeToString,
+            herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ListWebhookDeliveriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayWebhookDelivery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.webhooks.v1.WebhookService/ReplayWebhookDelivery',
+            herald_dot_webhooks_dot_v1_dot_webhooks__pb2.ReplayWebhookDeliveryRequest.SerializeToString,
+            herald_dot_webhooks_dot_v1_dot_webhooks__pb2.TestWebhookResponse.FromString,
             options,
             channel_credentials,
             insecure,
