@@ -87,6 +87,9 @@ def stack_env(database_url: str, workdir: Path, **extra: str) -> dict[str, str]:
             # No stack here runs the demo stock provider: a test that sources photos starts its
             # own (core/stock/demo.py) and points the providers at it.
             "HERALD_STOCK_DEMO": "false",
+            # Webhook retries in tenths of seconds, for every worker of the stack: any of them may
+            # claim a delivery (a module's own worker may be alive while another module runs).
+            "HERALD_WEBHOOK_RETRY_SCHEDULE": "[0.3, 0.3, 0.3]",
             **extra,
         }
     )

@@ -17,6 +17,7 @@ from standardwebhooks.webhooks import Webhook
 
 from tests.harness import Stack
 
+# The stacks' schedule (tests/harness.py stack_env): every worker of a stack has it.
 RETRIES = [0.3, 0.3, 0.3]
 
 
