@@ -8,18 +8,15 @@ from typing import Annotated, Any
 from herald.webhooks.v1 import webhooks_pb2
 from pydantic import Field
 
-from contract.base import InPath, Request, Response, UniqueStrings, UtcTimestamp, timestamp
+from contract.base import FromCatalog, InPath, Request, Response, UniqueStrings, UtcTimestamp, timestamp
 from contract.requests import ABSENT, PageToken, _page_size, rpc_path
 from contract.resources import NextPageToken, _page
 
 WebhookId = Annotated[str, InPath(), Field(min_length=1, description="The webhook's `id`.")]
 Url = Annotated[
     str,
-    Field(
-        min_length=1,
-        max_length=2000,
-        description="Where events are POSTed: an absolute http(s) URL without credentials.",
-    ),
+    FromCatalog(lambda c: Field(min_length=1, max_length=c.limits.max_webhook_url_chars)),
+    Field(description="Where events are POSTed: an absolute http(s) URL without credentials."),
 ]
 Events = Annotated[
     UniqueStrings,
@@ -28,7 +25,11 @@ Events = Annotated[
         description='Event types from GET /v1/webhook-events, or ["*"] for every type (present and future).',
     ),
 ]
-Description = Annotated[str, Field(max_length=500, description="Free text for your own use.")]
+Description = Annotated[
+    str,
+    FromCatalog(lambda c: Field(max_length=c.limits.max_webhook_description_chars)),
+    Field(description="Free text for your own use."),
+]
 
 
 class CreateWebhookRequest(Request):

@@ -23,6 +23,7 @@ from core.posts.versions import MAX_THREAD_ITEMS
 from core.rpc.policy import MethodPolicy
 from core.storage.base import UPLOAD_URL_LIFETIME
 from core.tags import TAG_RE
+from core.webhooks import service as webhooks
 
 _KINDS = {
     "microblogging": catalog_pb2.PLATFORM_KIND_MICROBLOGGING,
@@ -135,6 +136,8 @@ def build_catalog(policies: Mapping[str, MethodPolicy]) -> catalog_pb2.Catalog:
             max_hashtags=generation.MAX_HASHTAGS,
             max_thread_items=MAX_THREAD_ITEMS,
             max_time_slots=MAX_SLOTS,
+            max_webhook_url_chars=webhooks.MAX_URL,
+            max_webhook_description_chars=webhooks.MAX_DESCRIPTION,
         ),
         failure_reasons=FAILURE_REASONS,
     )

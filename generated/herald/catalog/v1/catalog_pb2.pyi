@@ -176,7 +176,7 @@ class PageBounds(_message.Message):
     def __init__(self, default_size: _Optional[int] = ..., max_size: _Optional[int] = ...) -> None: ...
 
 class FieldLimits(_message.Message):
-    __slots__ = ("max_content_chars", "max_profiles", "max_media_ids", "max_title_chars", "max_filename_chars", "max_description_chars", "upload_url_lifetime_seconds", "tag_pattern", "max_idempotency_key_chars", "content_hash_pattern", "max_recent_ledger_entries", "default_recent_ledger_entries", "max_brief_chars", "max_thread_text_chars", "max_generate_profiles", "max_variations", "max_hashtags", "max_thread_items", "max_time_slots")
+    __slots__ = ("max_content_chars", "max_profiles", "max_media_ids", "max_title_chars", "max_filename_chars", "max_description_chars", "upload_url_lifetime_seconds", "tag_pattern", "max_idempotency_key_chars", "content_hash_pattern", "max_recent_ledger_entries", "default_recent_ledger_entries", "max_brief_chars", "max_thread_text_chars", "max_generate_profiles", "max_variations", "max_hashtags", "max_thread_items", "max_time_slots", "max_webhook_url_chars", "max_webhook_description_chars")
     MAX_CONTENT_CHARS_FIELD_NUMBER: _ClassVar[int]
     MAX_PROFILES_FIELD_NUMBER: _ClassVar[int]
     MAX_MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
@@ -196,6 +196,8 @@ class FieldLimits(_message.Message):
     MAX_HASHTAGS_FIELD_NUMBER: _ClassVar[int]
     MAX_THREAD_ITEMS_FIELD_NUMBER: _ClassVar[int]
     MAX_TIME_SLOTS_FIELD_NUMBER: _ClassVar[int]
+    MAX_WEBHOOK_URL_CHARS_FIELD_NUMBER: _ClassVar[int]
+    MAX_WEBHOOK_DESCRIPTION_CHARS_FIELD_NUMBER: _ClassVar[int]
     max_content_chars: int
     max_profiles: int
     max_media_ids: int
@@ -215,4 +217,6 @@ class FieldLimits(_message.Message):
     max_hashtags: int
     max_thread_items: int
     max_time_slots: int
-    def __init__(self, max_content_chars: _Optional[int] = ..., max_profiles: _Optional[int] = ..., max_media_ids: _Optional[int] = ..., max_title_chars: _Optional[int] = ..., max_filename_chars: _Optional[int] = ..., max_description_chars: _Optional[int] = ..., upload_url_lifetime_seconds: _Optional[int] = ..., tag_pattern: _Optional[str] = ..., max_idempotency_key_chars: _Optional[int] = ..., content_hash_pattern: _Optional[str] = ..., max_recent_ledger_entries: _Optional[int] = ..., default_recent_ledger_entries: _Optional[int] = ..., max_brief_chars: _Optional[int] = ..., max_thread_text_chars: _Optional[int] = ..., max_generate_profiles: _Optional[int] = ..., max_variations: _Optional[int] = ..., max_hashtags: _Optional[int] = ..., max_thread_items: _Optional[int] = ..., max_time_slots: _Optional[int] = ...) -> None: ...
+    max_webhook_url_chars: int
+    max_webhook_description_chars: int
+    def __init__(self, max_content_chars: _Optional[int] = ..., max_profiles: _Optional[int] = ..., max_media_ids: _Optional[int] = ..., max_title_chars: _Optional[int] = ..., max_filename_chars: _Optional[int] = ..., max_description_chars: _Optional[int] = ..., upload_url_lifetime_seconds: _Optional[int] = ..., tag_pattern: _Optional[str] = ..., max_idempotency_key_chars: _Optional[int] = ..., content_hash_pattern: _Optional[str] = ..., max_recent_ledger_entries: _Optional[int] = ..., default_recent_ledger_entries: _Optional[int] = ..., max_brief_chars: _Optional[int] = ..., max_thread_text_chars: _Optional[int] = ..., max_generate_profiles: _Optional[int] = ..., max_variations: _Optional[int] = ..., max_hashtags: _Optional[int] = ..., max_thread_items: _Optional[int] = ..., max_time_slots: _Optional[int] = ..., max_webhook_url_chars: _Optional[int] = ..., max_webhook_description_chars: _Optional[int] = ...) -> None: ...
