@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.base import Request, Response
+
+if TYPE_CHECKING:
+    from contract.binding import Contract
 
 # Every operation may also answer these: the credential (401), then the plan (402), a malformed
 # argument (400: any text argument may hold a character no text field takes, such as NUL), and
@@ -56,10 +59,15 @@ class Operation:
         """The success status when there is one (the first otherwise)."""
         return next(iter(self.responses))
 
-    def render(self, message: Any) -> tuple[int, dict[str, Any]]:  # noqa: ANN401 - a proto message
-        """The success status and the JSON body of a core response."""
+    def render(self, message: Any, contract: Contract | None = None) -> tuple[int, dict[str, Any]]:  # noqa: ANN401
+        """The success status and the JSON body of a core response. A shape whose rendering
+        depends on the catalog (it publishes schemas) has `from_proto_bound(message, contract)`."""
         status = self.choose(message) if self.choose else self.status
-        return status, self.responses[status].from_proto(message)  # type: ignore[attr-defined]
+        shape = self.responses[status]
+        bound = getattr(shape, "from_proto_bound", None)
+        if bound is not None and contract is not None:
+            return status, bound(message, contract)
+        return status, shape.from_proto(message)  # type: ignore[attr-defined]
 
     @property
     def all_errors(self) -> tuple[str, ...]:

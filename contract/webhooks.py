@@ -3,12 +3,26 @@ the event catalogue."""
 
 from __future__ import annotations
 
+import copy
+import functools
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from herald.webhooks.v1 import webhooks_pb2
-from pydantic import Field
+from pydantic import BaseModel, Field
 
-from contract.base import FromCatalog, InPath, Request, Response, UniqueStrings, UtcTimestamp, timestamp
+from contract.base import (
+    FromCatalog,
+    InPath,
+    Request,
+    Response,
+    SchemaGenerator,
+    UniqueStrings,
+    UtcTimestamp,
+    timestamp,
+)
+from contract.binding import Contract, inline_refs
+from contract.events import EVENT_DATA
 from contract.requests import ABSENT, PageToken, _page_size, rpc_path
 from contract.resources import NextPageToken, _page
 
@@ -157,16 +171,51 @@ class WebhookSecret(Response):
 class WebhookEventType(Response):
     type: str
     description: str
+    data_schema: dict[str, Any] = Field(
+        description="JSON Schema (2020-12) of the event's `data`: the resource as its own route renders it."
+    )
 
 
 class WebhookEventTypes(Response):
-    """Every event type an endpoint may subscribe to."""
+    """Every event type an endpoint may subscribe to, with the schema of its `data`."""
 
     event_types: list[WebhookEventType]
 
     @classmethod
     def from_proto(cls, r: webhooks_pb2.ListWebhookEventTypesResponse) -> dict[str, Any]:
-        return dict(event_types=[dict(type=e.type, description=e.description) for e in r.event_types])
+        """Without a catalog: the schemas of the contract's models as they are."""
+        return cls._render(r, _unbound_schema)
+
+    @classmethod
+    def from_proto_bound(cls, r: webhooks_pb2.ListWebhookEventTypesResponse, contract: Contract) -> dict[str, Any]:
+        """The schemas of the models this core's catalog completes (its connectors, limits), as
+        openapi.json publishes them; built once per contract."""
+
+        def schema(model: type[BaseModel]) -> dict[str, Any]:
+            key = f"webhook-data:{model.__name__}"
+            return contract.cached(key, lambda: contract.json_schema(model, mode="serialization"))
+
+        return cls._render(r, schema)
+
+    @staticmethod
+    def _render(
+        r: webhooks_pb2.ListWebhookEventTypesResponse, schema: Callable[[type[BaseModel]], dict[str, Any]]
+    ) -> dict[str, Any]:
+        return dict(
+            event_types=[
+                dict(type=e.type, description=e.description, data_schema=schema(EVENT_DATA[e.type]))
+                for e in r.event_types
+            ]
+        )
+
+
+@functools.cache
+def _unbound(model: type[BaseModel]) -> dict[str, Any]:
+    return inline_refs(model.model_json_schema(mode="serialization", schema_generator=SchemaGenerator))
+
+
+def _unbound_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return copy.deepcopy(_unbound(model))
 
 
 class TestWebhookRequest(Request):

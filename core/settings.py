@@ -58,6 +58,8 @@ class CoreSettings(BaseSettings):
     # HERALD_WEBHOOK_RETRY_SCHEDULE as a JSON list. Each attempt's deadline.
     webhook_retry_schedule: list[float] = Field(default=[5, 300, 1800, 7200, 18000, 36000, 36000], max_length=20)
     webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=60)
+    # An endpoint whose every attempt failed for this long is disabled (Svix: 5 days).
+    webhook_disable_after_seconds: float = Field(default=5 * 24 * 3600, gt=0)
     # Whether webhook URLs may reach loopback, private or link-local addresses. Unset: only on
     # the embedded default (sandbox publishing), so a newcomer can try a local receiver.
     allow_private_targets: bool | None = None

@@ -21,6 +21,7 @@ from core.connections.vault import TokenVault
 from core.db.models import profile_tags, profiles
 from core.errors import Conflict, ValidationError
 from core.ids import new_id
+from core.profiles import events as profile_events
 from core.profiles.service import validate_slug
 from core.tags import normalize_tag
 
@@ -54,6 +55,25 @@ class AccountProfiles:
         self.vault = vault
 
     async def write(
+        self,
+        conn: AsyncConnection,
+        org_id: str,
+        connector: str,
+        instance_url: str,
+        identity: AccountIdentity,
+        tokens: TokenSet,
+        wanted: Wanted,
+        now: datetime,
+    ) -> tuple[str, str, bool]:
+        """The connected account's profile (found by its account, named by `wanted.slug`, or new):
+        (profile id, slug, created); `profile.connected` is written with it."""
+        profile_id, slug, created = await self._write(
+            conn, org_id, connector, instance_url, identity, tokens, wanted, now
+        )
+        await profile_events.emit(conn, org_id, profile_id, "profile.connected", now)
+        return profile_id, slug, created
+
+    async def _write(
         self,
         conn: AsyncConnection,
         org_id: str,

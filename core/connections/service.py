@@ -37,6 +37,7 @@ from core.db.models import connect_attempts, profiles, sessions
 from core.errors import NotFound, ValidationError
 from core.identity.credentials import hash_secret
 from core.ids import new_id
+from core.profiles import events as profile_events
 from core.profiles.service import CONNECTORS, validate_slug
 from core.settings import CoreSettings
 
@@ -212,6 +213,8 @@ class Connections:
                     refresh_lease_until=None,
                 )
             )
+            if row.connection_status != "disconnected":  # disconnecting again changes nothing
+                await profile_events.emit(conn, org_id, row.id, "profile.disconnected", now)
         return revoked
 
     async def _revoke(self, tx: Transaction, row) -> bool:  # noqa: ANN001 - a profiles row

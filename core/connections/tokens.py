@@ -28,6 +28,7 @@ from core.connectors.transport import PlatformEndpoints
 from core.db.engine import transaction
 from core.db.models import profiles
 from core.db.types import utcnow
+from core.profiles import events as profile_events
 from core.settings import CoreSettings
 
 log = logging.getLogger(__name__)
@@ -175,11 +176,15 @@ class TokenKeeper:
 
     async def _needs_reauth(self, profile_id: str, version: int, reason: str) -> None:
         async with transaction(self.engine, writes=True) as conn:
-            await conn.execute(
+            org_id = await conn.scalar(
                 update(profiles)
                 .where(profiles.c.id == profile_id, profiles.c.token_version == version)
+                .where(profiles.c.connection_status != "needs_reauth")
                 .values(connection_status="needs_reauth", connection_error=reason[:2000], refresh_lease_until=None)
+                .returning(profiles.c.org_id)
             )
+            if org_id is not None:
+                await profile_events.emit(conn, org_id, profile_id, "profile.needs_reauth", utcnow())
 
     async def _release(self, profile_id: str, version: int) -> None:
         async with transaction(self.engine, writes=True) as conn:

@@ -9,10 +9,12 @@ from datetime import datetime
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contract.events import CreditsEvent
 from core.db.models import credit_ledger, organizations
 from core.errors import InsufficientCredits, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
+from core.webhooks import fanout
 
 # The most recent ledger entries GetCreditAccount includes (`ledger_limit` at /v1).
 MAX_RECENT_ENTRIES = 100
@@ -37,9 +39,19 @@ class CreditAccount:
     recent_entries: list[LedgerEntry]
 
 
-async def debit(conn: AsyncConnection, org_id: str, cost: int, *, reason: str, reference: str, now: datetime) -> int:
+async def debit(
+    conn: AsyncConnection,
+    org_id: str,
+    cost: int,
+    *,
+    reason: str,
+    reference: str,
+    now: datetime,
+    low_threshold: int,
+) -> int:
     """Spends `cost` credits or raises InsufficientCredits without changing anything.
-    Returns the balance after the debit."""
+    Returns the balance after the debit. A debit that takes the balance below `low_threshold`
+    (HERALD_LOW_CREDIT_THRESHOLD), or to 0, writes `credits.low` / `credits.depleted` with it."""
     if cost <= 0:
         raise ValueError("a debit costs at least one credit")
     balance = await conn.scalar(
@@ -51,6 +63,17 @@ async def debit(conn: AsyncConnection, org_id: str, cost: int, *, reason: str, r
     if balance is None:
         raise InsufficientCredits(f"this needs {cost} credit(s); top up to continue")
     await _record(conn, org_id, -cost, balance, reason, reference, now)
+    crossed = [
+        kind
+        for kind, happened in (
+            ("credits.low", balance < low_threshold <= balance + cost),
+            ("credits.depleted", balance == 0),
+        )
+        if happened
+    ]
+    for kind in crossed:
+        data = CreditsEvent.of(balance, low_threshold, reason=reason, reference=reference)
+        await fanout.emit(conn, org_id, kind, [data], now)
     return balance
 
 

@@ -11,12 +11,15 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contract.generate import GenerateRun
 from core.credits import service as credits
 from core.db.models import generate_runs
 from core.errors import NotFound
 from core.generate.drafts import Draft, Output
+from core.generate.messages import run_message
 from core.ids import new_id
 from core.jobs import queue
+from core.webhooks import fanout
 
 JOB_KIND = "generate_run"
 
@@ -93,6 +96,7 @@ async def create(
     now: datetime,
     output: Output | None = None,
     max_attempts: int = 3,
+    low_threshold: int,
 ) -> tuple[str, int | None]:
     """Creates a run in the caller's transaction: charged first (INSUFFICIENT_CREDITS creates
     nothing), then either ready with its `output` or queued with its job. Returns the run's id
@@ -100,7 +104,9 @@ async def create(
     run_id = new_id("run")
     balance = None
     if cost:
-        balance = await credits.debit(conn, org_id, cost, reason="generation", reference=run_id, now=now)
+        balance = await credits.debit(
+            conn, org_id, cost, reason="generation", reference=run_id, now=now, low_threshold=low_threshold
+        )
     await conn.execute(
         insert(generate_runs).values(
             id=run_id,
@@ -121,6 +127,8 @@ async def create(
     )
     if output is None:
         await queue.enqueue(conn, JOB_KIND, run_id, org_id, now, max_attempts=max_attempts)
+    else:
+        await _finished(conn, run_id, now)
     return run_id, balance
 
 
@@ -151,11 +159,13 @@ async def started(conn: AsyncConnection, run_id: str, now: datetime) -> None:
 
 async def complete(conn: AsyncConnection, run_id: str, output: Output, now: datetime) -> None:
     """In the job's fenced transaction: the run's one and only output."""
-    await conn.execute(
+    result = await conn.execute(
         update(generate_runs)
         .where(generate_runs.c.id == run_id, generate_runs.c.status.in_(("queued", "running")))
         .values(status="ready", output=output_json(output), updated_at=now, finished_at=now)
     )
+    if result.rowcount:
+        await _finished(conn, run_id, now)
 
 
 async def fail(conn: AsyncConnection, run: RunRecord, code: str, message: str, now: datetime) -> None:
@@ -169,3 +179,12 @@ async def fail(conn: AsyncConnection, run: RunRecord, code: str, message: str, n
     )
     if result.rowcount and run.charged:
         await credits.grant(conn, run.org_id, run.charged, reason="refund", reference=run.id, now=now)
+    if result.rowcount:
+        await _finished(conn, run.id, now)
+
+
+async def _finished(conn: AsyncConnection, run_id: str, now: datetime) -> None:
+    """`generate.run.completed` or `generate.run.failed`, with the run as GET renders it."""
+    run = await load(conn, run_id)
+    kind = "generate.run.completed" if run.status == "ready" else "generate.run.failed"
+    await fanout.emit(conn, run.org_id, kind, [GenerateRun.from_proto(run_message(run))], now)

@@ -101,6 +101,7 @@ async def generate(call: Call, tool_name: str, request: dict[str, Any]) -> RunRe
             now=call.now,
             output=output,
             max_attempts=settings.generation_max_attempts,
+            low_threshold=settings.low_credit_threshold,
         )
         if balance is not None:
             call.credits_remaining = balance

@@ -62,6 +62,32 @@ async def enqueue(
     return job_id
 
 
+async def enqueue_many(
+    conn: AsyncConnection, kind: str, subjects: Sequence[tuple[str, str]], now: datetime, *, max_attempts: int
+) -> None:
+    """A job due now per (subject_id, org_id), in one statement of the caller's transaction."""
+    rows = [
+        {
+            "id": new_id("job"),
+            "kind": kind,
+            "subject_id": subject_id,
+            "org_id": org_id,
+            "status": "queued",
+            "due_at": now,
+            "lease_owner": None,
+            "attempts": 0,
+            "max_attempts": max_attempts,
+            "last_error": "",
+            "created_at": now,
+            "updated_at": now,
+            "finished_at": None,
+        }
+        for subject_id, org_id in subjects
+    ]
+    if rows:
+        await conn.execute(insert(jobs), rows)
+
+
 async def claim(
     engine: AsyncEngine, kinds: Sequence[str], worker_id: str, now: datetime, *, limit: int, lease_seconds: float
 ) -> list[Job]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -60,16 +61,29 @@ class JobHandler(Protocol):
 
 
 class JobRunner:
-    def __init__(self, settings: CoreSettings, engine: AsyncEngine, handlers: list[JobHandler], worker_id: str) -> None:
+    def __init__(
+        self,
+        settings: CoreSettings,
+        engine: AsyncEngine,
+        handlers: list[JobHandler],
+        worker_id: str,
+        *,
+        feeders: Sequence[Callable[[], Awaitable[int]]] = (),
+    ) -> None:
         self.settings = settings
         self.engine = engine
         self.handlers = {h.kind: h for h in handlers}
         self.worker_id = worker_id
+        # Run at the start of each round: they write jobs (webhook fan-out) that the round claims.
+        self.feeders = feeders
 
     async def run_due(self) -> int:
-        """One round: claims and runs due jobs; returns how many it claimed."""
+        """One round: feeds, then claims and runs due jobs; returns how much it did."""
+        fed = 0
+        for feed in self.feeders:
+            fed += await feed()
         if not self.handlers:
-            return 0
+            return fed
         claimed = await queue.claim(
             self.engine,
             list(self.handlers),
@@ -79,7 +93,7 @@ class JobRunner:
             lease_seconds=self.settings.jobs_lease_seconds,
         )
         await asyncio.gather(*(self._run(job) for job in claimed))
-        return len(claimed)
+        return fed + len(claimed)
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():

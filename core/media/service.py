@@ -22,6 +22,7 @@ from core.media.errors import (
 )
 from core.media.inspect import Inspection
 from core.media.inspect import matches as type_matches
+from core.media.messages import emit_confirmed
 from core.pagination import Page, next_token
 from core.storage.base import UPLOAD_URL_LIFETIME, ObjectStorage
 from core.tags import normalize_tag
@@ -202,7 +203,9 @@ async def mark_confirmed(
     )
     if not result.rowcount:
         raise NotFound("this media was confirmed meanwhile")
-    return await get_media(conn, org_id, record.id), False
+    confirmed = await get_media(conn, org_id, record.id)
+    await emit_confirmed(conn, org_id, [confirmed], now)
+    return confirmed, False
 
 
 def normalize_tags(tags: str) -> str:
@@ -297,4 +300,14 @@ async def insert_confirmed(
             confirmed_at=now,
         )
     )
-    return await get_media(conn, org_id, media_id), False
+    confirmed = await get_media(conn, org_id, media_id)
+    await emit_confirmed(conn, org_id, [confirmed], now)
+    return confirmed, False
+
+
+async def get_many(conn: AsyncConnection, org_id: str, media_ids: list[str]) -> list[MediaRecord]:
+    """The organization's records of these ids, in that order (the ids it does not hold are left out)."""
+    rows = {
+        r.id: r for r in await conn.execute(select(media).where(media.c.org_id == org_id, media.c.id.in_(media_ids)))
+    }
+    return [_record(rows[i]) for i in media_ids if i in rows]

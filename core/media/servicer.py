@@ -12,9 +12,9 @@ from core.ids import new_id
 from core.media import service
 from core.media.errors import FileTooLarge, UnsupportedMediaType
 from core.media.inspect import inspect, matches
+from core.media.messages import media_message
 from core.pagination import page_request
 from core.rpc.context import current_call
-from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy, PageBounds
 from core.storage.base import ObjectStorage, ObjectTooLarge
 
@@ -35,23 +35,6 @@ POLICIES = {
     # The bytes are deleted only once the record's deletion has committed.
     "DeleteMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
 }
-
-
-def media_message(record: service.MediaRecord) -> media_pb2.Media:
-    return media_pb2.Media(
-        media_id=record.id,
-        type=record.kind,
-        mime_type=record.mime_type,
-        size_bytes=record.size_bytes,
-        name=record.name,
-        description=record.description,
-        tags=record.tags,
-        create_time=timestamp(record.created_at),
-        status=record.status,
-        content_hash=record.content_hash if record.status == "confirmed" else "",
-        width=record.width or 0,
-        height=record.height or 0,
-    )
 
 
 class MediaServicer(media_pb2_grpc.MediaServiceServicer):

@@ -15,7 +15,7 @@ from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
-from core.posts import drafts, idempotency, parts, slotting
+from core.posts import drafts, events, idempotency, parts, slotting
 from core.posts.features import refuse_missing_scopes, unsupported
 from core.posts.parts import PartRecord, new_delivery_key
 from core.posts.records import EDITABLE, POST_COLUMNS, STATUSES, PostRecord, load
@@ -112,6 +112,7 @@ async def create_posts(
     await parts.insert_parts(conn, part_rows, media_rows)
     # Built from what was inserted: reading the rows back cost two round trips per request.
     records = [_record(r, target.version, now) for r, target in zip(rows, plan.targets, strict=True)]
+    await events.emit(conn, org_id, "post.created", records, now)
     if idempotency_key and encode is not None:
         await idempotency.store_response(conn, org_id, idempotency_key, encode(records))
     return CreateOutcome(records)
@@ -238,7 +239,14 @@ async def update_post(
     if change.media_ids is not None or change.thread is not None or change.first_comment is not None:
         await parts.rewrite(conn, org_id, post_id, version)
     await conn.execute(update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(**values))
-    return await get_post(conn, org_id, post_id)
+    return await _changed(conn, org_id, post_id, "post.updated", now)
+
+
+async def _changed(conn: AsyncConnection, org_id: str, post_id: str, event_type: str, now: datetime) -> PostRecord:
+    """The post after a change, with the change's event written in the same transaction."""
+    record = await get_post(conn, org_id, post_id)
+    await events.emit(conn, org_id, event_type, [record], now)
+    return record
 
 
 def _check_change_shapes(change: PostChange) -> None:
@@ -312,7 +320,7 @@ async def schedule_post(
 ) -> PostRecord:
     current = await get_post(conn, org_id, post_id, for_update=True)
     await drafts.schedule_draft(conn, org_id, current, schedule_at=schedule_at, next_slot=next_slot, now=now, live=live)
-    return await get_post(conn, org_id, post_id)
+    return await _changed(conn, org_id, post_id, "post.updated", now)
 
 
 async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> PostRecord:
@@ -324,7 +332,7 @@ async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: dat
         update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(status="canceled", updated_at=now)
     )
     await slotting.freed(conn, current.profile_id, current.schedule_at)
-    return await get_post(conn, org_id, post_id)
+    return await _changed(conn, org_id, post_id, "post.canceled", now)
 
 
 async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> PostRecord:
@@ -348,7 +356,7 @@ async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: date
             updated_at=now,
         )
     )
-    return await get_post(conn, org_id, post_id)
+    return await _changed(conn, org_id, post_id, "post.updated", now)
 
 
 async def _refuse_if_maybe_out(conn: AsyncConnection, post_id: str) -> None:

@@ -9,7 +9,7 @@ from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from core.pagination import page_request
 from core.posts import dry_run, outbox, recent, service
 from core.posts.idempotency import request_hash
-from core.posts.parts import PartRecord
+from core.posts.messages import post_message
 from core.posts.records import PostRecord
 from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
@@ -34,55 +34,6 @@ POLICIES = {
     # Writing tools (SPEC 5: generate:read reads recent posts).
     "ListRecentPosts": MethodPolicy(scopes=frozenset({"generate:read"}), page=PageBounds(default=20, maximum=100)),
 }
-
-STATUS_TO_PROTO = {
-    "scheduled": posts_pb2.POST_STATUS_SCHEDULED,
-    "queued": posts_pb2.POST_STATUS_QUEUED,
-    "publishing": posts_pb2.POST_STATUS_PUBLISHING,
-    "published": posts_pb2.POST_STATUS_PUBLISHED,
-    "failed": posts_pb2.POST_STATUS_FAILED,
-    "canceled": posts_pb2.POST_STATUS_CANCELED,
-    "draft": posts_pb2.POST_STATUS_DRAFT,
-    "partially_published": posts_pb2.POST_STATUS_PARTIALLY_PUBLISHED,
-}
-
-
-def _part(part: PartRecord) -> posts_pb2.PostPart:
-    return posts_pb2.PostPart(
-        content=part.content,
-        media_ids=list(part.media_ids),
-        status=part.status,
-        platform_post_id=part.platform_post_id,
-        platform_url=part.platform_url,
-    )
-
-
-def post_message(record: PostRecord) -> posts_pb2.Post:
-    message = posts_pb2.Post(
-        id=record.id,
-        profile=record.profile,
-        connector=record.connector,
-        content=record.content,
-        status=STATUS_TO_PROTO[record.status],
-        schedule_time=timestamp(record.schedule_at),
-        create_time=timestamp(record.created_at),
-        media_ids=list(record.media_ids),
-        post_type=record.post_type,
-        failure_reason=record.failure_reason,
-        failure_detail=record.failure_detail,
-        platform_error=record.platform_error,
-        platform_post_id=record.platform_post_id,
-        platform_url=record.platform_url,
-        publish_time=timestamp(record.published_at),
-        attempts=record.attempts,
-        update_time=timestamp(record.updated_at),
-    )
-    if record.title is not None:
-        message.title = record.title
-    message.thread.extend(_part(p) for p in record.thread)
-    if (comment := record.first_comment) is not None:
-        message.first_comment.CopyFrom(_part(comment))
-    return message
 
 
 def _thread(thread: posts_pb2.Thread) -> tuple[ThreadItem, ...]:

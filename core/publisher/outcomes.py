@@ -15,6 +15,7 @@ from core.connectors.base import Delivery
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.models import outbox, post_parts, posts, profiles
+from core.posts import events as post_events
 from core.publisher.queue import Claim
 
 
@@ -47,6 +48,8 @@ async def record_published(
                 updated_at=now,
             )
         )
+        if result.rowcount:
+            await post_events.emit_current(conn, claim.org_id, "post.published", [claim.post_id], now)
     return bool(result.rowcount)
 
 
@@ -95,6 +98,8 @@ async def record_failed(
                 await credits.grant(
                     conn, claim.org_id, claim.charged, reason="refund", reference=claim.post_id, now=now
                 )
+            if result.rowcount:
+                await post_events.emit_current(conn, claim.org_id, "post.failed", [claim.post_id], now)
     return bool(result.rowcount)
 
 
@@ -208,6 +213,7 @@ async def record_partial(
             )
             if refund:
                 await credits.grant(conn, claim.org_id, refund, reason="refund", reference=claim.post_id, now=now)
+            await post_events.emit_current(conn, claim.org_id, "post.partially_published", [claim.post_id], now)
     return True
 
 

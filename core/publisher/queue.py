@@ -12,6 +12,7 @@ uncertain outcome by looking the delivery up before sending anything.
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,6 +28,7 @@ from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.models import media, post_media, post_parts, posts, profiles
 from core.errors import InsufficientCredits
+from core.posts import events as post_events
 from core.settings import CoreSettings
 
 CLAIMABLE = ("scheduled", "queued", "publishing")
@@ -117,6 +119,7 @@ async def claim_due(
             phrases = await _never_publish(conn, [row for row in rows if row.charged == 0], parts)
             live = settings.publish_mode == "live"
             claimed = []
+            failed: dict[str, list[str]] = defaultdict(list)  # org_id: post ids
             for row in rows:
                 charged = row.charged
                 found = phrases.get(row.id)
@@ -125,9 +128,11 @@ async def claim_due(
                     # The voice may have changed since the post was accepted: it fails, uncharged.
                     detail = f"the text contains {found!r}, which the brand voice never publishes"
                     await conn.execute(_failed(row.id, "never_publish_phrase", detail, now))
+                    failed[row.org_id].append(row.id)
                     continue
                 if live and account.connection_status != "connected":
                     await _not_connected(conn, row, account, now)
+                    failed[row.org_id].append(row.id)
                     continue
                 if live and account.throttled_until is not None and account.throttled_until > now:
                     # The platform asked us to wait: the post waits too, unclaimed and unpaid.
@@ -139,10 +144,19 @@ async def claim_due(
                     # The post and every thread item in one conditional debit: never half a thread.
                     cost = settings.post_cost * row.units
                     try:
-                        await credits.debit(conn, row.org_id, cost, reason="post_delivery", reference=row.id, now=now)
+                        await credits.debit(
+                            conn,
+                            row.org_id,
+                            cost,
+                            reason="post_delivery",
+                            reference=row.id,
+                            now=now,
+                            low_threshold=settings.low_credit_threshold,
+                        )
                         charged = cost
                     except InsufficientCredits:
                         await conn.execute(_failed(row.id, "insufficient_credits", "", now))
+                        failed[row.org_id].append(row.id)
                         continue
                 await conn.execute(
                     update(posts)
@@ -157,6 +171,8 @@ async def claim_due(
                     )
                 )
                 claimed.append((row, charged))
+            for org_id, post_ids in failed.items():
+                await post_events.emit_current(conn, org_id, "post.failed", post_ids, now)
             ids = [row.id for row, _ in claimed]
             attachments = await _attachments(conn, media_url, ids)
     return [

@@ -34,6 +34,8 @@ from core.db.models import media, organizations
 from core.db.types import utcnow
 from core.errors import InsufficientCredits, ValidationError
 from core.ids import new_id
+from core.media import service as media_service
+from core.media.messages import emit_confirmed
 from core.stock import rules, runs
 from core.stock.errors import ProviderError, RateLimited, SourceFailed, StockNotConfigured
 from core.stock.images import TARGET_BOX, Cropped, ImageRefused, crop_to_preset, fetch_image
@@ -78,6 +80,7 @@ class StockService:
         client: httpx2.AsyncClient,
         *,
         image_cost: int,
+        low_credit_threshold: int,
         cache_seconds: float,
         max_bytes: int,
         timeout: float,
@@ -87,6 +90,7 @@ class StockService:
         self.storage = storage
         self.client = client
         self.image_cost = image_cost
+        self.low_credit_threshold = low_credit_threshold
         self.cache_seconds = cache_seconds
         self.max_bytes = max_bytes
         self.timeout = timeout
@@ -280,7 +284,11 @@ class StockService:
                 reason="stock_image",
                 reference=_reference([d.media_id for d in delivered]),
                 now=now,
+                low_threshold=self.low_credit_threshold,
             )
+            # Only the records this call created became usable (a known image was already).
+            sourced = await media_service.get_many(conn, org_id, [r["id"] for r in rows])
+            await emit_confirmed(conn, org_id, sourced, now)
         return delivered, balance, unused
 
     async def _forget(self, keys: list[str]) -> None:

@@ -64,6 +64,7 @@ class StockServicer(stock_pb2_grpc.StockServiceServicer):
             storage,
             self.client,
             image_cost=settings.stock_image_cost,
+            low_credit_threshold=settings.low_credit_threshold,
             cache_seconds=settings.stock_search_cache_seconds,
             max_bytes=settings.stock_fetch_max_bytes,
             timeout=settings.stock_timeout_seconds,

@@ -1,5 +1,5 @@
-"""Webhook delivery (docs/webhooks.md): events become one message per subscribed endpoint, each
-a job of the lease queue (core/jobs) that the workers run: signed (core/webhooks/signing.py),
+"""Webhook delivery (docs/webhooks.md): each message (an event for one endpoint, written by
+core/webhooks/fanout.py) is a job of the lease queue (core/jobs) that the workers run: signed (core/webhooks/signing.py),
 POSTed through the guarded transport (core/connectors/transport.py), every attempt logged,
 retried on the settings' schedule, given up after its last entry.
 
@@ -25,20 +25,17 @@ from core.connectors.transport import PlatformEndpoints
 from core.db.engine import transaction
 from core.db.models import webhook_attempts, webhook_events, webhook_messages, webhooks
 from core.db.types import utcnow
-from core.errors import NotFound
 from core.ids import new_id
-from core.jobs import queue
 from core.jobs.queue import Job
 from core.jobs.runner import JobFailure
 from core.pagination import Page, next_token
 from core.settings import CoreSettings
 from core.webhooks import service
-from core.webhooks.events import ALL
-from core.webhooks.signing import event_body, signed_headers
+from core.webhooks.fanout import KIND
+from core.webhooks.signing import signed_headers
 
 log = logging.getLogger(__name__)
 
-KIND = "webhook.deliver"
 # The first bytes of an endpoint's answer kept in the attempt log.
 MAX_RESPONSE_BYTES = 1024
 USER_AGENT = "Herald-Webhooks/1"
@@ -49,75 +46,6 @@ def private_targets_allowed(settings: CoreSettings) -> bool:
     if settings.allow_private_targets is not None:
         return settings.allow_private_targets
     return settings.publish_mode == "sandbox"
-
-
-async def emit(
-    conn: AsyncConnection,
-    org_id: str,
-    event_type: str,
-    data: dict[str, Any],
-    now: datetime,
-    *,
-    settings: CoreSettings,
-    only: str | None = None,
-) -> str:
-    """Writes the event in the caller's transaction, with one message and one delivery job per
-    enabled endpoint subscribed to its type (`only`: that endpoint alone, whatever it subscribed
-    to: a test). Returns the event's id."""
-    event_id = new_id("evt")
-    await conn.execute(
-        insert(webhook_events).values(
-            id=event_id, org_id=org_id, type=event_type, body=event_body(event_type, now, data).decode(), created_at=now
-        )
-    )
-    stmt = select(webhooks.c.id, webhooks.c.events).where(webhooks.c.org_id == org_id, webhooks.c.enabled)
-    if only is not None:
-        stmt = stmt.where(webhooks.c.id == only)
-    for endpoint in await conn.execute(stmt):
-        if only is None and not ({ALL, event_type} & set(endpoint.events.split(","))):
-            continue
-        await _message(conn, org_id, endpoint.id, event_id, now, settings)
-    return event_id
-
-
-async def _message(
-    conn: AsyncConnection, org_id: str, webhook_id: str, event_id: str, now: datetime, settings: CoreSettings
-) -> None:
-    message_id = new_id("msg")
-    await conn.execute(
-        insert(webhook_messages).values(
-            id=message_id,
-            org_id=org_id,
-            webhook_id=webhook_id,
-            event_id=event_id,
-            status="pending",
-            created_at=now,
-            updated_at=now,
-        )
-    )
-    await queue.enqueue(conn, KIND, message_id, org_id, now, max_attempts=len(settings.webhook_retry_schedule) + 1)
-
-
-async def send_test(conn: AsyncConnection, org_id: str, webhook_id: str, now: datetime, settings: CoreSettings) -> str:
-    await service.get(conn, org_id, webhook_id)
-    return await emit(conn, org_id, "webhook.test", {"webhook_id": webhook_id}, now, settings=settings, only=webhook_id)
-
-
-async def replay(
-    conn: AsyncConnection, org_id: str, webhook_id: str, delivery_id: str, now: datetime, settings: CoreSettings
-) -> str:
-    """The attempt's event sent again to the endpoint: a new message, the same event (and so the
-    same webhook-id and body)."""
-    await service.get(conn, org_id, webhook_id)
-    event_id = await conn.scalar(
-        select(webhook_attempts.c.event_id).where(
-            webhook_attempts.c.id == delivery_id, webhook_attempts.c.webhook_id == webhook_id
-        )
-    )
-    if event_id is None:
-        raise NotFound("no such delivery of this webhook")
-    await _message(conn, org_id, webhook_id, event_id, now, settings)
-    return event_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +175,33 @@ class WebhookDeliveries:
                     next_attempt_at=now + retry if retry is not None else None,
                 )
             )
+            await self._track_failures(conn, target.webhook_id, delivered=200 <= status < 300, now=now)
+
+    async def _track_failures(self, conn: AsyncConnection, webhook_id: str, *, delivered: bool, now: datetime) -> None:
+        """An endpoint whose every attempt has failed since `failing_since` for longer than
+        HERALD_WEBHOOK_DISABLE_AFTER_SECONDS (5 days) is disabled; any delivery clears the mark."""
+        endpoint = webhooks.c
+        if delivered:
+            await conn.execute(
+                update(webhooks)
+                .where(endpoint.id == webhook_id, endpoint.failing_since.is_not(None))
+                .values(failing_since=None)
+            )
+            return
+        await conn.execute(
+            update(webhooks)
+            .where(endpoint.id == webhook_id, endpoint.failing_since.is_(None))
+            .values(failing_since=now)
+        )
+        since = await conn.scalar(select(endpoint.failing_since).where(endpoint.id == webhook_id, endpoint.enabled))
+        limit = self.settings.webhook_disable_after_seconds
+        if since is not None and (now - since).total_seconds() >= limit:
+            await conn.execute(
+                update(webhooks)
+                .where(endpoint.id == webhook_id)
+                .values(enabled=False, disabled_reason=f"every delivery failed for {_span(limit)}", updated_at=now)
+            )
+            log.warning("webhook %s disabled: every delivery failed for %s", webhook_id, _span(limit))
 
     async def record(self, conn: AsyncConnection, job: Job, outcome: str, now: datetime) -> None:
         await conn.execute(
@@ -270,3 +225,12 @@ class WebhookDeliveries:
                 .where(webhooks.c.id == webhook_id)
                 .values(enabled=False, disabled_reason="the endpoint answered 410 Gone", updated_at=now)
             )
+
+
+def _span(seconds: float) -> str:
+    """5 days, 3 hours, 40 seconds: the disabling period as a person says it."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds:g} seconds"

@@ -196,7 +196,7 @@ async def change(
     if enabled is not None:
         values["enabled"] = enabled
         if enabled:
-            values["disabled_reason"] = ""
+            values.update(disabled_reason="", failing_since=None)  # a fresh start
     await conn.execute(update(webhooks).where(webhooks.c.org_id == org_id, webhooks.c.id == webhook_id).values(values))
     return await get(conn, org_id, webhook_id)
 

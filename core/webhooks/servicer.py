@@ -11,7 +11,7 @@ from core.rpc.context import current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy, PageBounds
 from core.settings import CoreSettings
-from core.webhooks import delivery, service
+from core.webhooks import delivery, fanout, service
 from core.webhooks.events import EVENT_TYPES
 
 # Servers (API keys) and humans (the dashboard) manage endpoints; agents (OAuth tokens) do not:
@@ -115,7 +115,7 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
 
     async def TestWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        event_id = await delivery.send_test(
+        event_id = await fanout.send_test(
             call.conn, call.principal.org_id, request.webhook_id, call.now, self._settings
         )
         return webhooks_pb2.TestWebhookResponse(event_id=event_id)
@@ -130,7 +130,7 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
 
     async def ReplayWebhookDelivery(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        event_id = await delivery.replay(
+        event_id = await fanout.replay(
             call.conn, call.principal.org_id, request.webhook_id, request.delivery_id, call.now, self._settings
         )
         return webhooks_pb2.TestWebhookResponse(event_id=event_id)

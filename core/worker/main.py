@@ -18,6 +18,7 @@ from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
 from core.storage.factory import object_storage
 from core.webhooks.delivery import WebhookDeliveries
+from core.webhooks.fanout import fan_out
 from core.worker.maintenance import run_housekeeping
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,9 @@ async def run_worker(settings: CoreSettings) -> None:
         if publisher.keeper is not None:
             handlers.append(TokenRefreshJobs(publisher.keeper))
             loops.append(_sweep_tokens(engine, publisher.keeper, stop))
-        jobs = JobRunner(settings, engine, handlers, publisher.worker_id)
+        jobs = JobRunner(
+            settings, engine, handlers, publisher.worker_id, feeders=[lambda: fan_out(engine, settings, utcnow())]
+        )
         log.info("worker %s publishing (mode=%s), running jobs", publisher.worker_id, settings.publish_mode)
         try:
             await asyncio.gather(publisher.run(stop), jobs.run(stop), *loops)

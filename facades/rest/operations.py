@@ -48,7 +48,7 @@ def _handler(op: Operation) -> Callable[..., Awaitable[HTTPResponse]]:
             return await reject_after_auth(request, authorization, op.rpc, error)
         core = request.app.ctx.core
         result = await core.call(core.method(op.rpc), message, authorization=authorization)
-        status, body = op.render(result.response)
+        status, body = op.render(result.response, contract)
         return ok(result, body, status)
 
     handle.__name__ = op.id

@@ -36,7 +36,9 @@ async def test_parallel_debits_never_overdraw(database_url, backend, orgs) -> No
                 conn = await conn.execution_options(herald_sqlite_immediate=True)
             try:
                 async with conn.begin():
-                    await credits.debit(conn, org.org_id, 1, reason="test", reference=f"r{i}", now=utcnow())
+                    await credits.debit(
+                        conn, org.org_id, 1, reason="test", reference=f"r{i}", now=utcnow(), low_threshold=0
+                    )
                 return True
             except InsufficientCredits:
                 return False
@@ -68,7 +70,7 @@ async def test_failed_debit_changes_nothing(orgs) -> None:
     async with orgs.engine.connect() as conn:
         with pytest.raises(InsufficientCredits):
             async with conn.begin():
-                await credits.debit(conn, org.org_id, 3, reason="test", reference="", now=utcnow())
+                await credits.debit(conn, org.org_id, 3, reason="test", reference="", now=utcnow(), low_threshold=0)
         balance = await conn.scalar(select(organizations.c.credit_balance).where(organizations.c.id == org.org_id))
         rows = await conn.scalar(select(func.count()).where(credit_ledger.c.org_id == org.org_id))
     assert balance == 2
@@ -84,7 +86,7 @@ async def test_debit_rolls_back_with_the_work_it_pays_for(orgs) -> None:
 
     with pytest.raises(WorkFailed):
         async with orgs.engine.begin() as conn:
-            await credits.debit(conn, org.org_id, 2, reason="test", reference="", now=utcnow())
+            await credits.debit(conn, org.org_id, 2, reason="test", reference="", now=utcnow(), low_threshold=0)
             raise WorkFailed
     async with orgs.engine.connect() as conn:
         balance = await conn.scalar(select(organizations.c.credit_balance).where(organizations.c.id == org.org_id))

@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
-from core.db.models import profiles
+from core.db.models import profiles, webhook_events
 from tests.harness import Stack, database, running_stack
 
 RETURN_TO = "https://app.example/done"
@@ -177,6 +177,19 @@ async def profile(api: httpx.AsyncClient, auth: dict[str, str], slug: str) -> di
 async def profile_row(engine: AsyncEngine, org_id: str, slug: str) -> Any:  # noqa: ANN401
     async with engine.connect() as conn:
         return (await conn.execute(select(profiles).where(profiles.c.org_id == org_id, profiles.c.slug == slug))).one()
+
+
+async def profile_events(live: Live, slug: str) -> list[tuple[str, str]]:
+    """The profile's webhook events written so far, oldest first: (type, the connection status
+    its `data` carries). Each `data` is the profile as GET /v1/profiles/{slug} renders it."""
+    async with live.engine.connect() as conn:
+        rows = await conn.execute(
+            select(webhook_events.c.body)
+            .where(webhook_events.c.org_id == live.org_id, webhook_events.c.type.like("profile.%"))
+            .order_by(webhook_events.c.created_at, webhook_events.c.id)
+        )
+        events = [json.loads(r.body) for r in rows]
+    return [(e["type"], e["data"]["connection"]["status"]) for e in events if e["data"]["slug"] == slug]
 
 
 async def balance(api: httpx.AsyncClient, auth: dict[str, str]) -> int:

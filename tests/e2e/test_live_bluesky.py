@@ -36,6 +36,7 @@ from tests.e2e.live_helpers import (
     outcome,
     png,
     profile,
+    profile_events,
     profile_row,
     settled,
     upload,
@@ -441,6 +442,7 @@ async def test_disconnect_ends_the_session_at_the_pds_and_forgets_the_tokens(
     row = await profile_row(live.engine, live.org_id, accounts.slug)
     assert (row.access_token, row.refresh_token, row.token_expires_at) == (None, None, None)
     assert (row.connection_status, row.platform_account_id) == ("disconnected", accounts.alice.did)
+    assert (await profile_events(live, accounts.slug))[-1] == ("profile.disconnected", "disconnected")
     refused = await api.post("/v1/posts", json={"content": "hi", "profiles": [accounts.slug]}, headers=live.auth)
     assert (refused.status_code, refused.json()["code"]) == (409, "PROFILE_NOT_CONNECTED")
     logs = "".join(p.read_text(errors="replace") for p in bsky_stack.workdir.glob("*.log"))

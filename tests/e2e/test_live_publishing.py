@@ -31,6 +31,7 @@ from tests.e2e.live_helpers import (
     outcome,
     png,
     profile,
+    profile_events,
     profile_row,
     settled,
     upload,
@@ -310,6 +311,11 @@ async def test_a_refused_refresh_needs_reauth_fails_the_post_and_refunds(api, li
 
     assert again.slug == connected.slug
     assert (await profile(api, live.auth, connected.slug))["connection"]["status"] == "connected"
+    assert await profile_events(live, connected.slug) == [  # each change once, with the profile as it became
+        ("profile.connected", "connected"),
+        ("profile.needs_reauth", "needs_reauth"),
+        ("profile.connected", "connected"),
+    ]
 
 
 @pytest.mark.parametrize("platform", ["x", "mastodon"])

@@ -39,7 +39,9 @@ async def test_low_credit_warning_appears_below_the_threshold(http, orgs) -> Non
 async def test_balance_reported_is_current_after_a_debit(http, orgs) -> None:
     org = await orgs(credits=60)
     async with orgs.engine.begin() as conn:
-        await credits.debit(conn, org.org_id, 15, reason="post_delivery", reference="pst_test", now=utcnow())
+        await credits.debit(
+            conn, org.org_id, 15, reason="post_delivery", reference="pst_test", now=utcnow(), low_threshold=0
+        )
     response = await http.get("/v1/credits", headers=org.auth)
     assert response.headers["x-credits-remaining"] == "45"
     body = response.json()

@@ -7,99 +7,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from tests.harness import Stack
+from tests.facades.webhook_receiver import (
+    DISABLE_AFTER,
+    RETRIES,
+    deliverer,
+    deliveries,
+    endpoint,
+    receiver,
+    until,
+)
 
-# The stacks' schedule (tests/harness.py stack_env): every worker of a stack has it.
-RETRIES = [0.3, 0.3, 0.3]
-
-
-class Receiver:
-    """A real HTTP endpoint: answers each POST with the next status of `statuses` (then the last
-    one again) and records the headers and body it got."""
-
-    def __init__(self) -> None:
-        self.statuses: list[int] = [200]
-        self.got: list[tuple[dict[str, str], bytes]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers.get("content-length", "0")))
-                receiver.got.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                status = receiver.statuses.pop(0) if len(receiver.statuses) > 1 else receiver.statuses[0]
-                answer = json.dumps({"received": len(receiver.got)}).encode()
-                self.send_response(status)
-                self.send_header("content-length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    yield r
-    r.close()
-
-
-@pytest.fixture
-def deliverer(stack: Stack) -> Iterator[None]:
-    """A worker delivering fast: jobs polled every 50 ms, the retry schedule in tenths of seconds."""
-    env = {
-        "HERALD_JOBS_POLL_SECONDS": "0.05",
-        "HERALD_PUBLISH_POLL_SECONDS": "0.05",
-        "HERALD_WEBHOOK_RETRY_SCHEDULE": json.dumps(RETRIES),
-        "HERALD_ALLOW_PRIVATE_TARGETS": "true",
-        "HERALD_LOG_LEVEL": "INFO",  # its "running jobs" line says it is ready
-    }
-    proc = stack.spawn("core", "worker", log_name="webhook-worker", env=env)
-    log = stack.workdir / "webhook-worker.log"
-    deadline = time.monotonic() + 60
-    while "running jobs" not in (log.read_text(errors="replace") if log.exists() else ""):
-        assert proc.poll() is None and time.monotonic() < deadline, stack.logs()
-        time.sleep(0.05)
-    yield
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-async def until(check, within: float = 30.0):  # noqa: ANN001, ANN201
-    deadline = time.monotonic() + within
-    while True:
-        found = await check()
-        if found or time.monotonic() > deadline:
-            return found
-        await asyncio.sleep(0.05)
-
-
-async def endpoint(http, org, receiver: Receiver) -> dict:  # noqa: ANN001
-    made = await http.post("/v1/webhooks", json={"url": receiver.url, "events": ["*"]}, headers=org.auth)
-    assert made.status_code == 201, made.text
-    return made.json()
-
-
-async def deliveries(http, org, webhook_id: str) -> list[dict]:  # noqa: ANN001
-    answer = await http.get(f"/v1/webhooks/{webhook_id}/deliveries", headers=org.auth)
-    assert answer.status_code == 200, answer.text
-    return answer.json()["deliveries"]
+__all__ = ["deliverer", "receiver"]  # fixtures
 
 
 @pytest.mark.usefixtures("deliverer")
@@ -174,6 +97,38 @@ async def test_410_gone_disables_the_endpoint(http, orgs, receiver) -> None:
     assert len(receiver.got) == 1  # never retried
     enabled = await http.patch(f"/v1/webhooks/{hook['id']}", json={"enabled": True}, headers=org.auth)
     assert (enabled.json()["enabled"], enabled.json()["disabled_reason"]) == (True, "")
+
+
+@pytest.mark.usefixtures("deliverer")
+async def test_an_endpoint_failing_every_attempt_for_the_period_is_disabled_until_turned_on(
+    http, orgs, receiver
+) -> None:
+    org = await orgs()
+    receiver.statuses = [503]
+    hook = await endpoint(http, org, receiver)
+    started = time.monotonic()
+
+    async def disabled() -> dict | None:
+        await http.post(f"/v1/webhooks/{hook['id']}/test", headers=org.auth)  # one more failing event
+        current = (await http.get(f"/v1/webhooks/{hook['id']}", headers=org.auth)).json()
+        if current["enabled"]:
+            await asyncio.sleep(0.25)
+            return None
+        return current
+
+    current = await until(disabled)
+    assert current, "never disabled"
+    assert current["disabled_reason"] == f"every delivery failed for {DISABLE_AFTER} seconds"
+    assert time.monotonic() - started >= DISABLE_AFTER  # not before the period
+    log = await deliveries(http, org, hook["id"])
+    assert log and all(d["status_code"] == 503 for d in log)
+
+    receiver.statuses = [200]
+    enabled = await http.patch(f"/v1/webhooks/{hook['id']}", json={"enabled": True}, headers=org.auth)
+    assert (enabled.json()["enabled"], enabled.json()["disabled_reason"]) == (True, "")
+    event_id = (await http.post(f"/v1/webhooks/{hook['id']}/test", headers=org.auth)).json()["event_id"]
+    assert await until(lambda: asyncio.sleep(0, any(h["webhook-id"] == event_id for h, _ in receiver.got)))
+    assert (await http.get(f"/v1/webhooks/{hook['id']}", headers=org.auth)).json()["enabled"]  # a fresh start
 
 
 async def test_test_deliveries_and_replay_refuse_another_organizations_endpoint(http, orgs, receiver) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.db.models.base import ID, Base
@@ -30,6 +30,8 @@ class Webhook(Base):
     secret_sealed: Mapped[str] = mapped_column(Text)
     previous_secret_sealed: Mapped[str] = mapped_column(Text)
     previous_secret_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # When the first of an unbroken run of failed attempts happened; None after a delivery.
+    failing_since: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
@@ -39,13 +41,24 @@ class WebhookEvent(Base):
     is sent (core/webhooks/signing.py), so every retry and replay sends the same bytes."""
 
     __tablename__ = "webhook_events"
-    __table_args__ = (Index("ix_webhook_events_org_id_id", "org_id", "id"),)
+    __table_args__ = (
+        Index("ix_webhook_events_org_id_id", "org_id", "id"),
+        # The events the workers have not fanned out to endpoints yet (core/webhooks/fanout.py).
+        Index(
+            "ix_webhook_events_pending",
+            "created_at",
+            sqlite_where=text("fanned_out_at IS NULL"),
+            postgresql_where=text("fanned_out_at IS NULL"),
+        ),
+    )
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
     type: Mapped[str] = mapped_column(String(64))
     body: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # When its messages (one per subscribed endpoint) were written; None until then.
+    fanned_out_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
 
 
 class WebhookMessage(Base):
