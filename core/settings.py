@@ -58,6 +58,8 @@ class CoreSettings(BaseSettings):
     # HERALD_WEBHOOK_RETRY_SCHEDULE as a JSON list. Each attempt's deadline.
     webhook_retry_schedule: list[float] = Field(default=[5, 300, 1800, 7200, 18000, 36000, 36000], max_length=20)
     webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=60)
+    # Deliveries to one endpoint one worker has in flight at once.
+    webhook_endpoint_concurrency: int = Field(default=4, ge=1, le=100)
     # An endpoint whose every attempt failed for this long is disabled (Svix: 5 days).
     webhook_disable_after_seconds: float = Field(default=5 * 24 * 3600, gt=0)
     # Whether webhook URLs may reach loopback, private or link-local addresses. Unset: only on
@@ -66,6 +68,8 @@ class CoreSettings(BaseSettings):
     jobs_poll_seconds: float = Field(default=0.2, gt=0)
     jobs_lease_seconds: float = Field(default=120.0, gt=0)
     jobs_batch_size: int = Field(default=8, ge=1, le=100)
+    # Jobs one worker runs at once (each slow one holds one slot).
+    jobs_concurrency: int = Field(default=32, ge=1, le=1000)
     jobs_backoff_seconds: float = Field(default=2.0, ge=0)
     jobs_backoff_cap_seconds: float = Field(default=60.0, ge=0)
 

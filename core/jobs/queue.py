@@ -11,11 +11,11 @@ workers ran it (the first lease expired while its holder was still working).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core.db.engine import is_sqlite, transaction
@@ -35,6 +35,8 @@ class Job:
     max_attempts: int
     # True when a previous worker's lease ran out: its work may or may not have happened.
     recovered: bool
+    # Its partition (a webhook endpoint): the runner bounds how many of one run at once.
+    partition: str | None = None
 
 
 async def enqueue(
@@ -63,9 +65,15 @@ async def enqueue(
 
 
 async def enqueue_many(
-    conn: AsyncConnection, kind: str, subjects: Sequence[tuple[str, str]], now: datetime, *, max_attempts: int
+    conn: AsyncConnection,
+    kind: str,
+    subjects: Sequence[tuple[str, str, str | None]],
+    now: datetime,
+    *,
+    max_attempts: int,
 ) -> None:
-    """A job due now per (subject_id, org_id), in one statement of the caller's transaction."""
+    """A job due now per (subject_id, org_id, partition), in one statement of the caller's
+    transaction."""
     rows = [
         {
             "id": new_id("job"),
@@ -81,25 +89,36 @@ async def enqueue_many(
             "created_at": now,
             "updated_at": now,
             "finished_at": None,
+            "partition": partition,
         }
-        for subject_id, org_id in subjects
+        for subject_id, org_id, partition in subjects
     ]
     if rows:
         await conn.execute(insert(jobs), rows)
 
 
 async def claim(
-    engine: AsyncEngine, kinds: Sequence[str], worker_id: str, now: datetime, *, limit: int, lease_seconds: float
+    engine: AsyncEngine,
+    kinds: Sequence[str],
+    worker_id: str,
+    now: datetime,
+    *,
+    limit: int,
+    lease_seconds: float,
+    saturated: Collection[str] = (),
 ) -> list[Job]:
-    """Up to `limit` due jobs of these kinds, now leased to `worker_id` until now + lease."""
+    """Up to `limit` due jobs of these kinds, now leased to `worker_id` until now + lease;
+    none of the `saturated` partitions (they have as many running here as they may)."""
     async with transaction(engine, writes=True) as conn:
         stmt = (
             select(jobs.c.id, jobs.c.kind, jobs.c.subject_id, jobs.c.org_id, jobs.c.status, jobs.c.attempts)
-            .add_columns(jobs.c.max_attempts)
+            .add_columns(jobs.c.max_attempts, jobs.c.partition)
             .where(jobs.c.status.in_(CLAIMABLE), jobs.c.kind.in_(list(kinds)), jobs.c.due_at <= now)
             .order_by(jobs.c.due_at)
             .limit(limit)
         )
+        if saturated:
+            stmt = stmt.where(or_(jobs.c.partition.is_(None), jobs.c.partition.not_in(list(saturated))))
         if not is_sqlite(engine):
             stmt = stmt.with_for_update(skip_locked=True)
         rows = (await conn.execute(stmt)).all()
@@ -117,7 +136,16 @@ async def claim(
             )
         )
     return [
-        Job(r.id, r.kind, r.subject_id, r.org_id, r.attempts + 1, r.max_attempts, recovered=r.status == "running")
+        Job(
+            r.id,
+            r.kind,
+            r.subject_id,
+            r.org_id,
+            r.attempts + 1,
+            r.max_attempts,
+            recovered=r.status == "running",
+            partition=r.partition,
+        )
         for r in rows
     ]
 
@@ -150,6 +178,17 @@ async def retry_later(engine: AsyncEngine, job: Job, worker_id: str, error: str,
         result = await conn.execute(
             fenced(job, worker_id).values(
                 status="queued", due_at=at, lease_owner=None, last_error=error[:2000], updated_at=now
+            )
+        )
+    return bool(result.rowcount)
+
+
+async def defer(engine: AsyncEngine, job: Job, worker_id: str, at: datetime, now: datetime) -> bool:
+    """The job did not start: claimable again at `at`, its attempt not counted (fenced)."""
+    async with transaction(engine, writes=True) as conn:
+        result = await conn.execute(
+            fenced(job, worker_id).values(
+                status="queued", due_at=at, lease_owner=None, attempts=jobs.c.attempts - 1, updated_at=now
             )
         )
     return bool(result.rowcount)

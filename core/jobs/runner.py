@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -76,35 +77,106 @@ class JobRunner:
         self.worker_id = worker_id
         # Run at the start of each round: they write jobs (webhook fan-out) that the round claims.
         self.feeders = feeders
+        # Running jobs per partition, and how many of each partition may run at once (the
+        # handler's `partition_limit`: a slow endpoint holds that many slots, never all of them).
+        self.in_flight: Counter[str] = Counter()
+        self.limits: dict[str, int] = {}
 
-    async def run_due(self) -> int:
-        """One round: feeds, then claims and runs due jobs; returns how much it did."""
+    async def _claim(self, room: int) -> tuple[int, list[Job]]:
+        """Feeds, then claims up to `room` due jobs (at most a batch): (how much was fed, the jobs)."""
         fed = 0
         for feed in self.feeders:
             fed += await feed()
-        if not self.handlers:
-            return fed
+        if not self.handlers or room <= 0:
+            return fed, []
         claimed = await queue.claim(
             self.engine,
             list(self.handlers),
             self.worker_id,
             utcnow(),
-            limit=self.settings.jobs_batch_size,
+            limit=min(room, self.settings.jobs_batch_size),
             lease_seconds=self.settings.jobs_lease_seconds,
+            saturated=[p for p, n in self.in_flight.items() if n >= self.limits.get(p, n + 1)],
         )
-        await asyncio.gather(*(self._run(job) for job in claimed))
+        return fed, claimed
+
+    def _start(self, job: Job) -> bool:
+        """Counts the job in its partition; False when the partition is full (claimed in the same
+        batch as others of it): the job is then put back."""
+        if job.partition is None:
+            return True
+        limit = getattr(self.handlers[job.kind], "partition_limit", None)
+        if limit is None:
+            return True
+        self.limits[job.partition] = limit
+        if self.in_flight[job.partition] >= limit:
+            return False
+        self.in_flight[job.partition] += 1
+        return True
+
+    def _end(self, job: Job) -> None:
+        if job.partition is not None and job.partition in self.in_flight:
+            self.in_flight[job.partition] -= 1
+            if self.in_flight[job.partition] <= 0:
+                del self.in_flight[job.partition]
+                self.limits.pop(job.partition, None)
+
+    async def _run_counted(self, job: Job) -> None:
+        if not self._start(job):
+            now = utcnow()
+            await queue.defer(self.engine, job, self.worker_id, now + self._full_delay, now)
+            return
+        try:
+            await self._run(job)
+        finally:
+            self._end(job)
+
+    @property
+    def _full_delay(self) -> timedelta:
+        return timedelta(seconds=self.settings.jobs_poll_seconds)
+
+    async def run_due(self) -> int:
+        """One round, run to its end: feeds, claims due jobs and runs them; how much it did."""
+        fed, claimed = await self._claim(self.settings.jobs_batch_size)
+        await asyncio.gather(*(self._run_counted(job) for job in claimed))
         return fed + len(claimed)
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Keeps up to HERALD_JOBS_CONCURRENCY jobs running: a free slot is filled at once, so a
+        slow job (a model call, an endpoint that takes its whole deadline) holds only its own
+        slot, never the next round. On stop, the running jobs are let finish."""
+        running: set[asyncio.Task[None]] = set()
+        wake = asyncio.Event()
+
+        def done(task: asyncio.Task[None]) -> None:
+            running.discard(task)
+            wake.set()
+
         while not stop.is_set():
+            wake.clear()
             try:
-                busy = await self.run_due()
+                fed, claimed = await self._claim(self.settings.jobs_concurrency - len(running))
             except Exception:
                 log.exception("job round failed; retrying after the poll interval")
-                busy = 0
-            if not busy:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.settings.jobs_poll_seconds)
+                fed, claimed = 0, []
+            for job in claimed:
+                task = asyncio.create_task(self._run_counted(job))
+                running.add(task)
+                task.add_done_callback(done)
+            if fed or len(claimed) == self.settings.jobs_batch_size:
+                continue  # more may be due at once
+            with contextlib.suppress(TimeoutError):
+                stopped = asyncio.ensure_future(stop.wait())
+                woken = asyncio.ensure_future(wake.wait())
+                try:
+                    await asyncio.wait(
+                        {stopped, woken}, timeout=self.settings.jobs_poll_seconds, return_when="FIRST_COMPLETED"
+                    )
+                finally:
+                    stopped.cancel()
+                    woken.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
 
     async def _run(self, job: Job) -> None:
         handler = self.handlers[job.kind]

@@ -110,6 +110,9 @@ class WebhookDeliveries:
     def __init__(self, settings: CoreSettings, engine: AsyncEngine) -> None:
         self.settings = settings
         self.engine = engine
+        # One endpoint's deliveries in flight on this worker at once (jobs are partitioned by
+        # endpoint): a slow endpoint takes that many of the worker's slots, never the others'.
+        self.partition_limit = settings.webhook_endpoint_concurrency
         self.vault = TokenVault.from_settings(settings)
         endpoints = PlatformEndpoints({}, allow_private=private_targets_allowed(settings))
         self.client = endpoints.client(timeout=settings.webhook_timeout_seconds)

@@ -125,7 +125,7 @@ async def _messages(
     await queue.enqueue_many(
         conn,
         KIND,
-        [(r["id"], r["org_id"]) for r in rows],
+        [(r["id"], r["org_id"], r["webhook_id"]) for r in rows],
         now,
         max_attempts=len(settings.webhook_retry_schedule) + 1,
     )

@@ -78,6 +78,9 @@ class Job(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     finished_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # Jobs of one partition (a webhook endpoint's deliveries) run at most so many at once per
+    # worker (core/jobs/runner.py); None: no bound.
+    partition: Mapped[Optional[str]] = mapped_column(String(64))
 
 
 class GenerateRun(Base):

@@ -1,5 +1,5 @@
 """webhook events are fanned out to endpoints by the workers, after the change commits; an
-endpoint remembers since when its deliveries fail
+endpoint remembers since when its deliveries fail; a job may belong to a partition (its endpoint)
 
 Revision ID: 0012
 Revises: 0011
@@ -32,9 +32,13 @@ def upgrade() -> None:
         )
     with op.batch_alter_table("webhooks", schema=None) as batch_op:
         batch_op.add_column(sa.Column("failing_since", core.db.types.UTCDateTime(timezone=True), nullable=True))
+    with op.batch_alter_table("jobs", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("partition", sa.String(length=64), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("jobs", schema=None) as batch_op:
+        batch_op.drop_column("partition")
     with op.batch_alter_table("webhooks", schema=None) as batch_op:
         batch_op.drop_column("failing_since")
     with op.batch_alter_table("webhook_events", schema=None) as batch_op:
