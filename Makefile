@@ -4,6 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 STAMP := $(VENV)/.installed
+# Python keeps compiled modules in __pycache__: with PYTHONDONTWRITEBYTECODE set (as on this
+# machine), every process (core, facade, workers, each CLI call of the tests) compiled every
+# module from source again, about 3 s of CPU each.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test install lint check-generated protos envoy-validate test-only bench clean
 

@@ -29,19 +29,25 @@ def backend(request: pytest.FixtureRequest) -> str:
 @pytest.hookimpl(tryfirst=True)  # before xdist's loadgroup reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked `one_backend` check what no SQL decides (a surface's protocol, its argument
-    checks, a client's flow): they run on the first backend only, which keeps CI's time for
-    what the database does decide."""
+    checks, a client's flow): they run on one backend only (the first, or the one the marker
+    names), which keeps CI's time for what the database does decide."""
     keep, dropped = [], []
     for item in items:
         backend = getattr(item, "callspec", None) and item.callspec.params.get("backend")
-        if backend and backend != BACKENDS[0] and item.get_closest_marker("one_backend"):
+        one = item.get_closest_marker("one_backend")
+        wanted = one.args[0] if one is not None and one.args and one.args[0] in BACKENDS else BACKENDS[0]
+        if backend and one is not None and backend != wanted:
             dropped.append(item)
-        else:
-            keep.append(item)
-            if backend:
-                # Under `pytest -n 2 --dist loadgroup` (make test) each backend's tests share one
-                # worker, so each worker starts one backend's stack.
-                item.add_marker(pytest.mark.xdist_group(backend))
+            continue
+        keep.append(item)
+        if backend:
+            # Under `pytest -n 2 --dist loadgroup` (make test) each backend's tests share one
+            # worker, so each worker starts one backend's stack. A one-backend module is a group
+            # of its own, handed to whichever worker is free once the two big groups run out
+            # (xdist hands out the largest groups first): it balances the two workers, and its
+            # module-scoped stacks start once.
+            group = f"{backend}:{item.module.__name__}" if one is not None else backend
+            item.add_marker(pytest.mark.xdist_group(group))
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep

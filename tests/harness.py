@@ -78,7 +78,8 @@ class Stack:
 
 
 def stack_env(database_url: str, workdir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+    # Without PYTHONDONTWRITEBYTECODE: each process reuses the compiled modules (Makefile).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_") and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(
         {
             "HERALD_DATABASE_URL": database_url,
