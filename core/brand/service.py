@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand.never_publish import Matcher, matcher
 from core.brand.voice import VoiceDocument, effective, validated
-from core.db.models import brand_voices, profiles, users
+from core.db.models import brand_voices, organizations, profiles, users
 from core.errors import Conflict, DomainError, NotFound
 from core.ids import new_id
 
@@ -99,9 +99,12 @@ async def update_voice(
     now: datetime,
 ) -> Voice:
     """Saves `document` as the next version of the organization's voice (or of the profile's
-    override). Concurrent saves are serialised by the current-version row: the loser of a race
-    retries against the new current version, unless it named the version it expected."""
+    override). Concurrent saves of one organization take turns on its row (locked until the
+    transaction ends), so each gets the next version; one that named the version it expected is
+    refused when another saved first. (Optimistic retries alone could lose five races in a row
+    under a burst of saves.)"""
     document = validated(document)
+    await conn.execute(select(organizations.c.id).where(organizations.c.id == org_id).with_for_update())
     profile_id = await _profile_id(conn, org_id, profile_slug) if profile_slug else None
     scope = profile_id or ORG_SCOPE
     email = (await conn.execute(select(users.c.email).where(users.c.id == user_id))).scalar() or ""

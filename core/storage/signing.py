@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import math
 import os
 import secrets
 import tempfile
@@ -90,8 +91,14 @@ def sign(secret: bytes, key: str, content_type: str, size: int, expires: int) ->
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
+def _expiry(expires_in: int) -> int:
+    """The whole second a URL expires at: at least `expires_in` seconds from now (rounding down
+    the clock could leave a 1 s URL valid for a millisecond)."""
+    return math.ceil(time.time() + expires_in)
+
+
 def signed_query(secret: bytes, key: str, content_type: str, size: int, expires_in: int) -> dict[str, str]:
-    expires = int(time.time()) + expires_in
+    expires = _expiry(expires_in)
     return {
         "size": str(size),
         "type": content_type,
@@ -110,7 +117,7 @@ def sign_read(secret: bytes, key: str, expires: int) -> str:
 
 
 def signed_read_query(secret: bytes, key: str, expires_in: int) -> dict[str, str]:
-    expires = int(time.time()) + expires_in
+    expires = _expiry(expires_in)
     return {"expires": str(expires), "sig": sign_read(secret, key, expires)}
 
 
