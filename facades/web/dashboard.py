@@ -18,6 +18,7 @@ from facades.web.pages import dashboard_page, form_value, plan_name, see_other, 
 from facades.web.posts_pages import posts_blueprint
 from facades.web.records_pages import records_blueprint
 from facades.web.session import Viewer
+from facades.web.webhooks_pages import webhooks_blueprint
 
 KEYS_SHOWN = 100
 
@@ -31,6 +32,7 @@ def dashboard_blueprint() -> BlueprintGroup:
         connect_blueprint(),
         posts_blueprint(),
         media_blueprint(),
+        webhooks_blueprint(),
     )
 
 

@@ -36,6 +36,11 @@ NOTICES = {
     "voice-saved": "The brand voice is saved as a new version.",
     "sourced": "The photos are in the library, ready for a post.",
     "providers": "The stock providers are saved.",
+    "webhook-test": "A webhook.test event is on its way to this endpoint.",
+    "webhook-enabled": "The endpoint is on: new events are delivered to it.",
+    "webhook-disabled": "The endpoint is off: no events are delivered to it until it is turned on.",
+    "webhook-deleted": "The endpoint is deleted.",
+    "webhook-replayed": "The event is sent again (the same webhook-id).",
 }
 
 

@@ -1,0 +1,172 @@
+"""Webhooks in the dashboard (docs/webhooks.md): register an endpoint (its secret shown once), see
+each one's state (a disabled one says why), send a test, rotate the secret, turn it off and on,
+delete it, and read its delivery log with a replay button per attempt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from herald.webhooks.v1 import webhooks_pb2
+from sanic import Blueprint, Request
+from sanic.response import HTTPResponse
+
+from facades.errors import ApiError
+from facades.web.pages import dashboard_page, form_value, see_other, signed_in, when
+from facades.web.session import Viewer
+
+_SERVICE = "/herald.webhooks.v1.WebhookService/"
+# What a refused form shows on the page it came from; anything else is a failure page.
+_SHOWN = ("VALIDATION_ERROR", "NOT_FOUND")
+
+
+async def _call(request: Request, viewer: Viewer, method: str, message: Any) -> Any:  # noqa: ANN401 - a proto
+    core = request.app.ctx.core
+    return (await core.call(core.method(_SERVICE + method), message, authorization=viewer.authorization)).response
+
+
+def _endpoint(w: webhooks_pb2.Webhook) -> dict[str, Any]:
+    return {
+        "id": w.id,
+        "url": w.url,
+        "events": list(w.events),
+        "description": w.description,
+        "enabled": w.enabled,
+        "disabled_reason": w.disabled_reason,
+        "created": when(w.created_at),
+    }
+
+
+async def _list_page(
+    request: Request, viewer: Viewer, *, status: int = 200, error: str | None = None, form: dict | None = None
+) -> HTTPResponse:
+    found = await _call(request, viewer, "ListWebhooks", webhooks_pb2.ListWebhooksRequest(page_size=100))
+    catalogue = await _call(request, viewer, "ListWebhookEventTypes", webhooks_pb2.ListWebhookEventTypesRequest())
+    return await dashboard_page(
+        request,
+        viewer,
+        "webhooks.html",
+        "webhooks",
+        status=status,
+        error=error,
+        endpoints=[_endpoint(w) for w in found.webhooks],
+        event_types=[(e.type, e.description) for e in catalogue.event_types],
+        form=form or {"url": "", "description": "", "events": ["*"]},
+    )
+
+
+async def _endpoint_page(
+    request: Request, viewer: Viewer, webhook_id: str, *, status: int = 200, error: str | None = None
+) -> HTTPResponse:
+    endpoint = await _call(request, viewer, "GetWebhook", webhooks_pb2.GetWebhookRequest(webhook_id=webhook_id))
+    log = await _call(
+        request,
+        viewer,
+        "ListWebhookDeliveries",
+        webhooks_pb2.ListWebhookDeliveriesRequest(webhook_id=webhook_id, page_size=50),
+    )
+    attempts = [
+        {
+            "id": d.id,
+            "event_id": d.event_id,
+            "type": d.type,
+            "attempt": d.attempt,
+            "status_code": d.status_code,
+            "duration_ms": d.duration_ms,
+            "error": d.error,
+            "response_body": d.response_body,
+            "at": when(d.delivered_at),
+            "next": when(d.next_attempt_at, empty=""),
+        }
+        for d in log.deliveries
+    ]
+    return await dashboard_page(
+        request,
+        viewer,
+        "webhook.html",
+        "webhooks",
+        status=status,
+        error=error,
+        endpoint=_endpoint(endpoint),
+        attempts=attempts,
+    )
+
+
+def webhooks_blueprint() -> Blueprint:
+    bp = Blueprint("dashboard_webhooks", url_prefix="/dashboard")
+
+    @bp.get("/webhooks")
+    @signed_in
+    async def webhooks(request: Request, viewer: Viewer) -> HTTPResponse:
+        return await _list_page(request, viewer)
+
+    @bp.post("/webhooks")
+    @signed_in
+    async def create_webhook(request: Request, viewer: Viewer) -> HTTPResponse:
+        events = [e for e in (request.form.getlist("events") if request.form else None) or [] if e]
+        form = {"url": form_value(request, "url"), "description": form_value(request, "description"), "events": events}
+        try:
+            made = await _call(
+                request,
+                viewer,
+                "CreateWebhook",
+                webhooks_pb2.CreateWebhookRequest(url=form["url"], events=events, description=form["description"]),
+            )
+        except ApiError as error:
+            if error.code not in _SHOWN:
+                raise
+            return await _list_page(request, viewer, status=error.http_status, error=error.message, form=form)
+        # Rendered, not redirected: the secret exists only in this response (no-store).
+        return await dashboard_page(
+            request, viewer, "webhook_secret.html", "webhooks", status=201, endpoint=_endpoint(made), secret=made.secret
+        )
+
+    @bp.get("/webhooks/<webhook_id:str>")
+    @signed_in
+    async def webhook(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+        return await _endpoint_page(request, viewer, webhook_id)
+
+    @bp.post("/webhooks/<webhook_id:str>/rotate")
+    @signed_in
+    async def rotate(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+        rotated = await _call(
+            request, viewer, "RotateWebhookSecret", webhooks_pb2.RotateWebhookSecretRequest(webhook_id=webhook_id)
+        )
+        endpoint = await _call(request, viewer, "GetWebhook", webhooks_pb2.GetWebhookRequest(webhook_id=webhook_id))
+        return await dashboard_page(
+            request,
+            viewer,
+            "webhook_secret.html",
+            "webhooks",
+            endpoint=_endpoint(endpoint),
+            secret=rotated.secret,
+            previous_valid_until=when(rotated.previous_valid_until),
+        )
+
+    @bp.post("/webhooks/<webhook_id:str>/test")
+    @signed_in
+    async def test(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+        await _call(request, viewer, "TestWebhook", webhooks_pb2.TestWebhookRequest(webhook_id=webhook_id))
+        return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-test")
+
+    @bp.post("/webhooks/<webhook_id:str>/enabled")
+    @signed_in
+    async def switch(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+        enabled = form_value(request, "enabled") == "true"
+        message = webhooks_pb2.UpdateWebhookRequest(webhook_id=webhook_id, enabled=enabled)
+        await _call(request, viewer, "UpdateWebhook", message)
+        return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-{'enabled' if enabled else 'disabled'}")
+
+    @bp.post("/webhooks/<webhook_id:str>/delete")
+    @signed_in
+    async def delete(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+        await _call(request, viewer, "DeleteWebhook", webhooks_pb2.DeleteWebhookRequest(webhook_id=webhook_id))
+        return see_other("/dashboard/webhooks?notice=webhook-deleted")
+
+    @bp.post("/webhooks/<webhook_id:str>/deliveries/<delivery_id:str>/replay")
+    @signed_in
+    async def replay(request: Request, viewer: Viewer, webhook_id: str, delivery_id: str) -> HTTPResponse:
+        message = webhooks_pb2.ReplayWebhookDeliveryRequest(webhook_id=webhook_id, delivery_id=delivery_id)
+        await _call(request, viewer, "ReplayWebhookDelivery", message)
+        return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-replayed")
+
+    return bp
