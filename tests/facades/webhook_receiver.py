@@ -22,9 +22,11 @@ RETRIES = [0.3, 0.3, 0.3]
 
 class Receiver:
     """A real HTTP endpoint: answers each POST with the next status of `statuses` (then the last
-    one again) and records the headers and body it got."""
+    one again) and records the headers and body it got (before answering, which it does `hold`
+    seconds later). `port`: a given one (a receiver coming back up where it was)."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0, hold: float = 0.0) -> None:
+        self.hold = hold
         self.statuses: list[int] = [200]
         self.got: list[tuple[dict[str, str], bytes]] = []
         receiver = self
@@ -33,6 +35,8 @@ class Receiver:
             def do_POST(self) -> None:  # noqa: N802
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
                 receiver.got.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                if receiver.hold:
+                    time.sleep(receiver.hold)
                 status = receiver.statuses.pop(0) if len(receiver.statuses) > 1 else receiver.statuses[0]
                 answer = json.dumps({"received": len(receiver.got)}).encode()
                 self.send_response(status)
@@ -43,7 +47,7 @@ class Receiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
