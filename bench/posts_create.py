@@ -130,10 +130,14 @@ async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> d
         raise RuntimeError(f"unexpected request path: {[s['sql'][:60] for s in statements]}")
     insert = named["insert_posts"]
     rows = [_as_dict(insert["sql"], row) for row in insert["params"]]
+    events = named.get("insert_events")
+    event_rows = [_as_dict(events["sql"], row) for row in events["params"]] if events else []
     return {
         "statements": named,
         "varying": {
             "post_ids": [r.id for r in outcome.records],
+            # post.created, one per post (core/webhooks/fanout.py): the same insert, new ids.
+            "event_ids": [row["id"] for row in event_rows],
             "delivery_keys": [row["delivery_key"] for row in rows],
             # The timestamp as the driver got it (aware datetime for psycopg, text for sqlite3).
             "now": rows[0]["created_at"],
@@ -155,6 +159,8 @@ def _statement_names(statements: list[dict[str, Any]]) -> list[str]:
             names.append("brand_voices")
         elif sql.startswith("insert into posts"):
             names.append("insert_posts")
+        elif sql.startswith("insert into webhook_events"):
+            names.append("insert_events")
         elif "from post_media" in sql:
             names.append("select_post_media")
         elif "from posts" in sql:
@@ -237,6 +243,7 @@ class _Fresh:
 
     def __init__(self, varying: dict[str, Any], sqlite: bool) -> None:
         self.old_ids = varying["post_ids"]
+        self.old_events = varying.get("event_ids", [])
         self.old_keys = varying["delivery_keys"]
         self.old_now = varying["now"]
         self.old_content = varying["content"]
@@ -253,6 +260,7 @@ class _Fresh:
         now = datetime.now(UTC)
         content = content_for(f"{self.tag}-{self.n}")
         mapping: dict[Any, Any] = dict(zip(self.old_ids, ids, strict=True))
+        mapping.update((old, new_id("evt")) for old in self.old_events)
         mapping.update(zip(self.old_keys, (new_delivery_key() for _ in self.old_keys), strict=True))
         # SQLite gets naive UTC text, as SQLAlchemy's SQLite DateTime renders it.
         mapping[self.old_now] = now.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else now
@@ -291,6 +299,7 @@ async def floor_load_postgresql(
     q_prof, p_prof = st["profiles"]["sql"], st["profiles"]["params"]
     voice = st.get("brand_voices")
     q_ins, rows_ins = st["insert_posts"]["sql"], st["insert_posts"]["params"]
+    events = st.get("insert_events")
     read_back = "select_posts" in st
     if read_back:
         q_sel, p_sel = st["select_posts"]["sql"], st["select_posts"]["params"]
@@ -312,6 +321,8 @@ async def floor_load_postgresql(
                     await (await conn.execute(voice["sql"], voice["params"])).fetchall()
                 async with conn.cursor() as cur:
                     await cur.executemany(q_ins, [_sub(r, mapping) for r in rows_ins])
+                    if events is not None:
+                        await cur.executemany(events["sql"], [_sub(r, mapping) for r in events["params"]])
                 back = None
                 if read_back:
                     back = await (await conn.execute(q_sel, _sub(p_sel, mapping))).fetchall()
@@ -342,6 +353,7 @@ async def floor_load_sqlite(
     db = sqlite_floor_connection(path)
     key, prof, ins = (st[n] for n in ("key_lookup", "profiles", "insert_posts"))
     voice = st.get("brand_voices")
+    events = st.get("insert_events")
     sel, med = st.get("select_posts"), st.get("select_post_media")
 
     def run(seconds: float) -> dict[str, Any]:
@@ -359,6 +371,8 @@ async def floor_load_sqlite(
                 if voice is not None:
                     db.execute(voice["sql"], voice["params"]).fetchall()
                 db.executemany(ins["sql"], [_sub(r, mapping) for r in ins["params"]])
+                if events is not None:
+                    db.executemany(events["sql"], [_sub(r, mapping) for r in events["params"]])
                 failure = None
                 if sel is not None and med is not None:
                     back = db.execute(sel["sql"], _sub(sel["params"], mapping)).fetchall()

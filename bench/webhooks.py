@@ -1,0 +1,315 @@
+"""Bench: webhooks (issue 17) — what an endpoint costs POST /v1/posts, how soon a published post's
+event arrives, and whether a slow endpoint slows another.
+
+    .venv/bin/python -m bench.webhooks [--backend postgresql|sqlite] [--duration 10] [--rounds 2]
+        [--rate 100] [--latency-duration 20] [--wait-quiet 30]
+
+1. Throughput (no worker: the hot path alone). Two organizations with the same 3 profiles, one
+   with no endpoint and one with an endpoint subscribed to every event; closed loops of
+   --concurrency `POST /v1/posts` (bench/posts_create.py's load) alternate between them for
+   --rounds rounds. Every request writes its `post.created` events either way (the change and its
+   event are one transaction); the ratio says what subscribing adds there.
+2. The same with a worker running (all on this machine's CPUs): it publishes the queued posts
+   and, for the subscribed organization, fans each event out and delivers it to a local receiver
+   (a separate process); the ratio then includes the delivery work sharing the machine.
+3. Latency: a worker, and a receiver that records when each request arrives; `POST /v1/posts`
+   at --rate posts/s (open loop, one profile each) for --latency-duration s. For each
+   `post.published` event: arrival time minus the post's `published_at` (the payload's own);
+   p50/p99/max. Then again with a second endpoint whose receiver takes 10 s per request
+   (HERALD_WEBHOOK_TIMEOUT_SECONDS) subscribed too: the fast endpoint's p99 must not rise.
+Prints a table and writes bench/results/webhooks-<backend>-<time>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import statistics
+import time
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from bench.load import (
+    add_bench_options,
+    bench_database,
+    bench_result,
+    measure,
+    percentile,
+    raw_http_connections,
+    run_bench,
+    stack_pids,
+)
+from bench.posts_create import PROFILES, api_load
+
+# ----------------------------------------------------------------------------- the receiver (own process)
+
+
+def _receiver_main(port: int, hold: float, conn: Any) -> None:
+    """A minimal HTTP/1.1 keep-alive server: records (arrival time, body) of each POST, answers
+    200 after `hold` seconds. Sends the records back when the parent asks."""
+    import uvloop
+
+    records: list[tuple[float, bytes]] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":", 1)[1])
+                body = await reader.readexactly(length)
+                records.append((time.time(), body))
+                if hold:
+                    await asyncio.sleep(hold)
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            writer.close()
+
+    async def main() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024)
+        conn.send("ready")
+        await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+        server.close()
+        conn.send(records)
+
+    uvloop.run(main())
+
+
+class ReceiverProcess:
+    def __init__(self, hold: float = 0.0) -> None:
+        from tests.harness import free_port
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/hooks"
+        ctx = multiprocessing.get_context("spawn")
+        self._parent, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_receiver_main, args=(self.port, hold, child), daemon=True)
+        self.proc.start()
+        if not self._parent.poll(60):
+            raise RuntimeError("the receiver did not start")
+        self._parent.recv()
+
+    def records(self) -> list[tuple[float, dict[str, Any]]]:
+        self._parent.send("stop")
+        got = self._parent.recv()
+        self.proc.join(10)
+        return [(at, json.loads(body)) for at, body in got]
+
+
+# ----------------------------------------------------------------------------- setup
+
+
+async def seed(database_url: str, org: str) -> str:
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from core import admin
+
+    engine = create_async_engine(database_url)
+    try:
+        boot = await admin.bootstrap(
+            engine, email=f"{org}@example.com", password="bench-password-1", org=org, credits_=10_000_000, plan="active"
+        )
+        for slug, connector in PROFILES:
+            await admin.add_profile(engine, org=org, slug=slug, platform=connector, tags=[])
+    finally:
+        await engine.dispose()
+    return boot["api_key"]
+
+
+def subscribe(base_url: str, api_key: str, url: str) -> None:
+    import httpx
+
+    made = httpx.post(
+        f"{base_url}/v1/webhooks",
+        json={"url": url, "events": ["*"]},
+        headers={"Authorization": f"Bearer {api_key}"},
+        timeout=30,
+    )
+    made.raise_for_status()
+
+
+# ----------------------------------------------------------------------------- the open-loop load (own process)
+
+
+async def open_loop(window: Any, *, base_url: str, api_key: str, rate: float, duration: float) -> dict[str, Any]:
+    """`POST /v1/posts` to one profile at `rate` per second for `duration` s, on 16 connections."""
+    parts = urlsplit(base_url)
+    conns, close = await raw_http_connections(parts.hostname, parts.port, 16)
+    head = (
+        f"POST /v1/posts HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {api_key}\r\n"
+        "Content-Type: application/json\r\nContent-Length: "
+    ).encode()
+    free = asyncio.Queue()
+    for c in conns:
+        free.put_nowait(c)
+    sent, errors, first = 0, 0, ""
+
+    async def one(n: int) -> None:
+        nonlocal errors, first
+        conn = await free.get()
+        try:
+            body = json.dumps({"content": f"webhook bench {os.getpid()} {n}", "profiles": [PROFILES[0][0]]}).encode()
+            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (head, len(body), body))
+            if status != 201:
+                errors += 1
+                first = first or f"HTTP {status}: {answer[:200]!r}"
+        finally:
+            free.put_nowait(conn)
+
+    await window.open()
+    start = time.perf_counter()
+    tasks = []
+    while (elapsed := time.perf_counter() - start) < duration:
+        due = int(elapsed * rate) + 1
+        while sent < due:
+            tasks.append(asyncio.ensure_future(one(sent)))
+            sent += 1
+        await asyncio.sleep(0.005)
+    await asyncio.gather(*tasks)
+    elapsed = time.perf_counter() - start
+    await window.close()
+    close()
+    return {
+        "requests": sent,
+        "errors": errors,
+        "first_error": first,
+        "rps": round(sent / elapsed, 1),
+        "p50_ms": 0.0,
+        "p99_ms": 0.0,
+    }
+
+
+def latencies(records: list[tuple[float, dict[str, Any]]]) -> dict[str, Any]:
+    """Arrival minus `published_at` of each post.published event, in ms."""
+    gaps = sorted(
+        (at - datetime.fromisoformat(event["data"]["published_at"].replace("Z", "+00:00")).timestamp()) * 1000
+        for at, event in records
+        if event["type"] == "post.published"
+    )
+    return {
+        "events": len(records),
+        "published_events": len(gaps),
+        "p50_ms": round(percentile(gaps, 50), 1),
+        "p99_ms": round(percentile(gaps, 99), 1),
+        "max_ms": round(gaps[-1], 1) if gaps else None,
+    }
+
+
+# ----------------------------------------------------------------------------- phases
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from tests.harness import running_stack
+
+    with bench_database(args.backend) as (url, workdir, sessions):
+        out = bench_result("webhooks", "bench.webhooks", args, url)
+        plain, hooked = asyncio.run(seed(url, "plain")), asyncio.run(seed(url, "hooked"))
+        env = {"HERALD_ALLOW_PRIVATE_TARGETS": "true", "HERALD_JOBS_POLL_SECONDS": "0.05"}
+        print(f"webhooks  backend={args.backend}  cpus={os.cpu_count()}", flush=True)
+        sink = ReceiverProcess()
+        with running_stack(url, workdir, core_processes=args.core_processes, **env) as stack:
+            subscribe(stack.base_url, hooked, sink.url)
+            pids = stack_pids(stack)
+
+            def rounds(label: str) -> dict[str, Any]:
+                runs: dict[str, list[dict[str, Any]]] = {"no endpoint": [], "one endpoint": []}
+                for _ in range(args.rounds):
+                    for name, key in (("no endpoint", plain), ("one endpoint", hooked)):
+                        kwargs = {"base_url": stack.base_url, "api_key": key, "concurrency": args.concurrency}
+                        kwargs |= {"duration": args.duration, "warmup": args.warmup}
+                        runs[name].append(
+                            measure(
+                                f"{label}: {name}", api_load, kwargs, pids, args.duration, sessions, args.wait_quiet
+                            )
+                        )
+                median = {name: statistics.median(r["rps"] for r in found) for name, found in runs.items()}
+                return {
+                    "runs": runs,
+                    "median_rps": median,
+                    "ratio": round(median["one endpoint"] / median["no endpoint"], 3),
+                }
+
+            out["throughput_no_worker"] = rounds("no worker")
+            worker = stack.spawn("core", "worker", log_name="bench-worker")
+            try:
+                out["throughput_with_worker"] = rounds("worker delivering")
+            finally:
+                worker.terminate()
+                worker.wait(timeout=30)
+        sink.records()
+
+        # Latency, on a fresh stack and organization (the posts above are not waiting in its queue).
+        for label, slow in (("one fast endpoint", False), ("fast + a 10 s endpoint", True)):
+            org = f"latency{int(slow)}"
+            key = asyncio.run(seed(url, org))
+            fast = ReceiverProcess()
+            sluggish = ReceiverProcess(hold=10.0) if slow else None
+            with running_stack(url, workdir, core_processes=args.core_processes, **env) as stack:
+                subscribe(stack.base_url, key, fast.url)
+                if sluggish is not None:
+                    subscribe(stack.base_url, key, sluggish.url)
+                worker = stack.spawn("core", "worker", log_name=f"latency-worker-{int(slow)}")
+                try:
+                    time.sleep(3)  # the worker is up
+                    load = measure(
+                        f"{label}: {args.rate:g} posts/s",
+                        open_loop,
+                        {
+                            "base_url": stack.base_url,
+                            "api_key": key,
+                            "rate": args.rate,
+                            "duration": args.latency_duration,
+                        },
+                        stack_pids(stack),
+                        args.latency_duration,
+                        sessions,
+                        args.wait_quiet,
+                    )
+                    time.sleep(5)  # what is in flight lands
+                finally:
+                    worker.terminate()
+                    worker.wait(timeout=30)
+            measured = latencies(fast.records())
+            if sluggish is not None:
+                measured["slow_endpoint_requests"] = len(sluggish.records())
+            out[f"latency_{'with_slow' if slow else 'fast_only'}"] = {"load": load, **measured}
+            print(f"    {label}: {measured}", flush=True)
+    return out
+
+
+def print_table(out: dict[str, Any]) -> None:
+    print()
+    for key in ("throughput_no_worker", "throughput_with_worker"):
+        t = out[key]
+        medians = ", ".join(f"{k} {v:.0f} req/s" for k, v in t["median_rps"].items())
+        print(f"{key}: {medians}; ratio {t['ratio']}")
+    for key in ("latency_fast_only", "latency_with_slow"):
+        t = out[key]
+        print(
+            f"{key}: {t['published_events']} post.published events, published_at -> arrival "
+            f"p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms, max {t['max_ms']} ms (load {t['load']['rps']} posts/s, "
+            f"errors {t['load']['errors']})"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_bench_options(parser)
+    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds of the throughput phases")
+    parser.add_argument("--rate", type=float, default=100.0, help="posts per second in the latency phases")
+    parser.add_argument("--latency-duration", type=float, default=20.0)
+    args = parser.parse_args()
+    run_bench(args, run, print_table, "webhooks")
+
+
+if __name__ == "__main__":
+    main()
