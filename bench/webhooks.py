@@ -12,8 +12,9 @@ event arrives, and whether a slow endpoint slows another.
 2. The same with a worker running (all on this machine's CPUs): it publishes the queued posts
    and, for the subscribed organization, fans each event out and delivers it to a local receiver
    (a separate process); the ratio then includes the delivery work sharing the machine.
-3. Latency: a worker, and a receiver that records when each request arrives; `POST /v1/posts`
-   at --rate posts/s (open loop, one profile each) for --latency-duration s. For each
+3. Latency: --workers workers, and a receiver that records when each request arrives, subscribed
+   to --latency-events (post.published); `POST /v1/posts` at --rate posts/s (open loop, one
+   profile each) for --latency-duration s. For each
    `post.published` event: arrival time minus the post's `published_at` (the payload's own);
    p50/p99/max. Then again with a second endpoint whose receiver takes 10 s per request
    (HERALD_WEBHOOK_TIMEOUT_SECONDS) subscribed too: the fast endpoint's p99 must not rise.
@@ -35,6 +36,7 @@ from urllib.parse import urlsplit
 
 from bench.load import (
     add_bench_options,
+    analyze,
     bench_database,
     bench_result,
     measure,
@@ -125,12 +127,12 @@ async def seed(database_url: str, org: str) -> str:
     return boot["api_key"]
 
 
-def subscribe(base_url: str, api_key: str, url: str) -> None:
+def subscribe(base_url: str, api_key: str, url: str, events: tuple[str, ...] = ("*",)) -> None:
     import httpx
 
     made = httpx.post(
         f"{base_url}/v1/webhooks",
-        json={"url": url, "events": ["*"]},
+        json={"url": url, "events": list(events)},
         headers={"Authorization": f"Bearer {api_key}"},
         timeout=30,
     )
@@ -213,7 +215,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("webhooks", "bench.webhooks", args, url)
         plain, hooked = asyncio.run(seed(url, "plain")), asyncio.run(seed(url, "hooked"))
-        env = {"HERALD_ALLOW_PRIVATE_TARGETS": "true", "HERALD_JOBS_POLL_SECONDS": "0.05"}
+        env = {"HERALD_ALLOW_PRIVATE_TARGETS": "true"}  # a local receiver; every other setting its default
         print(f"webhooks  backend={args.backend}  cpus={os.cpu_count()}", flush=True)
         sink = ReceiverProcess()
         with running_stack(url, workdir, core_processes=args.core_processes, **env) as stack:
@@ -224,6 +226,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 runs: dict[str, list[dict[str, Any]]] = {"no endpoint": [], "one endpoint": []}
                 for _ in range(args.rounds):
                     for name, key in (("no endpoint", plain), ("one endpoint", hooked)):
+                        analyze(url)  # as autovacuum would (this machine runs without it)
                         kwargs = {"base_url": stack.base_url, "api_key": key, "concurrency": args.concurrency}
                         kwargs |= {"duration": args.duration, "warmup": args.warmup}
                         runs[name].append(
@@ -238,26 +241,33 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "ratio": round(median["one endpoint"] / median["no endpoint"], 3),
                 }
 
-            out["throughput_no_worker"] = rounds("no worker")
-            worker = stack.spawn("core", "worker", log_name="bench-worker")
-            try:
-                out["throughput_with_worker"] = rounds("worker delivering")
-            finally:
-                worker.terminate()
-                worker.wait(timeout=30)
+            if not args.latency_only:
+                out["throughput_no_worker"] = rounds("no worker")
+                workers = [stack.spawn("core", "worker", log_name=f"bench-worker{i}") for i in range(args.workers)]
+                try:
+                    out["throughput_with_worker"] = rounds(f"{args.workers} worker(s) delivering")
+                finally:
+                    for worker in workers:
+                        worker.terminate()
+                        worker.wait(timeout=30)
         sink.records()
 
-        # Latency, on a fresh stack and organization (the posts above are not waiting in its queue).
-        for label, slow in (("one fast endpoint", False), ("fast + a 10 s endpoint", True)):
+    # Latency, each phase on a database of its own: no post queued by an earlier phase is ahead.
+    for label, slow in (("one fast endpoint", False), ("fast + a 10 s endpoint", True)):
+        with bench_database(args.backend) as (url, workdir, sessions):
+            env = {"HERALD_ALLOW_PRIVATE_TARGETS": "true"}
             org = f"latency{int(slow)}"
             key = asyncio.run(seed(url, org))
             fast = ReceiverProcess()
             sluggish = ReceiverProcess(hold=10.0) if slow else None
             with running_stack(url, workdir, core_processes=args.core_processes, **env) as stack:
-                subscribe(stack.base_url, key, fast.url)
+                subscribe(stack.base_url, key, fast.url, args.latency_events)
                 if sluggish is not None:
-                    subscribe(stack.base_url, key, sluggish.url)
-                worker = stack.spawn("core", "worker", log_name=f"latency-worker-{int(slow)}")
+                    subscribe(stack.base_url, key, sluggish.url, args.latency_events)
+                workers = [
+                    stack.spawn("core", "worker", log_name=f"latency-worker-{int(slow)}-{i}")
+                    for i in range(args.workers)
+                ]
                 try:
                     time.sleep(3)  # the worker is up
                     load = measure(
@@ -276,8 +286,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     )
                     time.sleep(5)  # what is in flight lands
                 finally:
-                    worker.terminate()
-                    worker.wait(timeout=30)
+                    for worker in workers:
+                        worker.terminate()
+                        worker.wait(timeout=30)
             measured = latencies(fast.records())
             if sluggish is not None:
                 measured["slow_endpoint_requests"] = len(sluggish.records())
@@ -289,6 +300,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def print_table(out: dict[str, Any]) -> None:
     print()
     for key in ("throughput_no_worker", "throughput_with_worker"):
+        if key not in out:
+            continue
         t = out[key]
         medians = ", ".join(f"{k} {v:.0f} req/s" for k, v in t["median_rps"].items())
         print(f"{key}: {medians}; ratio {t['ratio']}")
@@ -304,9 +317,17 @@ def print_table(out: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_bench_options(parser)
-    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds of the throughput phases")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the throughput phases")
     parser.add_argument("--rate", type=float, default=100.0, help="posts per second in the latency phases")
     parser.add_argument("--latency-duration", type=float, default=20.0)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--latency-events",
+        type=lambda text: tuple(text.split(",")),
+        default=("post.published",),
+        help="what the latency phases' endpoints subscribe to (comma-separated; * for every type)",
+    )
+    parser.add_argument("--latency-only", action="store_true", help="skip the throughput phases")
     args = parser.parse_args()
     run_bench(args, run, print_table, "webhooks")
 

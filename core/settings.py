@@ -59,7 +59,7 @@ class CoreSettings(BaseSettings):
     webhook_retry_schedule: list[float] = Field(default=[5, 300, 1800, 7200, 18000, 36000, 36000], max_length=20)
     webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=60)
     # Deliveries to one endpoint one worker has in flight at once.
-    webhook_endpoint_concurrency: int = Field(default=4, ge=1, le=100)
+    webhook_endpoint_concurrency: int = Field(default=8, ge=1, le=100)
     # An endpoint whose every attempt failed for this long is disabled (Svix: 5 days).
     webhook_disable_after_seconds: float = Field(default=5 * 24 * 3600, gt=0)
     # Whether webhook URLs may reach loopback, private or link-local addresses. Unset: only on

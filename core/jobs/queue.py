@@ -183,17 +183,6 @@ async def retry_later(engine: AsyncEngine, job: Job, worker_id: str, error: str,
     return bool(result.rowcount)
 
 
-async def defer(engine: AsyncEngine, job: Job, worker_id: str, at: datetime, now: datetime) -> bool:
-    """The job did not start: claimable again at `at`, its attempt not counted (fenced)."""
-    async with transaction(engine, writes=True) as conn:
-        result = await conn.execute(
-            fenced(job, worker_id).values(
-                status="queued", due_at=at, lease_owner=None, attempts=jobs.c.attempts - 1, updated_at=now
-            )
-        )
-    return bool(result.rowcount)
-
-
 def backoff(attempt: int, base: float, cap: float) -> timedelta:
     """base * 2^(attempt-1), at most cap."""
     return timedelta(seconds=min(cap, base * 2 ** max(0, attempt - 1)))

@@ -77,10 +77,14 @@ class JobRunner:
         self.worker_id = worker_id
         # Run at the start of each round: they write jobs (webhook fan-out) that the round claims.
         self.feeders = feeders
-        # Running jobs per partition, and how many of each partition may run at once (the
-        # handler's `partition_limit`: a slow endpoint holds that many slots, never all of them).
+        # Jobs per partition here (running or waiting for one of its slots), how many of each
+        # may run at once (the handler's `partition_limit`: a slow endpoint holds that many
+        # slots, never all of them), and those slots.
         self.in_flight: Counter[str] = Counter()
         self.limits: dict[str, int] = {}
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        # Jobs running now (not those waiting for their partition): the pool's occupancy.
+        self.active = 0
 
     async def _claim(self, room: int) -> tuple[int, list[Job]]:
         """Feeds, then claims up to `room` due jobs (at most a batch): (how much was fed, the jobs)."""
@@ -100,40 +104,34 @@ class JobRunner:
         )
         return fed, claimed
 
-    def _start(self, job: Job) -> bool:
-        """Counts the job in its partition; False when the partition is full (claimed in the same
-        batch as others of it): the job is then put back."""
-        if job.partition is None:
-            return True
-        limit = getattr(self.handlers[job.kind], "partition_limit", None)
-        if limit is None:
-            return True
-        self.limits[job.partition] = limit
-        if self.in_flight[job.partition] >= limit:
-            return False
-        self.in_flight[job.partition] += 1
-        return True
-
-    def _end(self, job: Job) -> None:
-        if job.partition is not None and job.partition in self.in_flight:
-            self.in_flight[job.partition] -= 1
-            if self.in_flight[job.partition] <= 0:
-                del self.in_flight[job.partition]
-                self.limits.pop(job.partition, None)
-
     async def _run_counted(self, job: Job) -> None:
-        if not self._start(job):
-            now = utcnow()
-            await queue.defer(self.engine, job, self.worker_id, now + self._full_delay, now)
+        """Runs the job, within its partition's limit: one claimed while the partition's slots are
+        taken (others of it came in the same batch) waits here for a slot, leased, without a
+        slot of the pool; its partition is not claimed again meanwhile."""
+        limit = None if job.partition is None else getattr(self.handlers[job.kind], "partition_limit", None)
+        if limit is None:
+            await self._active(job)
             return
+        partition = job.partition
+        self.in_flight[partition] += 1
+        self.limits[partition] = limit
+        slots = self._slots.setdefault(partition, asyncio.Semaphore(limit))
+        try:
+            async with slots:
+                await self._active(job)
+        finally:
+            self.in_flight[partition] -= 1
+            if self.in_flight[partition] <= 0:
+                del self.in_flight[partition]
+                self.limits.pop(partition, None)
+                self._slots.pop(partition, None)
+
+    async def _active(self, job: Job) -> None:
+        self.active += 1
         try:
             await self._run(job)
         finally:
-            self._end(job)
-
-    @property
-    def _full_delay(self) -> timedelta:
-        return timedelta(seconds=self.settings.jobs_poll_seconds)
+            self.active -= 1
 
     async def run_due(self) -> int:
         """One round, run to its end: feeds, claims due jobs and runs them; how much it did."""
@@ -155,7 +153,7 @@ class JobRunner:
         while not stop.is_set():
             wake.clear()
             try:
-                fed, claimed = await self._claim(self.settings.jobs_concurrency - len(running))
+                fed, claimed = await self._claim(self.settings.jobs_concurrency - self.active)
             except Exception:
                 log.exception("job round failed; retrying after the poll interval")
                 fed, claimed = 0, []

@@ -93,6 +93,8 @@ _TARGET = (
         webhook_messages.c.event_id,
         webhooks.c.url,
         webhooks.c.enabled,
+        webhooks.c.failing_since,
+        *service.SECRET_COLUMNS,
         webhook_events.c.type,
         webhook_events.c.body,
     )
@@ -100,6 +102,14 @@ _TARGET = (
     .join(webhook_events, webhook_events.c.id == webhook_messages.c.event_id)
     .where(webhook_messages.c.id == bindparam("message"))
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A 2xx answer: its attempt log row, and whether the endpoint was marked failing."""
+
+    attempt: dict[str, Any]
+    was_failing: bool
 
 
 class WebhookDeliveries:
@@ -120,13 +130,16 @@ class WebhookDeliveries:
     async def close(self) -> None:
         await self.client.aclose()
 
-    async def work(self, job: Job) -> str:
-        async with transaction(self.engine) as conn:
+    async def work(self, job: Job) -> Delivered | None:
+        """One attempt. A delivery's log entry is written by `record`, in the transaction that
+        ends the job (one transaction fewer per delivery); a failed attempt's is written here."""
+        async with self.engine.connect() as conn:
             target = (await conn.execute(_TARGET, {"message": job.subject_id})).one_or_none()
-            if target is None or not target.enabled:
-                return "skipped"  # the endpoint was deleted or disabled since
-            now = utcnow()
-            secrets = await service.signing_secrets(conn, self.vault, target.webhook_id, now)
+            await conn.rollback()
+        if target is None or not target.enabled:
+            return None  # the endpoint was deleted or disabled since
+        now = utcnow()
+        secrets = service.secrets_of(self.vault, target.webhook_id, target, now)
         body = target.body.encode()
         headers = signed_headers(secrets, target.event_id, now, body)
         headers.update({"content-type": "application/json", "user-agent": USER_AGENT})
@@ -145,10 +158,12 @@ class WebhookDeliveries:
         delivered = 200 <= status < 300
         if not delivered and not error:
             error = f"HTTP {status}"
-        retry = None if delivered or status == 410 else self._delay(job)
-        await self._log(job, target, status, duration, error, answer[:MAX_RESPONSE_BYTES], retry)
+        answer = answer[:MAX_RESPONSE_BYTES]
         if delivered:
-            return "delivered"
+            attempt = self._attempt(job, target, status, duration, "", answer, None, utcnow())
+            return Delivered(attempt, was_failing=target.failing_since is not None)
+        retry = None if status == 410 else self._delay(job)
+        await self._log(job, target, status, duration, error, answer, retry)
         if status == 410:
             raise JobFailure("GONE", "the endpoint answered 410 Gone", retryable=False)
         raise JobFailure("UNDELIVERED", error, retryable=retry is not None, delay=retry)
@@ -157,28 +172,45 @@ class WebhookDeliveries:
         schedule = self.settings.webhook_retry_schedule
         return timedelta(seconds=schedule[job.attempts - 1]) if job.attempts <= len(schedule) else None
 
+    @staticmethod
+    def _attempt(
+        job: Job,
+        target: Any,  # noqa: ANN401 - a result row
+        status: int,
+        duration: int,
+        error: str,
+        answer: bytes,
+        retry: timedelta | None,
+        now: datetime,
+    ) -> dict[str, Any]:
+        """The attempt log's row."""
+        return {
+            "id": new_id("wat"),
+            "webhook_id": target.webhook_id,
+            "message_id": job.subject_id,
+            "event_id": target.event_id,
+            "type": target.type,
+            "attempt": job.attempts,
+            "status_code": status,
+            "duration_ms": duration,
+            "error": error[:500],
+            "response_body": answer.decode("utf-8", "replace"),
+            "delivered_at": now,
+            "next_attempt_at": now + retry if retry is not None else None,
+        }
+
     async def _log(
         self, job: Job, target: Any, status: int, duration: int, error: str, answer: bytes, retry: timedelta | None
     ) -> None:  # noqa: ANN401 - a result row
+        """A failed attempt: logged now (whatever becomes of the job), the endpoint's failures tracked."""
         now = utcnow()
         async with transaction(self.engine, writes=True) as conn:
             await conn.execute(
                 insert(webhook_attempts).values(
-                    id=new_id("wat"),
-                    webhook_id=target.webhook_id,
-                    message_id=job.subject_id,
-                    event_id=target.event_id,
-                    type=target.type,
-                    attempt=job.attempts,
-                    status_code=status,
-                    duration_ms=duration,
-                    error="" if 200 <= status < 300 else error[:500],
-                    response_body=answer.decode("utf-8", "replace"),
-                    delivered_at=now,
-                    next_attempt_at=now + retry if retry is not None else None,
+                    **self._attempt(job, target, status, duration, error, answer, retry, now)
                 )
             )
-            await self._track_failures(conn, target.webhook_id, delivered=200 <= status < 300, now=now)
+            await self._track_failures(conn, target.webhook_id, delivered=False, now=now)
 
     async def _track_failures(self, conn: AsyncConnection, webhook_id: str, *, delivered: bool, now: datetime) -> None:
         """An endpoint whose every attempt has failed since `failing_since` for longer than
@@ -206,12 +238,19 @@ class WebhookDeliveries:
             )
             log.warning("webhook %s disabled: every delivery failed for %s", webhook_id, _span(limit))
 
-    async def record(self, conn: AsyncConnection, job: Job, outcome: str, now: datetime) -> None:
+    async def record(self, conn: AsyncConnection, job: Job, outcome: Delivered | None, now: datetime) -> None:
+        """In the job's fenced transaction: the message's end, and a delivery's log entry (a
+        worker whose lease ran out meanwhile records neither; the next holder sends it again)."""
         await conn.execute(
             update(webhook_messages)
             .where(webhook_messages.c.id == job.subject_id)
-            .values(status=outcome, updated_at=now)
+            .values(status="skipped" if outcome is None else "delivered", updated_at=now)
         )
+        if outcome is None:
+            return
+        await conn.execute(insert(webhook_attempts).values(**outcome.attempt))
+        if outcome.was_failing:
+            await self._track_failures(conn, outcome.attempt["webhook_id"], delivered=True, now=now)
 
     async def give_up(self, conn: AsyncConnection, job: Job, failure: JobFailure, now: datetime) -> None:
         await conn.execute(

@@ -13,6 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import bindparam, delete, func, select, update
@@ -232,13 +233,16 @@ async def rotate(
 async def signing_secrets(conn: AsyncConnection, vault: TokenVault, webhook_id: str, now: datetime) -> list[str]:
     """The secrets a delivery is signed with now: the current one, and the previous one during
     its overlap."""
-    row = (
-        await conn.execute(
-            select(webhooks.c.secret_sealed, webhooks.c.previous_secret_sealed, webhooks.c.previous_secret_until).where(
-                webhooks.c.id == webhook_id
-            )
-        )
-    ).one()
+    row = (await conn.execute(select(*SECRET_COLUMNS).where(webhooks.c.id == webhook_id))).one()
+    return secrets_of(vault, webhook_id, row, now)
+
+
+# What `secrets_of` reads of an endpoint's row.
+SECRET_COLUMNS = (webhooks.c.secret_sealed, webhooks.c.previous_secret_sealed, webhooks.c.previous_secret_until)
+
+
+def secrets_of(vault: TokenVault, webhook_id: str, row: Any, now: datetime) -> list[str]:  # noqa: ANN401 - a Row
+    """The secrets, opened, of a row holding SECRET_COLUMNS."""
     secrets = [vault.open(row.secret_sealed, bound_to=_bound(webhook_id, "current")).value]
     if row.previous_secret_sealed and row.previous_secret_until is not None and row.previous_secret_until > now:
         secrets.append(vault.open(row.previous_secret_sealed, bound_to=_bound(webhook_id, "previous")).value)

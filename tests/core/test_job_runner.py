@@ -106,5 +106,5 @@ async def test_a_slow_partition_holds_its_limit_and_never_the_others(engine, bac
     assert handler.most["slow"] == 2  # never more than the partition's limit at once
     async with engine.connect() as conn:
         rows = (await conn.execute(select(jobs.c.status, jobs.c.attempts).where(jobs.c.kind == Gated.kind))).all()
-    # Put back when its partition was full, a job's attempt is not counted: each ran once.
+    # One claimed while its partition was full waited for a slot, under its lease: each ran once.
     assert Counter((r.status, r.attempts) for r in rows) == Counter({("done", 1): 32})
