@@ -85,6 +85,13 @@ class JobRunner:
         self._slots: dict[str, asyncio.Semaphore] = {}
         # Jobs running now (not those waiting for their partition): the pool's occupancy.
         self.active = 0
+        # Set when a job ends or something in this process wrote work (`nudge`): the loop runs a
+        # round at once instead of after the poll interval.
+        self._wake = asyncio.Event()
+
+    def nudge(self) -> None:
+        """Something in this process just wrote work for the loop (a publish outcome's event)."""
+        self._wake.set()
 
     async def _claim(self, room: int) -> tuple[int, list[Job]]:
         """Feeds, then claims up to `room` due jobs (at most a batch): (how much was fed, the jobs)."""
@@ -144,7 +151,7 @@ class JobRunner:
         slow job (a model call, an endpoint that takes its whole deadline) holds only its own
         slot, never the next round. On stop, the running jobs are let finish."""
         running: set[asyncio.Task[None]] = set()
-        wake = asyncio.Event()
+        wake = self._wake
 
         def done(task: asyncio.Task[None]) -> None:
             running.discard(task)

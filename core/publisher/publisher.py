@@ -16,7 +16,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -75,6 +75,8 @@ class Publisher:
             TokenKeeper(settings, engine, self.endpoints, TokenVault.from_settings(settings)) if self.live else None
         )
         self._client: httpx2.AsyncClient | None = None
+        # Called after each delivery ends (the worker nudges its job loop to fan out the event).
+        self.on_outcome: Callable[[], None] | None = None
 
     async def publish_due(self, limit: int | None = None) -> int:
         """One round: claims up to `limit` (default the batch size) due posts and delivers them
@@ -131,6 +133,8 @@ class Publisher:
         except Exception:
             # The post stays `publishing`; when the lease ends a worker resolves it by lookup.
             log.exception("delivery of %s failed unexpectedly; its lease will be recovered", claim.post_id)
+        if self.on_outcome is not None:
+            self.on_outcome()  # its outcome's event is written: the job loop fans it out now
 
     async def deliver(self, claim: Claim) -> None:
         connector = self.connectors[claim.connector]

@@ -45,6 +45,7 @@ async def run_worker(settings: CoreSettings) -> None:
         jobs = JobRunner(
             settings, engine, handlers, publisher.worker_id, feeders=[lambda: fan_out(engine, settings, utcnow())]
         )
+        publisher.on_outcome = jobs.nudge  # a publish outcome's event is fanned out at once
         log.info("worker %s publishing (mode=%s), running jobs", publisher.worker_id, settings.publish_mode)
         try:
             await asyncio.gather(publisher.run(stop), jobs.run(stop), *loops)
