@@ -6,34 +6,20 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 
-import pytest
 from sqlalchemy import select
 
 from core import admin
-from core.db.engine import create_engine
 from core.db.models import jobs
 from core.db.types import utcnow
 from core.jobs import queue
 from core.jobs.queue import Job
 from core.jobs.runner import JobFailure, JobRunner
 from core.settings import CoreSettings
-from tests.harness import database
+from tests.core.module_database import engine, url
 
-
-@pytest.fixture(scope="module")
-def url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with database(backend, tmp_path_factory.mktemp(f"runner-{backend}")) as u:
-        yield u
-
-
-@pytest.fixture
-async def engine(url: str) -> AsyncIterator:
-    eng = create_engine(CoreSettings(database_url=url))
-    yield eng
-    await eng.dispose()
+__all__ = ["engine", "url"]  # fixtures
 
 
 class Gated:

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from sqlalchemy import func, select
 
 from core import admin
 from core.connections.vault import TokenVault
-from core.db.engine import create_engine
 from core.db.models import jobs, webhook_events, webhook_messages
 from core.db.types import utcnow
 from core.posts import service as posts
@@ -21,20 +19,9 @@ from core.posts.validation import CreateRequest
 from core.settings import CoreSettings
 from core.webhooks import fanout
 from core.webhooks import service as webhooks
-from tests.harness import database
+from tests.core.module_database import engine, url
 
-
-@pytest.fixture(scope="module")
-def url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with database(backend, tmp_path_factory.mktemp(f"fanout-{backend}")) as u:
-        yield u
-
-
-@pytest.fixture
-async def engine(url: str) -> AsyncIterator:
-    eng = create_engine(CoreSettings(database_url=url))
-    yield eng
-    await eng.dispose()
+__all__ = ["engine", "url"]  # fixtures
 
 
 async def new_org(engine, name: str) -> str:  # noqa: ANN001
