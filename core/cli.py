@@ -15,9 +15,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 import uvloop
+from sqlalchemy.exc import DBAPIError
 
 from core.errors import DomainError
 from core.settings import CoreSettings
@@ -38,8 +40,26 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("serve", help="run core, facade, storage and worker on one machine")
     sub.add_parser("migrate", help="bring the database schema up to date")
 
-    admin = sub.add_parser("admin", help="administration; each command prints one JSON object")
-    asub = admin.add_subparsers(dest="admin_command", required=True)
+    # Parsed by _admin_parser (its errors are JSON too); listed here for `herald --help`.
+    sub.add_parser("admin", help="administration; each command prints one JSON object", add_help=False)
+    return parser
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _JsonArgumentParser(argparse.ArgumentParser):
+    """The admin commands' parser: a bad or missing argument is a VALIDATION_ERROR object, like
+    every other refusal of the CLI contract (argparse would print usage text and exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message)
+
+
+def _admin_parser() -> argparse.ArgumentParser:
+    admin = _JsonArgumentParser(prog="herald admin", description="administration; each command prints one JSON object")
+    asub = admin.add_subparsers(dest="admin_command", required=True, parser_class=_JsonArgumentParser)
     p = asub.add_parser("bootstrap", help="create user, organization and membership if missing; mint an API key")
     p.add_argument("--email", required=True)
     p.add_argument("--password", required=True)
@@ -63,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--enable", action="append", default=[], metavar="PROVIDER")
     p.add_argument("--disable", action="append", default=[], metavar="PROVIDER")
     asub.add_parser("reseal-tokens", help="re-seal platform tokens under the first HERALD_PLATFORM_TOKEN_KEYS key")
-    return parser
+    return admin
 
 
 QUIET_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2")
@@ -74,7 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["facade"]:
         # The facade is its own program (it must not import the core): hand the process over.
         os.execv(sys.executable, [sys.executable, "-m", "facades", *argv[1:]])
-    args = _parser().parse_args(argv)
+    if argv[:1] == ["admin"]:
+        try:
+            admin_args = _admin_parser().parse_args(argv[1:])
+        except _UsageError as error:
+            print(json.dumps({"error": str(error), "code": "VALIDATION_ERROR"}))
+            return 2
+    args = _parser().parse_args(argv[:1] if argv[:1] == ["admin"] else argv)
     settings = CoreSettings()
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"
@@ -107,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         case "serve":
             return _serve(settings)
         case "admin":
-            return _admin(settings, args)
+            return _admin(settings, admin_args)
     return 2
 
 
@@ -128,10 +154,21 @@ def _migrate(settings: CoreSettings) -> int:
 def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
     from core import admin
     from core.db.engine import create_engine
+    from core.db.migrate import head_revision, schema_revision
+
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # reading the head revision logs at INFO
+    url = settings.effective_database_url
+    if settings.is_sqlite and not Path(url.split("///", 1)[1]).exists():
+        # Never created here: connecting would leave an empty database file behind.
+        return _admin_error(f"no database at {url.split('///', 1)[1]}: run `herald migrate` first", "NOT_MIGRATED")
 
     async def run() -> dict[str, Any]:
         engine = create_engine(settings, pool_size=1)
         try:
+            revision, head = await schema_revision(engine), head_revision()
+            if revision != head:
+                state = "was never migrated" if revision is None else f"is at revision {revision}, not {head}"
+                raise _NotMigrated(f"the database {state}: run `herald migrate` first")
             match args.admin_command:
                 case "bootstrap":
                     return await admin.bootstrap(
@@ -167,10 +204,23 @@ def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(run())
     except DomainError as error:
-        print(json.dumps({"error": error.message, "code": error.reason}))
-        return 1
+        return _admin_error(error.message, error.reason)
+    except _NotMigrated as error:
+        return _admin_error(str(error), "NOT_MIGRATED")
+    except (OSError, DBAPIError) as error:
+        logging.getLogger(__name__).debug("admin: the database cannot be reached", exc_info=True)
+        return _admin_error(f"the database cannot be reached: {type(error).__name__}", "DATABASE_UNAVAILABLE")
     print(json.dumps(result))
     return 0
+
+
+class _NotMigrated(Exception):
+    pass
+
+
+def _admin_error(message: str, code: str) -> int:
+    print(json.dumps({"error": message, "code": code}))
+    return 1
 
 
 def _serve(settings: CoreSettings) -> int:

@@ -131,3 +131,45 @@ def test_existing_user_with_another_password_is_refused(herald) -> None:  # noqa
     herald("bootstrap", "--email", "pw@example.com", "--password", "a long password", "--org", "cli-pw")
     status, out = herald("bootstrap", "--email", "pw@example.com", "--password", "another password", "--org", "cli-pw")
     assert status == 1 and out["code"] == "UNAUTHORIZED"
+
+
+def _bare_cli(env: dict[str, str], *args: str) -> tuple[int, list[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "core", "admin", *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    return proc.returncode, proc.stdout.strip().splitlines()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("plan", "--org", "acme", "--plan", "bogus"),
+        ("credits", "--org", "acme"),
+        ("credits", "--org", "acme", "--add", "five"),
+        ("nope",),
+        (),
+    ],
+)
+def test_a_bad_or_missing_argument_is_one_json_object(tmp_path, args) -> None:  # noqa: ANN001
+    code, lines = _bare_cli(stack_env("", tmp_path), *args)
+    assert code == 2 and len(lines) == 1, lines
+    assert json.loads(lines[0])["code"] == "VALIDATION_ERROR"
+
+
+def test_an_unmigrated_data_directory_is_one_json_object_and_creates_nothing(tmp_path) -> None:  # noqa: ANN001
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {k: v for k, v in stack_env("", tmp_path).items() if k != "HERALD_DATABASE_URL"} | {
+        "HERALD_DATA_DIR": str(data)
+    }
+    code, lines = _bare_cli(env, "credits", "--org", "acme", "--add", "5")
+    assert code == 1 and len(lines) == 1, lines
+    assert json.loads(lines[0])["code"] == "NOT_MIGRATED" and "herald migrate" in json.loads(lines[0])["error"]
+    assert list(data.iterdir()) == []  # no empty database file left behind
+    (data / "herald.db").write_bytes(b"")  # an empty SQLite file: there, but never migrated
+    code, lines = _bare_cli(env, "plan", "--org", "acme", "--plan", "active")
+    assert (code, json.loads(lines[0])["code"]) == (1, "NOT_MIGRATED")
+    code, lines = _bare_cli(
+        stack_env("postgresql+psycopg://postgres@127.0.0.1:1/nowhere", tmp_path), "credits", "--org", "a", "--add", "1"
+    )
+    assert (code, json.loads(lines[0])["code"]) == (1, "DATABASE_UNAVAILABLE")
