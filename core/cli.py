@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -223,9 +224,37 @@ def _admin_error(message: str, code: str) -> int:
     return 1
 
 
+def _taken(addresses: dict[str, str]) -> list[str]:
+    """Which of these host:port addresses another process listens on (a bind test: an address
+    in TIME_WAIT is free; one held by any listener, with SO_REUSEPORT or not, is not)."""
+    taken = []
+    for variable, address in addresses.items():
+        host, _, port = address.rpartition(":")
+        host = host.strip("[]") or "0.0.0.0"
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, int(port)))
+            except OSError:
+                taken.append(f"{address} ({variable})")
+            except ValueError:
+                taken.append(f"{address} ({variable}: not host:port)")
+    return taken
+
+
 def _serve(settings: CoreSettings) -> int:
     """Supervises one process per role (one core per CPU); stops them all when one dies or on
-    SIGINT/SIGTERM."""
+    SIGINT/SIGTERM. An address already in use is one line and exit 1, before anything starts."""
+    listening = {
+        "HERALD_FACADE_LISTEN": settings.facade_listen,
+        "HERALD_CORE_LISTEN": settings.core_listen,
+        "HERALD_STORAGE_LISTEN": settings.storage_listen,
+    }
+    if settings.stock_demo:
+        listening["HERALD_STOCK_DEMO_LISTEN"] = settings.stock_demo_listen
+    if taken := _taken(listening):
+        print(f"herald: cannot start: already in use: {', '.join(taken)}", file=sys.stderr)
+        return 1
     commands = [[sys.executable, "-m", "core", "core"] for _ in range(settings.core_process_count)]
     commands += [
         [sys.executable, "-m", "facades"],

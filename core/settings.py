@@ -29,6 +29,9 @@ class CoreSettings(BaseSettings):
     core_processes: int = Field(default=0, ge=0, le=64)
     base_url: str = "http://127.0.0.1:8080"
     storage_listen: str = "127.0.0.1:8081"
+    # The facade's own setting (facades/settings.py), read here too: `herald serve` checks the
+    # address is free before it starts anything.
+    facade_listen: str = "127.0.0.1:8080"
     publish_mode: Literal["sandbox", "live"] = "sandbox"
     # Successful responses carry a low_credits warning while the balance is below this.
     low_credit_threshold: int = Field(default=50, ge=0)

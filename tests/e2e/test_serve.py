@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -105,3 +106,25 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+def test_an_address_in_use_is_one_line_and_nothing_starts(tmp_path) -> None:  # noqa: ANN001
+    http_port, core_port, storage_port, stock_port = free_port(), free_port(), free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+    env.update(
+        HERALD_DATA_DIR=str(tmp_path / "data"),
+        HERALD_FACADE_LISTEN=f"127.0.0.1:{http_port}",
+        HERALD_CORE_LISTEN=f"127.0.0.1:{core_port}",
+        HERALD_STORAGE_LISTEN=f"127.0.0.1:{storage_port}",
+        HERALD_STOCK_DEMO_LISTEN=f"127.0.0.1:{stock_port}",
+    )
+    with socket.socket() as squatter:  # another program already serves on the facade's port
+        squatter.bind(("127.0.0.1", http_port))
+        squatter.listen()
+        done = subprocess.run(
+            [sys.executable, "-m", "core", "serve"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert lines == [f"herald: cannot start: already in use: 127.0.0.1:{http_port} (HERALD_FACADE_LISTEN)"], lines
+    assert not (tmp_path / "data").exists()  # nothing started, nothing written
