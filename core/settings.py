@@ -94,6 +94,8 @@ class CoreSettings(BaseSettings):
     # Accounts and OAuth (core/identity, core/oauth; SPEC 5, 8).
     # The plan an organization created at sign-up starts on (billing is outside Herald).
     signup_plan: PlanName = "trialing"
+    # Credits an organization created by sign-up starts with (its first posts can go out).
+    signup_credits: int = Field(default=100, ge=0)
     session_lifetime_seconds: int = Field(default=7 * 86400, ge=60)
     # Password hashes (argon2id, 64 MiB each) one core process computes at once; others wait.
     password_hash_concurrency: int = Field(default=2, ge=1, le=32)

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import case, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.credits import service as credits
 from core.db.models import memberships, organizations, sessions, users
 from core.errors import NotFound, TooManyAttempts, Unauthorized, ValidationError
 from core.identity import service
@@ -68,11 +69,22 @@ async def hash_new_password(password: str, limiter: asyncio.Semaphore) -> str:
 
 
 async def sign_up(
-    conn: AsyncConnection, *, email: str, password_hash: str, org_slug: str, plan: str, lifetime: int, now: datetime
+    conn: AsyncConnection,
+    *,
+    email: str,
+    password_hash: str,
+    org_slug: str,
+    plan: str,
+    lifetime: int,
+    now: datetime,
+    starter_credits: int = 0,
 ) -> SessionView:
-    """Creates the user, the organization (owned by the user) and a session, all or nothing."""
+    """Creates the user, the organization (owned by the user, with `starter_credits`: a ledger
+    grant) and a session, all or nothing."""
     user_id = await service.create_user_with_hash(conn, email, password_hash, now)
     org_id = await service.create_organization(conn, org_slug, plan, now)
+    if starter_credits:
+        await credits.grant(conn, org_id, starter_credits, reason="grant", reference="sign-up starter credits", now=now)
     await service.ensure_membership(conn, user_id, org_id, "owner", now)
     org = OrganizationView(org_id, org_slug, "owner", plan)
     return await _open_session(conn, user_id, service.normalize_email(email), org, lifetime, now)

@@ -57,6 +57,7 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
                 plan=call.settings.signup_plan,
                 lifetime=call.settings.session_lifetime_seconds,
                 now=call.now,
+                starter_credits=call.settings.signup_credits,
             )
         return _session(view)
 

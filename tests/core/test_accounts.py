@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import grpc
 import pytest
+from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc, identity_pb2, identity_pb2_grpc
 from sqlalchemy import update
 
@@ -55,6 +56,21 @@ async def test_sign_up_opens_a_session_in_a_new_organization(accounts, identity)
     assert principal.credential_kind == identity_pb2.CREDENTIAL_KIND_SESSION
     assert principal.organization == slug
     assert principal.user_id == session.user_id
+
+
+async def test_a_new_organization_starts_with_the_starter_credits(accounts, channel) -> None:  # noqa: ANN001
+    slug = fresh_slug()
+    session = await accounts.SignUp(
+        accounts_pb2.SignUpRequest(email=f"{slug}@example.com", password=PASSWORD, organization=slug)
+    )
+    account = await credits_pb2_grpc.CreditsServiceStub(channel).GetCreditAccount(
+        credits_pb2.GetCreditAccountRequest(), metadata=bearer(session.token)
+    )
+    # HERALD_SIGNUP_CREDITS (default 100): its first posts go out instead of failing unpaid.
+    assert account.balance == 100
+    assert [(e.delta, e.reason, e.reference) for e in account.recent_entries] == [
+        (100, "grant", "sign-up starter credits")
+    ]
 
 
 @pytest.mark.parametrize(

@@ -62,7 +62,7 @@ async def test_sign_up_sign_out_and_sign_in(page, artifacts_dir, backend) -> Non
     await page.wait_for_url("**/dashboard")
     assert await page.locator("#organization").text_content() == slug
     assert await page.locator("#plan").text_content() in ("trialing", "active", "none")
-    assert await page.locator("#balance").text_content() == "0"
+    assert await page.locator("#balance").text_content() == "100"  # HERALD_SIGNUP_CREDITS
     await screenshot(page, artifacts_dir, backend, "overview")
 
     cookies = {c["name"]: c for c in await page.context.cookies()}
@@ -90,6 +90,9 @@ async def test_sign_up_sign_out_and_sign_in(page, artifacts_dir, backend) -> Non
     await page.get_by_label("Password").fill(PASSWORD)
     await page.get_by_role("button", name="Sign in").click()
     await page.wait_for_url("**/dashboard/credits")
+    # The starter credits are in the ledger, and the page says how a balance is topped up.
+    assert "sign-up starter credits" in await page.locator("#ledger").text_content()
+    assert "herald admin credits" in await page.locator("#top-up").text_content()
 
 
 async def test_sign_up_failures_are_shown_on_the_page(page, orgs) -> None:  # noqa: ANN001
