@@ -29,6 +29,13 @@ def _signed_in_response(request: Request, session: accounts_pb2.Session, target:
 def accounts_blueprint() -> Blueprint:
     bp = Blueprint("dashboard_accounts")
 
+    @bp.get("/")
+    @page_errors
+    async def landing(request: Request) -> HTTPResponse:
+        """What Herald is, and where to go: sign up or in, the API, the agent guide (issue 13)."""
+        signed_in = bool(session_token(request)) and await current_viewer(request) is not None
+        return render(request, "landing.html", signed_in=signed_in)
+
     @bp.get("/login")
     @page_errors
     async def login_form(request: Request) -> HTTPResponse:

@@ -305,3 +305,22 @@ async def test_login_next_accepts_only_local_paths(page, orgs) -> None:  # noqa:
         await page.get_by_label("Password").fill(PASSWORD)
         await page.get_by_role("button", name="Sign in").click()
         await page.wait_for_url("**/dashboard")
+
+
+@pytest.mark.one_backend
+async def test_the_landing_page_says_what_herald_is_and_where_to_go(page, http, orgs, artifacts_dir, backend) -> None:
+    answer = await page.goto("/")
+    assert answer.status == 200
+    assert await page.get_by_role("heading", name="Herald", exact=True).is_visible()
+    await screenshot(page, artifacts_dir, backend, "landing")
+    for name in ("The REST API", "The agent guide", "Credentials"):  # every link leads somewhere real
+        href = await page.get_by_role("link", name=name).get_attribute("href")
+        assert (await http.get(href)).status_code == 200, href
+    await page.get_by_role("link", name="Sign up", exact=True).click()
+    await page.wait_for_url("**/signup")
+
+    org = await orgs()
+    await sign_in(page, org.email)
+    await page.goto("/")
+    await page.get_by_role("link", name="Go to your dashboard").click()
+    await page.wait_for_url("**/dashboard")
