@@ -76,6 +76,7 @@ async def test_a_human_manages_an_endpoint_and_its_deliveries(
     # The receiver says it is gone: the endpoint turns off, and the page says why.
     receiver.statuses = [410]
     await page.get_by_role("button", name="Send a test event").click()
+    await page.wait_for_url("**?notice=webhook-test")  # the form's answer, before reloading it
 
     async def turned_off() -> bool:
         await page.reload()
