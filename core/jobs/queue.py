@@ -11,18 +11,21 @@ workers ran it (the first lease expired while its holder was still working).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import insert, or_, select, update
+from sqlalchemy import Row, String, bindparam, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core.db.engine import is_sqlite, transaction
 from core.db.models import jobs
+from core.db.models.writing import CLAIMABLE_SQL
+from core.db.types import UTCDateTime
 from core.ids import new_id
 
-CLAIMABLE = ("queued", "running")
+CLAIMABLE = ("queued", "running")  # CLAIMABLE_SQL's statuses
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +100,55 @@ async def enqueue_many(
         await conn.execute(insert(jobs), rows)
 
 
+# The partitions that have claimable jobs, each with its oldest one's due time: a loose scan of
+# ix_jobs_claimable, one index probe per partition however long its backlog. SQLite is told the
+# index (with no statistics its planner would take ix_jobs_status_due_at and sort).
+_PARTITIONS = """
+    WITH RECURSIVE parts(partition) AS (
+        SELECT (SELECT partition FROM jobs{hint} WHERE partition IS NOT NULL AND {claimable}
+                ORDER BY partition LIMIT 1)
+        UNION ALL
+        SELECT (SELECT j.partition FROM jobs AS j{hint} WHERE j.partition > parts.partition AND j.{claimable}
+                ORDER BY j.partition LIMIT 1)
+        FROM parts WHERE parts.partition IS NOT NULL
+    ),
+    due AS (
+        SELECT partition,
+               (SELECT j.due_at FROM jobs AS j{hint} WHERE j.partition = parts.partition AND j.{claimable}
+                ORDER BY j.due_at LIMIT 1) AS oldest
+        FROM parts WHERE partition IS NOT NULL
+    )
+"""
+_SQLITE_PARTITIONS = text(
+    _PARTITIONS.format(hint=" INDEXED BY ix_jobs_claimable", claimable=CLAIMABLE_SQL)
+    + "SELECT partition, oldest FROM due"
+).columns(partition=String, oldest=UTCDateTime)
+
+# PostgreSQL, in one statement: the due partitions with room, the oldest first (at most :limit
+# of them), and up to their room of each one's due jobs, oldest first, locked (SKIP LOCKED).
+_POSTGRESQL_TAKE = text(
+    _PARTITIONS.format(hint="", claimable=CLAIMABLE_SQL)
+    + f"""
+    , shares AS (
+        SELECT due.partition, due.oldest,
+               LEAST(:limit, COALESCE(:partition_limit, :limit) - COALESCE(
+                   (SELECT t.n FROM unnest(CAST(:taken_p AS varchar[]), CAST(:taken_n AS integer[])) AS t(p, n)
+                    WHERE t.p = due.partition), 0)) AS room
+        FROM due WHERE due.oldest <= :now
+    )
+    SELECT j.id, j.kind, j.subject_id, j.org_id, j.status, j.attempts, j.max_attempts, j.partition, j.due_at
+    FROM (SELECT * FROM shares WHERE room > 0 ORDER BY oldest LIMIT :limit) AS s
+    CROSS JOIN LATERAL (
+        SELECT * FROM jobs
+        WHERE jobs.partition = s.partition AND jobs.{CLAIMABLE_SQL}
+          AND jobs.kind = ANY(CAST(:kinds AS varchar[])) AND jobs.due_at <= :now
+        ORDER BY jobs.due_at LIMIT s.room
+        FOR UPDATE SKIP LOCKED
+    ) AS j
+    """
+).bindparams(bindparam("now", type_=UTCDateTime))
+
+
 async def claim(
     engine: AsyncEngine,
     kinds: Sequence[str],
@@ -105,23 +157,37 @@ async def claim(
     *,
     limit: int,
     lease_seconds: float,
-    saturated: Collection[str] = (),
+    partition_limit: int | None = None,
+    taken: Mapping[str, int] | None = None,
 ) -> list[Job]:
-    """Up to `limit` due jobs of these kinds, now leased to `worker_id` until now + lease;
-    none of the `saturated` partitions (they have as many running here as they may)."""
+    """Up to `limit` due jobs of these kinds, oldest first, now leased to `worker_id` until
+    now + lease. A partition gives at most `partition_limit` minus what this worker already
+    `taken` of it (none when it has as many running here as it may).
+
+    Unpartitioned jobs are one range of ix_jobs_claimable and each partition another, read on
+    its own: a slow endpoint's backlog of due deliveries costs the claim one probe, never a walk
+    past every row of it (which is what ordering all due jobs by `due_at` did)."""
+    taken = taken or {}
     async with transaction(engine, writes=True) as conn:
-        stmt = (
-            select(jobs.c.id, jobs.c.kind, jobs.c.subject_id, jobs.c.org_id, jobs.c.status, jobs.c.attempts)
-            .add_columns(jobs.c.max_attempts, jobs.c.partition)
-            .where(jobs.c.status.in_(CLAIMABLE), jobs.c.kind.in_(list(kinds)), jobs.c.due_at <= now)
-            .order_by(jobs.c.due_at)
-            .limit(limit)
-        )
-        if saturated:
-            stmt = stmt.where(or_(jobs.c.partition.is_(None), jobs.c.partition.not_in(list(saturated))))
-        if not is_sqlite(engine):
-            stmt = stmt.with_for_update(skip_locked=True)
-        rows = (await conn.execute(stmt)).all()
+        rows = await _due(conn, engine, kinds, now, None, limit)
+        if is_sqlite(engine):  # one writer at a time: a statement per partition costs no round trip
+            for partition, share in await _shares(conn, now, limit, partition_limit, taken):
+                rows += await _due(conn, engine, kinds, now, partition, share)
+        else:
+            rows += (
+                await conn.execute(
+                    _POSTGRESQL_TAKE,
+                    {
+                        "now": now,
+                        "limit": limit,
+                        "partition_limit": partition_limit,
+                        "taken_p": list(taken),
+                        "taken_n": list(taken.values()),
+                        "kinds": list(kinds),
+                    },
+                )
+            ).all()
+        rows = sorted(rows, key=lambda r: r.due_at)[:limit]  # those left out are unlocked at commit
         if not rows:
             return []
         await conn.execute(
@@ -148,6 +214,50 @@ async def claim(
         )
         for r in rows
     ]
+
+
+async def _shares(
+    conn: AsyncConnection, now: datetime, limit: int, partition_limit: int | None, taken: Mapping[str, int]
+) -> list[tuple[str, int]]:
+    """The partitions to claim from, the oldest due first, and how many of each: together at
+    most `limit` (SQLite)."""
+    due = sorted((row.oldest, row.partition) for row in await conn.execute(_SQLITE_PARTITIONS) if row.oldest <= now)
+    shares: list[tuple[str, int]] = []
+    left = limit
+    for _, partition in due:
+        room = left if partition_limit is None else min(left, partition_limit - taken.get(partition, 0))
+        if room > 0:
+            shares.append((partition, room))
+            left -= room
+        if left <= 0:
+            break
+    return shares
+
+
+async def _due(
+    conn: AsyncConnection,
+    engine: AsyncEngine,
+    kinds: Sequence[str],
+    now: datetime,
+    partition: str | None,
+    limit: int,
+) -> list[Row[Any]]:
+    """Up to `limit` due jobs of one partition (None: the unpartitioned ones), oldest first, locked."""
+    stmt = (
+        select(jobs.c.id, jobs.c.kind, jobs.c.subject_id, jobs.c.org_id, jobs.c.status, jobs.c.attempts)
+        .add_columns(jobs.c.max_attempts, jobs.c.partition, jobs.c.due_at)
+        .where(
+            jobs.c.partition.is_(None) if partition is None else jobs.c.partition == partition,
+            text(f"jobs.{CLAIMABLE_SQL}"),
+            jobs.c.kind.in_(list(kinds)),
+            jobs.c.due_at <= now,
+        )
+        .order_by(jobs.c.due_at)
+        .limit(limit)
+    )
+    if not is_sqlite(engine):
+        stmt = stmt.with_for_update(skip_locked=True)
+    return list((await conn.execute(stmt)).all())
 
 
 def fenced(job: Job, worker_id: str):  # noqa: ANN201 - an UPDATE statement

@@ -74,14 +74,16 @@ class JobRunner:
         self.settings = settings
         self.engine = engine
         self.handlers = {h.kind: h for h in handlers}
+        # How many jobs of one partition may run here at once (a webhook endpoint's deliveries).
+        limits = [h.partition_limit for h in handlers if getattr(h, "partition_limit", None)]
+        self.partition_limit: int | None = max(limits) if limits else None
         self.worker_id = worker_id
         # Run at the start of each round: they write jobs (webhook fan-out) that the round claims.
         self.feeders = feeders
-        # Jobs per partition here (running or waiting for one of its slots), how many of each
-        # may run at once (the handler's `partition_limit`: a slow endpoint holds that many
-        # slots, never all of them), and those slots.
+        # Jobs per partition here (running or waiting for one of its slots; the claim takes no
+        # more of a partition than its `partition_limit` allows beside them: a slow endpoint
+        # holds that many slots, never all of them), and those slots.
         self.in_flight: Counter[str] = Counter()
-        self.limits: dict[str, int] = {}
         self._slots: dict[str, asyncio.Semaphore] = {}
         # Jobs running now (not those waiting for their partition): the pool's occupancy.
         self.active = 0
@@ -107,7 +109,8 @@ class JobRunner:
             utcnow(),
             limit=min(room, self.settings.jobs_batch_size),
             lease_seconds=self.settings.jobs_lease_seconds,
-            saturated=[p for p, n in self.in_flight.items() if n >= self.limits.get(p, n + 1)],
+            partition_limit=self.partition_limit,
+            taken=self.in_flight,
         )
         return fed, claimed
 
@@ -121,7 +124,6 @@ class JobRunner:
             return
         partition = job.partition
         self.in_flight[partition] += 1
-        self.limits[partition] = limit
         slots = self._slots.setdefault(partition, asyncio.Semaphore(limit))
         try:
             async with slots:
@@ -130,7 +132,6 @@ class JobRunner:
             self.in_flight[partition] -= 1
             if self.in_flight[partition] <= 0:
                 del self.in_flight[partition]
-                self.limits.pop(partition, None)
                 self._slots.pop(partition, None)
 
     async def _active(self, job: Job) -> None:

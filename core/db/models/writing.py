@@ -21,6 +21,9 @@ from sqlalchemy.orm import Mapped, mapped_column
 from core.db.models.base import ID, Base
 from core.db.types import UTCDateTime
 
+# The jobs a worker may claim: queued ones, and running ones whose lease ended (core/jobs/queue.py).
+CLAIMABLE_SQL = "status IN ('queued', 'running')"
+
 
 class BrandVoice(Base):
     """One version of a brand voice document (core/brand): the organization's (`scope` = "org")
@@ -62,6 +65,16 @@ class Job(Base):
         CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status_known"),
         Index("ix_jobs_status_due_at", "status", "due_at"),
         Index("ix_jobs_kind_subject_id", "kind", "subject_id"),
+        # The claim (core/jobs/queue.py): unpartitioned jobs are the NULL range in due order,
+        # and each partition's own range is read on its own, so no partition's backlog is
+        # walked to reach another's jobs.
+        Index(
+            "ix_jobs_claimable",
+            "partition",
+            "due_at",
+            sqlite_where=text(CLAIMABLE_SQL),
+            postgresql_where=text(CLAIMABLE_SQL),
+        ),
     )
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
