@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+import httpx
 import uvloop
 from sqlalchemy.exc import DBAPIError
 
@@ -242,6 +243,30 @@ def _taken(addresses: dict[str, str]) -> list[str]:
     return taken
 
 
+def _stack_ready(settings: CoreSettings) -> bool:
+    """The whole stack answers: the facade is ready (a core answers, its database too), and the
+    storage server (and the demo stock provider, when started) are up."""
+    from core.health import probe_target  # grpc: not for every admin command
+
+    checks = [
+        f"http://{probe_target(settings.facade_listen)}/readyz",
+        f"http://{probe_target(settings.storage_listen)}/healthz",
+    ]
+    try:
+        if not all(httpx.get(url, timeout=1).status_code == 200 for url in checks):
+            return False
+    except httpx.HTTPError:
+        return False
+    if not settings.stock_demo:
+        return True
+    host, _, port = probe_target(settings.stock_demo_listen).rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
 def _serve(settings: CoreSettings) -> int:
     """Supervises one process per role (one core per CPU); stops them all when one dies or on
     SIGINT/SIGTERM. An address already in use is one line and exit 1, before anything starts."""
@@ -272,16 +297,20 @@ def _serve(settings: CoreSettings) -> int:
 
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
-    print(
-        f"herald: facade {settings.base_url} · core {settings.core_listen} "
-        f"({settings.core_process_count} processes) · storage {settings.storage_listen}",
-        file=sys.stderr,
-    )
     code = 0
+    announced = False
     while not stopping:
         if any(child.poll() is not None for child in children):
             code = 1
             break
+        if not announced and _stack_ready(settings):
+            print(
+                f"herald: ready: facade {settings.base_url} · core {settings.core_listen} "
+                f"({settings.core_process_count} processes) · storage {settings.storage_listen}",
+                file=sys.stderr,
+                flush=True,
+            )
+            announced = True
         time.sleep(0.2)
     for child in children:
         if child.poll() is None:

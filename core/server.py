@@ -45,6 +45,7 @@ from core.credits.servicer import CreditsServicer
 from core.db.engine import create_engine
 from core.generate.servicer import POLICIES as GENERATE_POLICIES
 from core.generate.servicer import GenerateServicer
+from core.health import NOT_SERVING, SERVING, cancel, database_service_name, other_database_at, watch_database
 from core.identity.accounts_servicer import POLICIES as ACCOUNT_POLICIES
 from core.identity.accounts_servicer import AccountServicer
 from core.identity.servicer import POLICIES as IDENTITY_POLICIES
@@ -137,13 +138,29 @@ class CoreServer:
     server: grpc.aio.Server
     health: health.aio.HealthServicer
     service_names: list[str]
+    settings: CoreSettings
+    engine: AsyncEngine
+    _watcher: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        """Starts serving; the health service says SERVING once the database has answered
+        (core/health.py), and follows it from then on."""
+        await self.health.set(database_service_name(self.settings.effective_database_url), SERVING)
+        for name in ["", *self.service_names]:  # until the database has answered
+            await self.health.set(name, NOT_SERVING)
         await self.server.start()
-        for name in ["", *self.service_names]:
-            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._watcher = asyncio.create_task(
+            watch_database(
+                self.engine,
+                self.health,
+                ["", *self.service_names],
+                interval=self.settings.health_interval_seconds,
+                within=self.settings.health_timeout_seconds,
+            )
+        )
 
     async def stop(self, grace: float = 5.0) -> None:
+        await cancel(self._watcher)
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
 
@@ -163,11 +180,15 @@ def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectSto
     reflection.enable_server_reflection(
         [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
     )
-    return CoreServer(server, health_servicer, names)
+    return CoreServer(server, health_servicer, names, settings, engine)
 
 
 async def run_core(settings: CoreSettings, listen: str) -> None:
     """Serves until SIGINT or SIGTERM, then drains in-flight calls."""
+    if await other_database_at(listen, database_service_name(settings.effective_database_url)):
+        raise SystemExit(
+            f"core: cannot listen on {listen}: a core of another database (or another gRPC server) serves there"
+        )
     engine = create_engine(settings)
     core = build_server(settings, engine)
     port = core.server.add_insecure_port(listen)

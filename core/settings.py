@@ -69,6 +69,10 @@ class CoreSettings(BaseSettings):
     # the embedded default (sandbox publishing), so a newcomer can try a local receiver.
     allow_private_targets: bool | None = None
     jobs_poll_seconds: float = Field(default=0.2, gt=0)
+    # The gRPC health service follows the database (core/health.py): pinged this often, and
+    # NOT_SERVING when it does not answer within the timeout.
+    health_interval_seconds: float = Field(default=2.0, gt=0)
+    health_timeout_seconds: float = Field(default=2.0, gt=0)
     jobs_lease_seconds: float = Field(default=120.0, gt=0)
     jobs_batch_size: int = Field(default=8, ge=1, le=100)
     # Jobs one worker runs at once (each slow one holds one slot).

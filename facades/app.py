@@ -32,6 +32,7 @@ def oauth_blueprint() -> Blueprint:
     register_authorize(bp)
     return bp
 
+
 log = logging.getLogger(__name__)
 
 
@@ -48,7 +49,9 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
 
     @app.before_server_start
     async def _connect(app: Sanic) -> None:
-        app.ctx.core = CoreClient(settings.core_target, settings.core_timeout, settings.core_channels)
+        app.ctx.core = CoreClient(
+            settings.core_target, settings.core_timeout, settings.core_channels, wait=settings.core_wait_seconds
+        )
         app.ctx.contract = ContractSource(app.ctx.core)
         app.add_task(app.ctx.contract.warm(), name="catalog")
 
@@ -58,7 +61,16 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
 
     @app.get("/healthz")
     async def healthz(request: Request) -> HTTPResponse:
+        """Liveness: this process answers (restart it if not)."""
         return json({"status": "ok"})
+
+    @app.get("/readyz")
+    async def readyz(request: Request) -> HTTPResponse:
+        """Readiness: a core answers and its database does (send traffic here, or not yet)."""
+        reason = await app.ctx.core.ready(settings.ready_timeout_seconds)
+        if reason is None:
+            return json({"status": "ready"})
+        return json({"status": "unavailable", "reason": reason}, status=503, headers={"Retry-After": "1"})
 
     @app.exception(ApiError)
     async def _api_error(request: Request, error: ApiError) -> HTTPResponse:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 from dataclasses import dataclass, field
 from functools import cache
@@ -9,6 +11,7 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 from google.protobuf import descriptor_pool, message_factory
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from herald.brand.v1 import brand_pb2_grpc
 from herald.credits.v1 import credits_pb2_grpc
 from herald.identity.v1 import accounts_pb2_grpc, identity_pb2, identity_pb2_grpc, oauth_pb2_grpc
@@ -19,6 +22,7 @@ from herald.profiles.v1 import profiles_pb2_grpc
 from facades.errors import from_rpc_error
 
 T = TypeVar("T")
+_READY = grpc.ChannelConnectivity.READY
 
 CREDITS_REMAINING_KEY = "herald-credits-remaining"
 CREDITS_LOW_KEY = "herald-credits-low"
@@ -88,10 +92,37 @@ class CoreClient:
     """A fixed set of channels to the core, opened once per facade process and used round-robin:
     `core.profiles.ListProfiles` picks the next channel's stub."""
 
-    def __init__(self, target: str, timeout: float, channels: int = 1) -> None:
+    def __init__(self, target: str, timeout: float, channels: int = 1, *, wait: float = 0.0) -> None:
         self._pool = [_open(target) for _ in range(channels)]
         self._next = itertools.cycle(self._pool).__next__
         self.timeout = timeout
+        # How long a call waits for the core to be connected (one starting, one restarting)
+        # before it fails 503 SERVICE_UNAVAILABLE.
+        self.wait = wait
+
+    def _connected(self) -> bool:
+        return all(s.channel.get_state() is _READY for s in self._pool)
+
+    async def _await_core(self) -> None:
+        """Waits up to `wait` seconds for every channel to connect (a first call connects them);
+        returns at once when they are, and quietly when the wait runs out: the call then fails
+        as it would have."""
+        pending = [s.channel for s in self._pool if s.channel.get_state(try_to_connect=True) is not _READY]
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.wait):
+                await asyncio.gather(*(channel.channel_ready() for channel in pending))
+
+    async def ready(self, within: float) -> str | None:
+        """None when a core answers and says it is SERVING (its database answers); else why not."""
+        try:
+            response = await health_pb2_grpc.HealthStub(self._next().channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=within, wait_for_ready=True
+            )
+        except grpc.aio.AioRpcError as error:
+            return f"the core does not answer ({error.code().name})"
+        if response.status != health_pb2.HealthCheckResponse.SERVING:
+            return "the core's database does not answer"
+        return None
 
     def method(self, path: str) -> Any:  # noqa: ANN401 - a grpc.aio multicallable
         """The unary core method at `path` (e.g. `/herald.posts.v1.PostService/CreatePosts`) on
@@ -149,6 +180,8 @@ class CoreClient:
             metadata.append(("authorization", authorization))
         if audience is not None:
             metadata.append(("herald-audience", audience))
+        if self.wait and not self._connected():
+            await self._await_core()
         call = method(request, metadata=tuple(metadata), timeout=self.timeout)
         try:
             response = await call

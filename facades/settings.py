@@ -21,6 +21,10 @@ class FacadeSettings(BaseSettings):
     core_channels: int = Field(default=16, ge=1, le=64)
     # Deadline of one call to the core, in seconds.
     core_timeout: float = Field(default=15.0, gt=0)
+    # How long a call waits for a core that is not connected (starting, restarting) before it
+    # answers 503 SERVICE_UNAVAILABLE; and /readyz's deadline for the core's health answer.
+    core_wait_seconds: float = Field(default=5.0, ge=0)
+    ready_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "INFO"
 
     @field_validator("base_url")

@@ -157,7 +157,7 @@ def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, 
             wait_for_grpc(core_target, core)
         facade = stack.spawn("facades", log_name="facade")
         storage = stack.spawn("core", "storage", log_name="storage")
-        wait_for_http(f"{base_url}/healthz", facade)
+        wait_for_http(f"{base_url}/readyz", facade)  # a core answers it, its database too
         wait_for_http(f"{stack.storage_url}/healthz", storage)
         yield stack
     finally:

@@ -15,24 +15,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.harness import ROOT, free_port, wait_for_http
+from tests.harness import ROOT, free_port
 
 
 @pytest.mark.parametrize("core_processes", ["2"])
 def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: str) -> None:
-    http_port, core_port, storage_port, stock_port = free_port(), free_port(), free_port(), free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
-    env.update(
-        HERALD_DATA_DIR=str(tmp_path / "data"),
-        HERALD_FACADE_LISTEN=f"127.0.0.1:{http_port}",
-        HERALD_BASE_URL=f"http://127.0.0.1:{http_port}",
-        HERALD_CORE_LISTEN=f"127.0.0.1:{core_port}",
-        HERALD_CORE_TARGET=f"127.0.0.1:{core_port}",
-        HERALD_STORAGE_LISTEN=f"127.0.0.1:{storage_port}",
-        HERALD_STOCK_DEMO_LISTEN=f"127.0.0.1:{stock_port}",
-        HERALD_CORE_PROCESSES=core_processes,
-        HERALD_LOG_LEVEL="WARNING",
-    )
+    env, http_port, storage_port = _serve_env(tmp_path)
+    env.update(HERALD_CORE_PROCESSES=core_processes, HERALD_LOG_LEVEL="WARNING")
     herald = [sys.executable, "-m", "core"]
     migrated = subprocess.run([*herald, "migrate"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert migrated.returncode == 0, migrated.stderr
@@ -50,35 +39,29 @@ def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: 
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115
     serve = subprocess.Popen([*herald, "serve"], env=env, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
     try:
-        wait_for_http(f"http://127.0.0.1:{http_port}/healthz", serve)
-        wait_for_http(f"http://127.0.0.1:{storage_port}/healthz", serve)
+        ready = _ready_line(tmp_path / "serve.log", serve)
+        assert ready == (
+            f"herald: ready: facade http://127.0.0.1:{http_port} · core {env['HERALD_CORE_LISTEN']} "
+            f"({core_processes} processes) · storage 127.0.0.1:{storage_port}"
+        )
         children = _children(serve.pid)
         # cores + facade + storage + worker + the demo stock provider
         assert len(children) == int(core_processes) + 4, children
-        deadline = time.monotonic() + 20
-        while True:  # the cores may still be binding when the facade is already up
-            response = httpx.get(
-                f"http://127.0.0.1:{http_port}/v1/profiles", headers={"Authorization": f"Bearer {key}"}
-            )
-            if response.status_code == 200 or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+        # Ready means ready: the first request is served, with no retry.
+        assert httpx.get(f"http://127.0.0.1:{http_port}/readyz").json() == {"status": "ready"}
+        response = httpx.get(f"http://127.0.0.1:{http_port}/v1/profiles", headers={"Authorization": f"Bearer {key}"})
         assert response.status_code == 200, response.text
         # A new organization starts with 0 credits: below the default threshold of 50.
         assert response.json() == {"profiles": [], "warning": {"code": "low_credits", "remaining": 0}}
         assert response.headers["x-credits-remaining"] == "0"
         # Stock photos work with no keys: the providers point at the demo provider serve started.
-        deadline = time.monotonic() + 20
-        while True:  # the demo provider may still be starting
-            found = httpx.post(
-                f"http://127.0.0.1:{http_port}/v1/media/stock/search",
-                json={"query": "coffee", "provider": "stock_b"},
-                headers={"Authorization": f"Bearer {key}"},
-                timeout=30,
-            )
-            if found.status_code == 200 or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+        # The demo provider is part of what "ready" waited for.
+        found = httpx.post(
+            f"http://127.0.0.1:{http_port}/v1/media/stock/search",
+            json={"query": "coffee", "provider": "stock_b"},
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        )
         assert found.status_code == 200, found.text
         assert found.json()["results"] and found.json()["results"][0]["attribution"]["source"] == "Unsplash"
         serve.send_signal(signal.SIGTERM)
@@ -89,6 +72,35 @@ def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: 
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)
         log.close()
+
+
+def _serve_env(tmp_path: Path) -> tuple[dict[str, str], int, int]:
+    """`herald serve`'s environment on free loopback ports: (env, facade port, storage port)."""
+    http_port, core_port, storage_port, stock_port = free_port(), free_port(), free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+    env.update(
+        HERALD_DATA_DIR=str(tmp_path / "data"),
+        HERALD_FACADE_LISTEN=f"127.0.0.1:{http_port}",
+        HERALD_BASE_URL=f"http://127.0.0.1:{http_port}",
+        HERALD_CORE_LISTEN=f"127.0.0.1:{core_port}",
+        HERALD_CORE_TARGET=f"127.0.0.1:{core_port}",
+        HERALD_STORAGE_LISTEN=f"127.0.0.1:{storage_port}",
+        HERALD_STOCK_DEMO_LISTEN=f"127.0.0.1:{stock_port}",
+    )
+    return env, http_port, storage_port
+
+
+def _ready_line(log: Path, serve: subprocess.Popen, timeout: float = 60) -> str:
+    """The one line `herald serve` prints once the whole stack answers."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert serve.poll() is None, log.read_text()
+        lines = [line for line in log.read_text().splitlines() if line.startswith("herald: ready")]
+        if lines:
+            assert len(lines) == 1, lines
+            return lines[0]
+        time.sleep(0.1)
+    raise TimeoutError(log.read_text())
 
 
 def _children(pid: int) -> list[int]:
@@ -109,15 +121,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_an_address_in_use_is_one_line_and_nothing_starts(tmp_path) -> None:  # noqa: ANN001
-    http_port, core_port, storage_port, stock_port = free_port(), free_port(), free_port(), free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
-    env.update(
-        HERALD_DATA_DIR=str(tmp_path / "data"),
-        HERALD_FACADE_LISTEN=f"127.0.0.1:{http_port}",
-        HERALD_CORE_LISTEN=f"127.0.0.1:{core_port}",
-        HERALD_STORAGE_LISTEN=f"127.0.0.1:{storage_port}",
-        HERALD_STOCK_DEMO_LISTEN=f"127.0.0.1:{stock_port}",
-    )
+    env, http_port, _ = _serve_env(tmp_path)
     with socket.socket() as squatter:  # another program already serves on the facade's port
         squatter.bind(("127.0.0.1", http_port))
         squatter.listen()
