@@ -61,6 +61,10 @@ class Error(Response):
         default=[], description="Only with UNSUPPORTED_FEATURE: the profile slugs that cannot take the feature."
     )
     scopes: list[str] = Field(default=[], description="Only with RECONNECT_REQUIRED: the permissions missing.")
+    request_id: str = Field(
+        default="",
+        description="The request's id, as in its X-Request-Id response header: quote it when asking about a failure.",
+    )
 
 
 class CreditWarning(Response):

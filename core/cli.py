@@ -23,6 +23,7 @@ import httpx
 import uvloop
 from sqlalchemy.exc import DBAPIError
 
+from contract import logs
 from core.errors import DomainError
 from core.settings import CoreSettings
 
@@ -104,9 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     args = _parser().parse_args(argv[:1] if argv[:1] == ["admin"] else argv)
     settings = CoreSettings()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"
-    )
+    logs.configure(settings.log_level, settings.log_format)
     # The HTTP clients log each request's full URL at INFO, and some platforms' documented calls
     # carry credentials in the query (Meta's token exchanges): their request lines are never logged.
     for name in QUIET_LOGGERS:

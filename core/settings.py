@@ -36,6 +36,8 @@ class CoreSettings(BaseSettings):
     # Successful responses carry a low_credits warning while the balance is below this.
     low_credit_threshold: int = Field(default=50, ge=0)
     log_level: str = "INFO"
+    # One JSON object per line (contract/logs.py), or `text` for a terminal.
+    log_format: Literal["json", "text"] = "json"
 
     # Publishing (core/publisher). Credits one delivery costs.
     post_cost: int = Field(default=1, ge=1)

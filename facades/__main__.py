@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import logging
 
+from contract import logs
 from facades.app import create_app
 from facades.settings import FacadeSettings
 
@@ -14,9 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--listen", help="host:port (default HERALD_FACADE_LISTEN)")
     args = parser.parse_args(argv)
     settings = FacadeSettings()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"
-    )
+    logs.configure(settings.log_level, settings.log_format)
     host, _, port = (args.listen or settings.facade_listen).rpartition(":")
     app = create_app(settings)
     app.run(host=host, port=int(port), single_process=True, motd=False, access_log=False)

@@ -9,6 +9,7 @@ from sanic import Blueprint, Request, Sanic
 from sanic.exceptions import MethodNotAllowed, NotFound, PayloadTooLarge, SanicException
 from sanic.response import HTTPResponse, json
 
+from facades import request_ids
 from facades.catalog import ContractSource
 from facades.core_client import CoreClient
 from facades.discovery import discovery_blueprint
@@ -16,6 +17,7 @@ from facades.errors import ApiError
 from facades.mcp.server import mcp_blueprint
 from facades.oauth.authorize import register_authorize
 from facades.oauth.endpoints import register_endpoints
+from facades.request_ids import request_id
 from facades.rest.operations import rest_blueprint
 from facades.settings import FacadeSettings
 from facades.web.csrf import CsrfRejected
@@ -46,6 +48,7 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     app.blueprint(mcp_blueprint())
     app.blueprint(dashboard_blueprint())
     app.static("/static", STATIC_DIR, name="static")
+    request_ids.install(app)
 
     @app.before_server_start
     async def _connect(app: Sanic) -> None:
@@ -120,6 +123,8 @@ def _allowed_methods(app: Sanic, request: Request) -> list[str]:
 def error_response(settings: FacadeSettings, request: Request, error: ApiError) -> HTTPResponse:
     headers = {}
     body = error.body()
+    if (rid := request_id(request)) is not None:
+        body["request_id"] = rid
     if error.retry_after is not None:
         headers["Retry-After"] = str(error.retry_after)
     if error.code == "UNAUTHORIZED":

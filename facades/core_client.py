@@ -19,6 +19,7 @@ from herald.media.v1 import media_pb2_grpc
 from herald.posts.v1 import posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2_grpc
 
+from contract.logs import REQUEST_ID, REQUEST_ID_HEADER
 from facades.errors import from_rpc_error
 
 T = TypeVar("T")
@@ -176,6 +177,8 @@ class CoreClient:
         that take none); raises ApiError on failure. `audience`: the resource the calling
         surface serves, against which the core checks OAuth access tokens."""
         metadata: list[tuple[str, str]] = []
+        if (request_id := REQUEST_ID.get()) is not None:
+            metadata.append((REQUEST_ID_HEADER, request_id))
         if authorization is not None:
             metadata.append(("authorization", authorization))
         if audience is not None:

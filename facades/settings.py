@@ -5,6 +5,8 @@ The facade shares variable names with the core (HERALD_BASE_URL, …) but never 
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -26,6 +28,8 @@ class FacadeSettings(BaseSettings):
     core_wait_seconds: float = Field(default=5.0, ge=0)
     ready_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "INFO"
+    # One JSON object per line (contract/logs.py), or `text` for a terminal.
+    log_format: Literal["json", "text"] = "json"
 
     @field_validator("base_url")
     @classmethod

@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contract.logs import REQUEST_ID
 from contract.resources import Post
 from core.db.models import posts
 from core.posts.messages import post_message
@@ -18,15 +19,31 @@ from core.webhooks import fanout
 
 
 async def emit(
-    conn: AsyncConnection, org_id: str, event_type: str, records: Sequence[PostRecord], now: datetime
+    conn: AsyncConnection,
+    org_id: str,
+    event_type: str,
+    records: Sequence[PostRecord],
+    now: datetime,
+    *,
+    request_ids: Sequence[str | None] | None = None,
 ) -> None:
-    await fanout.emit(conn, org_id, event_type, [Post.from_proto(post_message(r)) for r in records], now)
+    data = [Post.from_proto(post_message(r)) for r in records]
+    await fanout.emit(conn, org_id, event_type, data, now, request_ids=request_ids)
 
 
 async def emit_current(
     conn: AsyncConnection, org_id: str, event_type: str, post_ids: Sequence[str], now: datetime
 ) -> None:
-    """The posts as they now are in this transaction (after the change), one event each."""
-    if post_ids:
-        stmt = select(*POST_COLUMNS).where(posts.c.org_id == org_id, posts.c.id.in_(list(post_ids)))
-        await emit(conn, org_id, event_type, await load(conn, stmt.order_by(posts.c.id)), now)
+    """The posts as they now are in this transaction (after the change), one event each. Outside
+    a request (the publisher's outcomes), each event carries the id of the request that created
+    its post, so an operator follows one POST /v1/posts to the receiver of its post.published."""
+    if not post_ids:
+        return
+    stmt = select(*POST_COLUMNS).where(posts.c.org_id == org_id, posts.c.id.in_(list(post_ids)))
+    records = await load(conn, stmt.order_by(posts.c.id))
+    request_ids = None
+    if REQUEST_ID.get() is None:
+        rows = await conn.execute(select(posts.c.id, posts.c.request_id).where(posts.c.id.in_(list(post_ids))))
+        created_by = {r.id: r.request_id for r in rows}
+        request_ids = [created_by.get(r.id) for r in records]
+    await emit(conn, org_id, event_type, records, now, request_ids=request_ids)

@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contract.logs import REQUEST_ID
 from core.brand import service as brand
 from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
@@ -74,6 +75,7 @@ async def create_posts(
         else {}
     )
     rows, media_rows, part_rows = [], [], []
+    request_id = REQUEST_ID.get()  # its publish events carry it later (core/posts/events.py)
     for target in plan.targets:
         post_id = new_id("pst")
         when = slots.get(target.profile.id) or plan.schedule_at
@@ -102,6 +104,7 @@ async def create_posts(
                 "platform_error": "",
                 "platform_post_id": "",
                 "platform_url": "",
+                "request_id": request_id,
             }
         )
         media_rows += parts.main_media_rows(org_id, post_id, target.version)

@@ -10,6 +10,7 @@ import grpc
 from google.protobuf.message import Message
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from contract.logs import REQUEST_ID, REQUEST_ID_HEADER, request_id_from
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.types import utcnow
 from core.errors import DomainError, ValidationError
@@ -50,8 +51,12 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         if inner is None:
             return handler
         method = handler_call_details.method
+        # The request id the facade sends (or a new one for a direct gRPC caller): every log
+        # line of this call and every webhook event it writes carry it (contract/logs.py).
+        given = _metadata_value(handler_call_details.invocation_metadata, REQUEST_ID_HEADER)
 
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            REQUEST_ID.set(request_id_from(given))  # this call's own task: nothing else sees it
             try:
                 return await inner(request, context)
             except DomainError as error:

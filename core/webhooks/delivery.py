@@ -20,6 +20,7 @@ import httpx2
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from contract.logs import REQUEST_ID, REQUEST_ID_HEADER
 from core.connections.vault import TokenVault
 from core.connectors.transport import PlatformEndpoints
 from core.db.engine import transaction
@@ -97,6 +98,7 @@ _TARGET = (
         *service.SECRET_COLUMNS,
         webhook_events.c.type,
         webhook_events.c.body,
+        webhook_events.c.request_id,
     )
     .join(webhooks, webhooks.c.id == webhook_messages.c.webhook_id)
     .join(webhook_events, webhook_events.c.id == webhook_messages.c.event_id)
@@ -143,6 +145,11 @@ class WebhookDeliveries:
         body = target.body.encode()
         headers = signed_headers(secrets, target.event_id, now, body)
         headers.update({"content-type": "application/json", "user-agent": USER_AGENT})
+        if target.request_id:
+            # The request that caused the event, for an operator following it to the receiver;
+            # this job's log lines carry it too (its own task: nothing else sees it).
+            headers[REQUEST_ID_HEADER] = target.request_id
+            REQUEST_ID.set(target.request_id)
         started = time.perf_counter()
         status, answer, error = 0, b"", ""
         try:

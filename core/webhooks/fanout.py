@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from contract.logs import REQUEST_ID
 from core.db.engine import is_sqlite, transaction
 from core.db.models import webhook_attempts, webhook_events, webhook_messages, webhooks
 from core.errors import NotFound
@@ -33,7 +34,9 @@ KIND = "webhook.deliver"
 FAN_OUT_BATCH = 256
 
 
-def _event_row(org_id: str, event_type: str, data: dict[str, Any], now: datetime) -> dict[str, Any]:
+def _event_row(
+    org_id: str, event_type: str, data: dict[str, Any], now: datetime, request_id: str | None
+) -> dict[str, Any]:
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type!r}")  # a programming error, not a user's
     return {
@@ -43,15 +46,25 @@ def _event_row(org_id: str, event_type: str, data: dict[str, Any], now: datetime
         "body": event_body(event_type, now, data).decode(),
         "created_at": now,
         "fanned_out_at": None,
+        "request_id": request_id,
     }
 
 
 async def emit(
-    conn: AsyncConnection, org_id: str, event_type: str, data: Sequence[dict[str, Any]], now: datetime
+    conn: AsyncConnection,
+    org_id: str,
+    event_type: str,
+    data: Sequence[dict[str, Any]],
+    now: datetime,
+    *,
+    request_ids: Sequence[str | None] | None = None,
 ) -> list[str]:
     """One event of `event_type` per item of `data` (in one statement), in the caller's
-    transaction; their ids."""
-    rows = [_event_row(org_id, event_type, item, now) for item in data]
+    transaction; their ids. Each carries the id of the request that caused it: `request_ids`
+    (one per item), else the request being served (contract/logs.REQUEST_ID), else none."""
+    current = REQUEST_ID.get()
+    causes = request_ids or [current] * len(data)
+    rows = [_event_row(org_id, event_type, item, now, cause) for item, cause in zip(data, causes, strict=True)]
     if rows:
         await conn.execute(insert(webhook_events), rows)
     return [r["id"] for r in rows]
@@ -134,7 +147,7 @@ async def _messages(
 async def send_test(conn: AsyncConnection, org_id: str, webhook_id: str, now: datetime, settings: CoreSettings) -> str:
     """A `webhook.test` event for this endpoint alone, whatever it subscribed to (fanned out here)."""
     await service.get(conn, org_id, webhook_id)
-    row = _event_row(org_id, "webhook.test", {"webhook_id": webhook_id}, now) | {"fanned_out_at": now}
+    row = _event_row(org_id, "webhook.test", {"webhook_id": webhook_id}, now, REQUEST_ID.get()) | {"fanned_out_at": now}
     await conn.execute(insert(webhook_events).values(**row))
     await _messages(conn, [(org_id, webhook_id, row["id"])], now, settings)
     return row["id"]

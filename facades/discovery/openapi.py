@@ -102,7 +102,10 @@ def _parameter(name: str, where: str, schema: dict[str, Any], *, required: bool)
 def _success(description: str, schema: dict[str, Any], op: Operation) -> dict[str, Any]:
     response: dict[str, Any] = {
         "description": description,
-        "headers": {"X-Credits-Remaining": {"$ref": _HEADERS + "X-Credits-Remaining"}},
+        "headers": {
+            "X-Credits-Remaining": {"$ref": _HEADERS + "X-Credits-Remaining"},
+            "X-Request-Id": {"$ref": _HEADERS + "X-Request-Id"},
+        },
         "content": {"application/json": {"schema": schema}},
     }
     if op.links:
@@ -133,8 +136,9 @@ def _errors(op: Operation) -> dict[str, Any]:
                 }
             },
         }
+        response["headers"] = {"X-Request-Id": {"$ref": _HEADERS + "X-Request-Id"}}
         if status == 401:
-            response["headers"] = {"WWW-Authenticate": {"$ref": _HEADERS + "WWW-Authenticate"}}
+            response["headers"]["WWW-Authenticate"] = {"$ref": _HEADERS + "WWW-Authenticate"}
         responses[str(status)] = response
     return responses
 
@@ -207,6 +211,13 @@ def openapi_document(settings: FacadeSettings, contract: Contract) -> dict[str, 
                     "description": "The organization's credit balance after this request.",
                     "required": True,
                     "schema": {"type": "integer"},
+                },
+                "X-Request-Id": {
+                    "description": "The request's id: the caller's own X-Request-Id when it is a token of 1 to 128 "
+                    "characters of A-Z a-z 0-9 . _ : / + = @ -, else one Herald made (req_…). Error bodies repeat it "
+                    "in `request_id`; webhook deliveries of the events the request caused carry it.",
+                    "required": True,
+                    "schema": {"type": "string", "maxLength": 128},
                 },
                 "WWW-Authenticate": {
                     "description": 'Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource", '

@@ -5,6 +5,7 @@ describes and carries the resource exactly as its /v1 route renders it."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -199,3 +200,36 @@ async def test_a_refused_request_writes_no_event(http, orgs, engine) -> None:
 async def _published(http: httpx.AsyncClient, org, post_id: str) -> bool:  # noqa: ANN001
     answer = await http.get(f"/v1/posts/{post_id}", headers=org.auth)
     return answer.json()["status"] == "published"
+
+
+async def test_each_delivery_names_the_request_that_caused_its_event(http, orgs, receiver) -> None:
+    """X-Request-Id follows one request to the receiver: the POST that created a post, for its
+    post.created and (written later by a worker) its post.published; the PATCH for its update."""
+    org = await orgs()
+    await orgs.profile(org, "ev-x", "x")
+    await endpoint(http, org, receiver)
+    made = await http.post(
+        "/v1/posts",
+        json={"content": "traced", "profiles": ["ev-x"]},
+        headers={**org.auth, "X-Request-Id": "trace-create-1"},
+    )
+    assert made.status_code == 201 and made.headers["x-request-id"] == "trace-create-1"
+    later_post = await http.post(
+        "/v1/posts", json={"content": "to edit", "profiles": ["ev-x"], "schedule_at": later()}, headers=org.auth
+    )
+    generated = later_post.headers["x-request-id"]  # none given: the facade made one
+    assert generated.startswith("req_") and len(generated) == 28
+    edited = await http.patch(
+        f"/v1/posts/{later_post.json()['posts'][0]['id']}", json={"content": "edited"}, headers=org.auth
+    )
+    assert await until(lambda: asyncio.sleep(0, len(receiver.got) >= 4))
+    traced = sorted(
+        (json.loads(body)["type"], json.loads(body)["data"]["content"], headers.get("x-request-id"))
+        for headers, body in receiver.got
+    )
+    assert traced == [
+        ("post.created", "to edit", generated),
+        ("post.created", "traced", "trace-create-1"),
+        ("post.published", "traced", "trace-create-1"),
+        ("post.updated", "edited", edited.headers["x-request-id"]),
+    ]

@@ -107,6 +107,9 @@ class Post(Base):
     delivery_state: Mapped[str] = mapped_column(Text, default="", server_default="")
     # Deliveries the post costs: the post and each thread item (a first comment is free).
     units: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    # The X-Request-Id of the request that created it: its publish outcomes' webhook events
+    # carry it to the receiver (core/posts/events.py).
+    request_id: Mapped[Optional[str]] = mapped_column(String(128))
 
 
 class PostPart(Base):

@@ -59,6 +59,8 @@ class WebhookEvent(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     # When its messages (one per subscribed endpoint) were written; None until then.
     fanned_out_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # The X-Request-Id of the request that caused it, sent with each delivery; None when none did.
+    request_id: Mapped[Optional[str]] = mapped_column(String(128))
 
 
 class WebhookMessage(Base):
