@@ -41,6 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stock-demo", help="serve the local demo stock provider (Pexels and Unsplash APIs)")
     p.add_argument("--listen", help="host:port (default HERALD_STOCK_DEMO_LISTEN)")
     sub.add_parser("serve", help="run core, facade, storage and worker on one machine")
+    sub.add_parser("metrics", help="serve this machine's Prometheus metrics (PROMETHEUS_MULTIPROC_DIR)")
     sub.add_parser("migrate", help="bring the database schema up to date")
 
     # Parsed by _admin_parser (its errors are JSON too); listed here for `herald --help`.
@@ -133,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             return _migrate(settings)
         case "serve":
             return _serve(settings)
+        case "metrics":
+            return _metrics_exporter(settings)
         case "admin":
             return _admin(settings, admin_args)
     return 2
@@ -242,6 +245,41 @@ def _taken(addresses: dict[str, str]) -> list[str]:
     return taken
 
 
+def _metrics_exporter(settings: CoreSettings) -> int:
+    """`herald metrics`: the sums of every process's samples in PROMETHEUS_MULTIPROC_DIR, served
+    at http://HERALD_METRICS_LISTEN/metrics, for a machine whose processes have no facade."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not directory:
+        print("herald: cannot serve metrics: PROMETHEUS_MULTIPROC_DIR is not set", file=sys.stderr)
+        return 1
+    from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=directory)
+    host, _, port = settings.metrics_listen.rpartition(":")
+    server, thread = start_http_server(int(port), addr=host.strip("[]") or "127.0.0.1", registry=registry)
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
+    while not stop["now"]:
+        time.sleep(0.2)
+    server.shutdown()
+    thread.join(timeout=5)
+    return 0
+
+
+def _metrics_dir(settings: CoreSettings) -> dict[str, str]:
+    """The environment `herald serve` gives its processes: one PROMETHEUS_MULTIPROC_DIR for all
+    (the operator's, else <data dir>/metrics), emptied first (files of processes from an earlier
+    run would add to the sums)."""
+    directory = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or settings.data_dir / "metrics")
+    if directory.exists():
+        for stale in directory.glob("*.db"):
+            stale.unlink()
+    directory.mkdir(parents=True, exist_ok=True)
+    return {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory)}
+
+
 def _stack_ready(settings: CoreSettings) -> bool:
     """The whole stack answers: the facade is ready (a core answers, its database too), and the
     storage server (and the demo stock provider, when started) are up."""
@@ -287,7 +325,8 @@ def _serve(settings: CoreSettings) -> int:
     ]
     if settings.stock_demo:
         commands.append([sys.executable, "-m", "core", "stock-demo"])
-    children = [subprocess.Popen(cmd) for cmd in commands]
+    env = _metrics_dir(settings)
+    children = [subprocess.Popen(cmd, env=env) for cmd in commands]
     stopping = False
 
     def _stop(signum: int, _frame: Any) -> None:

@@ -52,6 +52,7 @@ from core.identity.servicer import POLICIES as IDENTITY_POLICIES
 from core.identity.servicer import IdentityServicer
 from core.media.servicer import POLICIES as MEDIA_POLICIES
 from core.media.servicer import MediaServicer
+from core.metrics import MetricsInterceptor
 from core.oauth.servicer import POLICIES as OAUTH_POLICIES
 from core.oauth.servicer import OAuthServicer
 from core.posts.servicer import POLICIES as POST_POLICIES
@@ -168,7 +169,7 @@ class CoreServer:
 def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectStorage | None = None) -> CoreServer:
     servicers = _servicers(settings, storage or object_storage(settings))
     server = grpc.aio.server(
-        interceptors=[ErrorInterceptor(), UnitOfWorkInterceptor(settings, engine, method_policies())],
+        interceptors=[MetricsInterceptor(), ErrorInterceptor(), UnitOfWorkInterceptor(settings, engine, method_policies())],
         # Several core processes may listen on one address (`herald serve` starts one per CPU).
         options=[("grpc.so_reuseport", 1)],
     )

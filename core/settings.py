@@ -75,6 +75,10 @@ class CoreSettings(BaseSettings):
     # NOT_SERVING when it does not answer within the timeout.
     health_interval_seconds: float = Field(default=2.0, gt=0)
     health_timeout_seconds: float = Field(default=2.0, gt=0)
+    # `herald metrics` (the machine's exporter) listens here; workers sample the queues for
+    # Prometheus this often when metrics are exported (PROMETHEUS_MULTIPROC_DIR).
+    metrics_listen: str = "127.0.0.1:9464"
+    metrics_sample_seconds: float = Field(default=15.0, gt=0)
     jobs_lease_seconds: float = Field(default=120.0, gt=0)
     jobs_batch_size: int = Field(default=8, ge=1, le=100)
     # Jobs one worker runs at once (each slow one holds one slot).

@@ -9,7 +9,7 @@ from sanic import Blueprint, Request, Sanic
 from sanic.exceptions import MethodNotAllowed, NotFound, PayloadTooLarge, SanicException
 from sanic.response import HTTPResponse, json
 
-from facades import request_ids
+from facades import metrics, request_ids
 from facades.catalog import ContractSource
 from facades.core_client import CoreClient
 from facades.discovery import discovery_blueprint
@@ -66,6 +66,14 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     async def healthz(request: Request) -> HTTPResponse:
         """Liveness: this process answers (restart it if not)."""
         return json({"status": "ok"})
+
+    @app.get("/metrics")
+    async def metrics_endpoint(request: Request) -> HTTPResponse:
+        """Prometheus metrics (facades/metrics.py): a loopback peer or the token's bearer only."""
+        response = metrics.metrics_response(request, settings.metrics_token)
+        if response is None:
+            raise ApiError("NOT_FOUND", "not found")
+        return response
 
     @app.get("/readyz")
     async def readyz(request: Request) -> HTTPResponse:

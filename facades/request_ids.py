@@ -1,4 +1,4 @@
-"""Request ids and the access log (docs/operations.md).
+"""Request ids, the access log and the HTTP metrics (docs/operations.md).
 
 Every request gets an id: the caller's `X-Request-Id` when it is an acceptable token (a proxy's
 or a client's), else a new `req_…`. It is answered in the `X-Request-Id` header of every
@@ -18,6 +18,7 @@ from sanic import Request, Sanic
 from sanic.response import BaseHTTPResponse
 
 from contract.logs import REQUEST_ID, REQUEST_ID_HEADER, request_id_from
+from facades import metrics
 
 access = logging.getLogger("facades.access")
 
@@ -39,9 +40,11 @@ def install(app: Sanic) -> None:
         if rid is None:  # refused before the request middleware ran (a malformed request)
             rid = request_id_from(None)
         response.headers[REQUEST_ID_HEADER] = rid
+        started = getattr(request.ctx, "started", None)
+        seconds = time.perf_counter() - started if started is not None else None
+        metrics.observe(request, response.status, seconds)
         if access.isEnabledFor(logging.INFO):
-            started = getattr(request.ctx, "started", None)
-            duration = round((time.perf_counter() - started) * 1000, 1) if started is not None else None
+            duration = round(seconds * 1000, 1) if seconds is not None else None
             access.info(
                 "%s %s %s",
                 request.method,

@@ -27,6 +27,8 @@ class FacadeSettings(BaseSettings):
     # answers 503 SERVICE_UNAVAILABLE; and /readyz's deadline for the core's health answer.
     core_wait_seconds: float = Field(default=5.0, ge=0)
     ready_timeout_seconds: float = Field(default=2.0, gt=0)
+    # Who may read /metrics besides a loopback peer: the bearer of this token (empty: nobody).
+    metrics_token: str = ""
     log_level: str = "INFO"
     # One JSON object per line (contract/logs.py), or `text` for a terminal.
     log_format: Literal["json", "text"] = "json"

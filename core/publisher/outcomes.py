@@ -15,6 +15,7 @@ from core.connectors.base import Delivery
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.models import outbox, post_parts, posts, profiles
+from core.metrics import PUBLISH_DELAY, PUBLISH_OUTCOMES
 from core.posts import events as post_events
 from core.publisher.queue import Claim
 
@@ -47,10 +48,15 @@ async def record_published(
                 platform_error="",
                 updated_at=now,
             )
+            .returning(posts.c.schedule_at)
         )
-        if result.rowcount:
+        published = result.first()
+        if published is not None:
             await post_events.emit_current(conn, claim.org_id, "post.published", [claim.post_id], now)
-    return bool(result.rowcount)
+    if published is not None:
+        PUBLISH_OUTCOMES.labels(claim.connector, "published", "").inc()
+        PUBLISH_DELAY.labels(claim.connector).observe(max(0.0, (now - published.schedule_at).total_seconds()))
+    return published is not None
 
 
 async def record_retry(
@@ -63,6 +69,8 @@ async def record_retry(
                 status="queued", due_at=next_attempt, lease_owner=None, platform_error=error[:2000], updated_at=now
             )
         )
+    if result.rowcount:
+        PUBLISH_OUTCOMES.labels(claim.connector, "retry", "").inc()
     return bool(result.rowcount)
 
 
@@ -100,6 +108,8 @@ async def record_failed(
                 )
             if result.rowcount:
                 await post_events.emit_current(conn, claim.org_id, "post.failed", [claim.post_id], now)
+    if result.rowcount:
+        PUBLISH_OUTCOMES.labels(claim.connector, "failed", reason).inc()
     return bool(result.rowcount)
 
 
@@ -214,6 +224,7 @@ async def record_partial(
             if refund:
                 await credits.grant(conn, claim.org_id, refund, reason="refund", reference=claim.post_id, now=now)
             await post_events.emit_current(conn, claim.org_id, "post.partially_published", [claim.post_id], now)
+    PUBLISH_OUTCOMES.labels(claim.connector, "partially_published", reason).inc()
     return True
 
 

@@ -28,6 +28,7 @@ from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.models import media, post_media, post_parts, posts, profiles
 from core.errors import InsufficientCredits
+from core.metrics import CREDIT_REFUSALS, PUBLISH_OUTCOMES
 from core.posts import events as post_events
 from core.settings import CoreSettings
 
@@ -120,6 +121,7 @@ async def claim_due(
             live = settings.publish_mode == "live"
             claimed = []
             failed: dict[str, list[str]] = defaultdict(list)  # org_id: post ids
+            reasons: list[tuple[str, str]] = []  # (platform, failure reason), counted once committed
             for row in rows:
                 charged = row.charged
                 found = phrases.get(row.id)
@@ -129,9 +131,10 @@ async def claim_due(
                     detail = f"the text contains {found!r}, which the brand voice never publishes"
                     await conn.execute(_failed(row.id, "never_publish_phrase", detail, now))
                     failed[row.org_id].append(row.id)
+                    reasons.append((row.connector, "never_publish_phrase"))
                     continue
                 if live and account.connection_status != "connected":
-                    await _not_connected(conn, row, account, now)
+                    reasons.append((row.connector, await _not_connected(conn, row, account, now)))
                     failed[row.org_id].append(row.id)
                     continue
                 if live and account.throttled_until is not None and account.throttled_until > now:
@@ -157,6 +160,7 @@ async def claim_due(
                     except InsufficientCredits:
                         await conn.execute(_failed(row.id, "insufficient_credits", "", now))
                         failed[row.org_id].append(row.id)
+                        reasons.append((row.connector, "insufficient_credits"))
                         continue
                 await conn.execute(
                     update(posts)
@@ -175,6 +179,10 @@ async def claim_due(
                 await post_events.emit_current(conn, org_id, "post.failed", post_ids, now)
             ids = [row.id for row, _ in claimed]
             attachments = await _attachments(conn, media_url, ids)
+    for platform, reason in reasons:
+        PUBLISH_OUTCOMES.labels(platform, "failed", reason).inc()
+        if reason == "insufficient_credits":
+            CREDIT_REFUSALS.labels("publish").inc()
     return [
         Claim(
             post_id=row.id,
@@ -261,13 +269,14 @@ def _failed(post_id: str, reason: str, detail: str, now: datetime):  # noqa: ANN
     )
 
 
-async def _not_connected(conn, row, account: _Profile, now: datetime) -> None:  # noqa: ANN001
+async def _not_connected(conn, row, account: _Profile, now: datetime) -> str:  # noqa: ANN001
     """Live mode, a profile that cannot post: its post fails and is refunded — unless an earlier
-    attempt may already have sent it, which nobody can now check: that one keeps its charge."""
+    attempt may already have sent it, which nobody can now check: that one keeps its charge.
+    Returns the failure reason."""
     if row.status == "publishing" and "create_sent_at" in _state(row.delivery_state):
         detail = "an earlier attempt may have published it, and the profile can no longer be asked"
         await conn.execute(_failed(row.id, "delivery_uncertain", detail, now))
-        return
+        return "delivery_uncertain"
     reason = "needs_reauth" if account.connection_status == "needs_reauth" else "profile_disconnected"
     detail = account.connection_error or (
         "the profile has no connected account" if reason == "profile_disconnected" else "connect the account again"
@@ -275,6 +284,7 @@ async def _not_connected(conn, row, account: _Profile, now: datetime) -> None:  
     await conn.execute(_failed(row.id, reason, detail, now).values(charged=0))
     if row.charged:
         await credits.grant(conn, row.org_id, row.charged, reason="refund", reference=row.id, now=now)
+    return reason
 
 
 def _state(text: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.types import utcnow
 from core.errors import DomainError, ValidationError
 from core.identity.authentication import authenticate, touch_api_key
+from core.metrics import CREDIT_REFUSALS
 from core.rpc.context import Call, bind_call, unbind_call
 from core.rpc.policy import STRICT, MethodPolicy, apply_policy
 from core.rpc.status import domain_status, internal_status
@@ -60,6 +61,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
             try:
                 return await inner(request, context)
             except DomainError as error:
+                if error.reason == "INSUFFICIENT_CREDITS":
+                    CREDIT_REFUSALS.labels("request").inc()
                 await context.abort_with_status(domain_status(error))
             except grpc.aio.AbortError:
                 raise

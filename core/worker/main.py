@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 
 from core.connections.refresh_jobs import TokenRefreshJobs, enqueue_expiring
@@ -19,6 +20,7 @@ from core.settings import CoreSettings
 from core.storage.factory import object_storage
 from core.webhooks.delivery import WebhookDeliveries
 from core.webhooks.fanout import fan_out
+from core.worker.gauges import run_queue_gauges
 from core.worker.maintenance import run_housekeeping
 
 log = logging.getLogger(__name__)
@@ -39,6 +41,8 @@ async def run_worker(settings: CoreSettings) -> None:
         deliveries = WebhookDeliveries(settings, engine)
         handlers: list = [GenerateJobs(settings, engine, generation), deliveries]
         loops = [run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds)]
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # exported: the queues are worth sampling
+            loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))
         if publisher.keeper is not None:
             handlers.append(TokenRefreshJobs(publisher.keeper))
             loops.append(_sweep_tokens(engine, publisher.keeper, stop))

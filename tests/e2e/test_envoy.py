@@ -154,6 +154,15 @@ async def test_oauth_discovery_mcp_and_pages_go_to_the_facade(via_envoy, http) -
     assert login.status_code == 200 and "text/html" in login.headers["content-type"]
 
 
+async def test_metrics_stay_inside(via_envoy, http) -> None:
+    """Through Envoy every request reaches the facade from loopback, which /metrics trusts: the
+    proxy answers /metrics itself, 404, while the facade serves it to a direct loopback peer."""
+    assert (await via_envoy.get("/metrics")).status_code == 404
+    assert (await via_envoy.get("/metrics", headers={"content-type": "text/plain"})).status_code == 404
+    direct = await http.get("/metrics")
+    assert direct.status_code == 200 and "herald_http_requests_total" in direct.text
+
+
 async def test_grpc_goes_to_the_core(envoy_channel, orgs) -> None:
     org = await orgs(credits=1000)
     stub = credits_pb2_grpc.CreditsServiceStub(envoy_channel)

@@ -51,6 +51,13 @@ def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: 
         assert httpx.get(f"http://127.0.0.1:{http_port}/readyz").json() == {"status": "ready"}
         response = httpx.get(f"http://127.0.0.1:{http_port}/v1/profiles", headers={"Authorization": f"Bearer {key}"})
         assert response.status_code == 200, response.text
+        # serve gives its processes one metrics directory: the facade's /metrics sums them all.
+        metrics = httpx.get(f"http://127.0.0.1:{http_port}/metrics").text
+        assert (
+            'grpc_server_handled_total{grpc_code="OK",grpc_method="ListProfiles",'
+            'grpc_service="herald.profiles.v1.ProfileService",grpc_type="unary"} 1.0'
+        ) in metrics
+        assert (tmp_path / "data" / "metrics").is_dir()
         # A new organization starts with 0 credits: below the default threshold of 50.
         assert response.json() == {"profiles": [], "warning": {"code": "low_credits", "remaining": 0}}
         assert response.headers["x-credits-remaining"] == "0"
