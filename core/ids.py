@@ -47,3 +47,9 @@ def new_id(prefix: str) -> str:
     which keyset pagination relies on."""
     millis, rand = _generator.next()
     return f"{prefix}_{_encode(millis, 10)}{_encode(rand, 16)}"
+
+
+def id_at(prefix: str, moment_millis: int) -> str:
+    """The smallest id of `prefix` made at `moment_millis` (ms since the epoch): every id made
+    before that moment sorts below it, so a primary key range finds records by age."""
+    return f"{prefix}_{_encode(moment_millis, 10)}{'0' * 16}"

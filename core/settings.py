@@ -53,6 +53,9 @@ class CoreSettings(BaseSettings):
     publish_backoff_cap_seconds: float = Field(default=3600.0, ge=0)
     # How often a worker removes expired unconfirmed uploads and idempotency keys.
     housekeeping_seconds: float = Field(default=300.0, gt=0)
+    # History kept (core/worker/retention.py): webhook events with their deliveries, finished jobs.
+    webhook_retention_days: float = Field(default=30.0, gt=0)
+    jobs_retention_days: float = Field(default=7.0, gt=0)
     # Sandbox only: simulated platform latency per delivery, in milliseconds.
     sandbox_latency_ms: int = Field(default=0, ge=0, le=60_000)
 

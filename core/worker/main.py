@@ -22,6 +22,7 @@ from core.webhooks.delivery import WebhookDeliveries
 from core.webhooks.fanout import fan_out
 from core.worker.gauges import run_queue_gauges
 from core.worker.maintenance import run_housekeeping
+from core.worker.retention import run_retention
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,10 @@ async def run_worker(settings: CoreSettings) -> None:
         generation = backends(settings)
         deliveries = WebhookDeliveries(settings, engine)
         handlers: list = [GenerateJobs(settings, engine, generation), deliveries]
-        loops = [run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds)]
+        loops = [
+            run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
+            run_retention(engine, settings, stop),
+        ]
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # exported: the queues are worth sampling
             loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))
         if publisher.keeper is not None:

@@ -67,7 +67,11 @@ class WebhookMessage(Base):
     """One event for one endpoint: what the workers deliver (a job of kind webhook.deliver)."""
 
     __tablename__ = "webhook_messages"
-    __table_args__ = (Index("ix_webhook_messages_webhook_id_id", "webhook_id", "id"),)
+    __table_args__ = (
+        Index("ix_webhook_messages_webhook_id_id", "webhook_id", "id"),
+        # An event's messages: retention and the cascade from a deleted event read by it.
+        Index("ix_webhook_messages_event_id", "event_id"),
+    )
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
@@ -83,7 +87,10 @@ class WebhookAttempt(Base):
     """One delivery attempt, the log GET /v1/webhooks/{id}/deliveries shows."""
 
     __tablename__ = "webhook_attempts"
-    __table_args__ = (Index("ix_webhook_attempts_webhook_id_id", "webhook_id", "id"),)
+    __table_args__ = (
+        Index("ix_webhook_attempts_webhook_id_id", "webhook_id", "id"),
+        Index("ix_webhook_attempts_message_id", "message_id"),
+    )
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"))
