@@ -10,18 +10,19 @@ from herald.webhooks.v1 import webhooks_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
+from contract.requests import rpc_path
 from facades.errors import ApiError
 from facades.web.pages import dashboard_page, form_value, see_other, signed_in, when
 from facades.web.session import Viewer
 
-_SERVICE = "/herald.webhooks.v1.WebhookService/"
 # What a refused form shows on the page it came from; anything else is a failure page.
 _SHOWN = ("VALIDATION_ERROR", "NOT_FOUND")
 
 
 async def _call(request: Request, viewer: Viewer, method: str, message: Any) -> Any:  # noqa: ANN401 - a proto
     core = request.app.ctx.core
-    return (await core.call(core.method(_SERVICE + method), message, authorization=viewer.authorization)).response
+    path = rpc_path(webhooks_pb2, "WebhookService", method)  # a method the service lacks fails here
+    return (await core.call(core.method(path), message, authorization=viewer.authorization)).response
 
 
 def _endpoint(w: webhooks_pb2.Webhook) -> dict[str, Any]:
