@@ -52,6 +52,8 @@ def authorization_server_metadata(settings: FacadeSettings, catalog: Catalog) ->
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
         "code_challenge_methods_supported": ["S256"],
+        # RFC 9207: every authorization response carries `iss`.
+        "authorization_response_iss_parameter_supported": True,
         "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
         "revocation_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
         "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],

@@ -37,8 +37,11 @@ def _parameters(params: dict[str, str]) -> oauth_pb2.AuthorizationParameters:
     return oauth_pb2.AuthorizationParameters(**{name: params.get(name, "") for name in PARAMETERS})
 
 
-def _to_client(redirect_uri: str, values: dict[str, str]) -> HTTPResponse:
-    """303 to the client's redirect URI with `values` added to its query (RFC 6749 4.1.2)."""
+def _to_client(request: Request, redirect_uri: str, values: dict[str, str]) -> HTTPResponse:
+    """303 to the client's redirect URI with `values` added to its query (RFC 6749 4.1.2), and
+    `iss`, this authorization server's issuer (RFC 9207): a client talking to several servers
+    checks that the answer comes from the one it asked (mix-up attacks)."""
+    values = {**values, "iss": request.app.ctx.settings.auth_url}
     parts = urlsplit(redirect_uri)
     query = "&".join(q for q in (parts.query, urlencode({k: v for k, v in values.items() if v})) if q)
     return redirect(urlunsplit(parts._replace(query=query)), status=303, headers={"Cache-Control": "no-store"})
@@ -48,7 +51,7 @@ def _refuse(request: Request, params: dict[str, str], error: OAuthError) -> HTTP
     """By redirect once the core vouched for the redirect URI the request names; else a page."""
     if error.redirectable and params.get("redirect_uri"):
         values = {"error": error.code, "error_description": error.message, "state": params.get("state", "")}
-        return _to_client(params["redirect_uri"], values)
+        return _to_client(request, params["redirect_uri"], values)
     return render(
         request,
         "message.html",
@@ -116,7 +119,7 @@ async def decide(request: Request) -> HTTPResponse:
         context = await _check(request, params)
         if form.get("decision") != "approve":
             denied = {"error": "access_denied", "error_description": "the user denied the request"}
-            return _to_client(context.redirect_uri, {**denied, "state": params.get("state", "")})
+            return _to_client(request, context.redirect_uri, {**denied, "state": params.get("state", "")})
         code = await protocol_call(
             request,
             "ApproveAuthorization",
@@ -132,7 +135,7 @@ async def decide(request: Request) -> HTTPResponse:
             heading = "Not your organization"
             return render(request, "message.html", status=400, heading=heading, message=error.message, viewer=None)
         raise
-    return _to_client(code.redirect_uri, {"code": code.code, "state": code.state})
+    return _to_client(request, code.redirect_uri, {"code": code.code, "state": code.state})
 
 
 def register_authorize(bp: Blueprint) -> None:

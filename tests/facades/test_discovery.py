@@ -42,6 +42,7 @@ async def test_authorization_server_metadata_at_all_three_paths(http, stack):
     assert doc["jwks_uri"] == f"{auth}/jwks"
     assert doc["scopes_supported"] == SCOPES
     assert doc["code_challenge_methods_supported"] == ["S256"]
+    assert doc["authorization_response_iss_parameter_supported"] is True  # RFC 9207
     assert doc["response_types_supported"] == ["code"]
     assert doc["grant_types_supported"] == ["authorization_code", "refresh_token", "client_credentials"]
     agent = doc["agent_auth"]

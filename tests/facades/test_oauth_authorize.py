@@ -77,6 +77,9 @@ async def test_loopback_redirect_matches_on_any_port(http, channel, orgs):
     auth = new_authorization(client["client_id"], redirect_uri="http://127.0.0.1:51234/callback")
     params = redirect_params(await consent(http, session, auth.query()))
     assert params["state"] == auth.state and params["code"].startswith("hac_")
+    # RFC 9207: the response names its issuer, as the metadata's `issuer` says it.
+    issuer = (await http.get("/.well-known/oauth-authorization-server")).json()["issuer"]
+    assert params["iss"] == issuer
     assert (await exchange_code(http, auth, params["code"])).status_code == 200
 
 
@@ -126,6 +129,7 @@ async def test_a_human_may_grant_scopes_beyond_the_registration(http, channel, o
     assert tokens["scope"] == "generate:read generate:write posts:read"
     unknown = await _redirected_error(http, session, auth.query(scope="posts:read admin:all"))
     assert unknown["error"] == "invalid_scope"
+    assert unknown["iss"] == (await http.get("/.well-known/oauth-authorization-server")).json()["issuer"]
 
 
 async def test_deny_redirects_access_denied(http, channel, orgs):
@@ -135,6 +139,7 @@ async def test_deny_redirects_access_denied(http, channel, orgs):
     params = redirect_params(await consent(http, session, auth.query(), decision="deny"))
     assert (params["error"], params["state"]) == ("access_denied", auth.state)
     assert "code" not in params
+    assert params["iss"].endswith("/api/auth")  # errors name the issuer too (RFC 9207 2)
 
 
 async def test_the_token_is_bound_to_the_organization_picked(http, channel, orgs, engine):
