@@ -39,3 +39,34 @@ def test_downgrade_to_base_and_back(backend, tmp_path) -> None:  # noqa: ANN001
             )
         finally:
             engine.dispose()
+
+
+def test_clients_registered_before_0016_get_their_application_type(backend, tmp_path) -> None:  # noqa: ANN001
+    """A client with only loopback redirect URIs becomes native; one with an https URI, or with
+    none (client_credentials), web."""
+    from sqlalchemy import text
+
+    with database(backend, tmp_path) as url:
+        command.downgrade(alembic_config(url), "0015")
+        engine = create_engine(_sync_url(url))
+        try:
+            with engine.begin() as conn:
+                for client_id, uris in (
+                    ("cli_loop", "http://127.0.0.1/cb http://localhost:8080/cb"),
+                    ("cli_web", "https://agent.example/cb http://127.0.0.1/cb"),
+                    ("cli_none", ""),
+                ):
+                    conn.execute(
+                        text(
+                            "INSERT INTO oauth_clients (id, client_name, client_uri, redirect_uris, grant_types, "
+                            "response_types, token_endpoint_auth_method, scope, created_at) VALUES "
+                            "(:id, 'c', '', :uris, 'authorization_code', 'code', 'none', '', CURRENT_TIMESTAMP)"
+                        ),
+                        {"id": client_id, "uris": uris},
+                    )
+            upgrade(url)
+            with engine.connect() as conn:
+                kinds = dict(conn.execute(text("SELECT id, application_type FROM oauth_clients")).all())
+        finally:
+            engine.dispose()
+    assert kinds == {"cli_loop": "native", "cli_web": "web", "cli_none": "web"}

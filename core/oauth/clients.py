@@ -21,6 +21,7 @@ from core.oauth.errors import InvalidClient, InvalidClientMetadata, InvalidRedir
 
 GRANT_TYPES = ("authorization_code", "refresh_token", "client_credentials")
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
+APPLICATION_TYPES = ("native", "web")
 DEFAULT_GRANT_TYPES = ("authorization_code", "refresh_token")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "localhost"})
 MAX_REDIRECT_URIS = 20
@@ -47,6 +48,7 @@ class Client:
     token_endpoint_auth_method: str
     scope: str
     created_at: datetime
+    application_type: str = "web"
 
     @property
     def is_public(self) -> bool:
@@ -66,6 +68,7 @@ class ClientMetadata:
     token_endpoint_auth_method: str | None = None
     scope: str = ""
     client_uri: str = ""
+    application_type: str | None = None
 
 
 def _host(netloc: str) -> str:
@@ -153,6 +156,12 @@ def validate_metadata(metadata: ClientMetadata) -> ClientMetadata:
         raise InvalidClientMetadata("client_credentials needs a confidential client")
     if len(metadata.client_name) > 200 or len(metadata.client_uri) > MAX_URI_LENGTH:
         raise InvalidClientMetadata("client_name or client_uri is too long")
+    application_type = metadata.application_type
+    if application_type is None:
+        loopback = all(_host(urlsplit(uri).netloc) in LOOPBACK_HOSTS for uri in metadata.redirect_uris)
+        application_type = "native" if metadata.redirect_uris and loopback else "web"
+    elif application_type not in APPLICATION_TYPES:
+        raise InvalidClientMetadata('application_type must be "native" or "web"')
     scope = " ".join(sorted(set(metadata.scope.split()))) if metadata.scope else " ".join(sorted(RESOURCE_SCOPES))
     return ClientMetadata(
         client_name=metadata.client_name,
@@ -162,6 +171,7 @@ def validate_metadata(metadata: ClientMetadata) -> ClientMetadata:
         token_endpoint_auth_method=auth_method,
         scope=scope,
         client_uri=metadata.client_uri,
+        application_type=application_type,
     )
 
 
@@ -181,6 +191,7 @@ async def register_client(conn: AsyncConnection, metadata: ClientMetadata, now: 
         "token_endpoint_auth_method": metadata.token_endpoint_auth_method,
         "scope": metadata.scope,
         "created_at": now,
+        "application_type": metadata.application_type,
     }
     await conn.execute(insert(oauth_clients).values(**values))
     return _client(values), secret.token if secret else ""
@@ -199,6 +210,7 @@ def _client(row) -> Client:  # noqa: ANN001 - a Row or a dict
         token_endpoint_auth_method=get("token_endpoint_auth_method"),
         scope=get("scope"),
         created_at=get("created_at"),
+        application_type=get("application_type"),
     )
 
 

@@ -36,6 +36,7 @@ def _metadata_from_proto(m: oauth_pb2.ClientMetadata) -> clients.ClientMetadata:
         token_endpoint_auth_method=m.token_endpoint_auth_method if m.HasField("token_endpoint_auth_method") else None,
         scope=m.scope,
         client_uri=m.client_uri,
+        application_type=m.application_type if m.HasField("application_type") else None,
     )
 
 
@@ -84,6 +85,7 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
                 token_endpoint_auth_method=client.token_endpoint_auth_method,
                 scope=client.scope,
                 client_uri=client.client_uri,
+                application_type=client.application_type,
             ),
         )
 

@@ -20,7 +20,7 @@ from facades.oauth.integration import (
 )
 from facades.validation import json_object
 
-_STRING_FIELDS = ("client_name", "client_uri", "scope", "token_endpoint_auth_method")
+_STRING_FIELDS = ("client_name", "client_uri", "scope", "token_endpoint_auth_method", "application_type")
 _LIST_FIELDS = ("redirect_uris", "grant_types", "response_types")
 
 
@@ -46,6 +46,8 @@ def _metadata(body: Any) -> oauth_pb2.ClientMetadata:
     )
     if "token_endpoint_auth_method" in body:
         metadata.token_endpoint_auth_method = body["token_endpoint_auth_method"]
+    if "application_type" in body:
+        metadata.application_type = body["application_type"]
     return metadata
 
 
@@ -77,6 +79,7 @@ async def register(request: Request) -> HTTPResponse:
         "response_types": list(m.response_types),
         "token_endpoint_auth_method": m.token_endpoint_auth_method,
         "scope": m.scope,
+        "application_type": m.application_type,
     }
     if m.client_uri:
         out["client_uri"] = m.client_uri

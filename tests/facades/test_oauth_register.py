@@ -44,6 +44,35 @@ async def test_loopback_redirect_uris_are_accepted(http, uri):
 
 
 @pytest.mark.parametrize(
+    ("redirect_uris", "given", "kept"),
+    [
+        (["http://127.0.0.1:8765/cb"], None, "native"),  # loopback only: an app on the device
+        (["http://localhost/cb", "http://[::1]/cb"], None, "native"),
+        (["https://agent.example/cb"], None, "web"),
+        (["https://agent.example/cb", "http://127.0.0.1/cb"], None, "web"),
+        (["http://127.0.0.1/cb"], "web", "web"),  # what the client says is kept
+        (["https://agent.example/cb"], "native", "native"),
+    ],
+)
+async def test_application_type_is_kept_or_inferred(http, redirect_uris, given, kept):
+    """MCP 2026-07-28 asks clients to send application_type (OpenID Connect Registration 2);
+    one that does not gets `native` when every redirect URI is a loopback one, else `web`."""
+    body = {**OK, "redirect_uris": redirect_uris, "token_endpoint_auth_method": "none"}
+    if given is not None:
+        body["application_type"] = given
+    response = await http.post(URL, json=body)
+    assert response.status_code == 201, response.text
+    assert response.json()["application_type"] == kept
+
+
+async def test_a_client_without_redirect_uris_is_web(http):
+    body = {"grant_types": ["client_credentials"], "client_name": "server"}
+    response = await http.post(URL, json=body)
+    assert response.status_code == 201, response.text
+    assert response.json()["application_type"] == "web"
+
+
+@pytest.mark.parametrize(
     ("body", "error"),
     [
         ({"client_name": "no uris"}, "invalid_redirect_uri"),
@@ -58,6 +87,8 @@ async def test_loopback_redirect_uris_are_accepted(http, uri):
         ({**OK, "token_endpoint_auth_method": "private_key_jwt"}, "invalid_client_metadata"),
         ({**OK, "scope": "admin"}, "invalid_client_metadata"),
         ({**OK, "client_name": 7}, "invalid_client_metadata"),
+        ({**OK, "application_type": "desktop"}, "invalid_client_metadata"),
+        ({**OK, "application_type": ["web"]}, "invalid_client_metadata"),
         (
             {"grant_types": ["client_credentials"], "token_endpoint_auth_method": "none"},
             "invalid_client_metadata",

@@ -35,6 +35,8 @@ class OAuthClient(Base):
     token_endpoint_auth_method: Mapped[str] = mapped_column(String(32))
     scope: Mapped[str] = mapped_column(String(500))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # `native` or `web` (RFC 7591 with OpenID Connect Registration's application_type).
+    application_type: Mapped[str] = mapped_column(String(16), server_default="web")
 
 
 class OAuthCode(Base):

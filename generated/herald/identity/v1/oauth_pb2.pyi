@@ -12,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ClientMetadata(_message.Message):
-    __slots__ = ("client_name", "redirect_uris", "grant_types", "response_types", "token_endpoint_auth_method", "scope", "client_uri")
+    __slots__ = ("client_name", "redirect_uris", "grant_types", "response_types", "token_endpoint_auth_method", "scope", "client_uri", "application_type")
     CLIENT_NAME_FIELD_NUMBER: _ClassVar[int]
     REDIRECT_URIS_FIELD_NUMBER: _ClassVar[int]
     GRANT_TYPES_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +20,7 @@ class ClientMetadata(_message.Message):
     TOKEN_ENDPOINT_AUTH_METHOD_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     CLIENT_URI_FIELD_NUMBER: _ClassVar[int]
+    APPLICATION_TYPE_FIELD_NUMBER: _ClassVar[int]
     client_name: str
     redirect_uris: _containers.RepeatedScalarFieldContainer[str]
     grant_types: _containers.RepeatedScalarFieldContainer[str]
@@ -27,7 +28,8 @@ class ClientMetadata(_message.Message):
     token_endpoint_auth_method: str
     scope: str
     client_uri: str
-    def __init__(self, client_name: _Optional[str] = ..., redirect_uris: _Optional[_Iterable[str]] = ..., grant_types: _Optional[_Iterable[str]] = ..., response_types: _Optional[_Iterable[str]] = ..., token_endpoint_auth_method: _Optional[str] = ..., scope: _Optional[str] = ..., client_uri: _Optional[str] = ...) -> None: ...
+    application_type: str
+    def __init__(self, client_name: _Optional[str] = ..., redirect_uris: _Optional[_Iterable[str]] = ..., grant_types: _Optional[_Iterable[str]] = ..., response_types: _Optional[_Iterable[str]] = ..., token_endpoint_auth_method: _Optional[str] = ..., scope: _Optional[str] = ..., client_uri: _Optional[str] = ..., application_type: _Optional[str] = ...) -> None: ...
 
 class RegisterClientRequest(_message.Message):
     __slots__ = ("metadata",)
