@@ -47,6 +47,7 @@ protos: install
 
 envoy-validate: install
 	$(VENV)/bin/envoy --mode validate -c envoy/envoy.yaml --log-level warn >/dev/null
+	$(VENV)/bin/envoy --mode validate -c envoy/cluster.yaml --log-level warn >/dev/null
 
 test-only: install
 	./scripts/ensure_postgres.sh

@@ -39,3 +39,21 @@ def render_config(
     ):
         text = _replace_once(text, f"port_value: {default} }}", f"port_value: {int(port)} }}")
     return _replace_once(text, f"proto_descriptor: {DEFAULT_DESCRIPTOR}\n", f"proto_descriptor: {descriptor_path}\n")
+
+
+CLUSTER_CONFIG = Path(__file__).resolve().parent / "cluster.yaml"
+_ENDPOINT = "              - endpoint: {{ address: {{ socket_address: {{ address: 127.0.0.1, port_value: {port} }} }} }}\n"
+
+
+def render_cluster_config(
+    listen_port: int, internal_port: int, admin_port: int, facade_ports: list[int], core_ports: list[int]
+) -> str:
+    """cluster.yaml with its listeners' and admin ports replaced, and its facades' and cores'
+    endpoints (two of each in the file) replaced by these loopback ports."""
+    text = CLUSTER_CONFIG.read_text()
+    for default, port in ((10000, listen_port), (50050, internal_port), (9902, admin_port)):
+        text = _replace_once(text, f"port_value: {default} }}", f"port_value: {int(port)} }}")
+    for defaults, ports in (((8080, 8090), facade_ports), ((50051, 50061), core_ports)):
+        block = "".join(_ENDPOINT.format(port=p) for p in defaults)
+        text = _replace_once(text, block, "".join(_ENDPOINT.format(port=int(p)) for p in ports))
+    return text
