@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Generic, TypeVar
@@ -61,7 +62,23 @@ def _message_types(path: str) -> tuple[Any, Any]:
     )
 
 
+# Several cores named at once (`host:port,host:port`, or a dns:/ipv4:/ipv6: target whose name
+# resolves to several): each call goes to the next core that is ready and SERVING by the
+# standard gRPC health service (client-side health checking), no proxy between.
+_SEVERAL_CORES = json.dumps({"loadBalancingConfig": [{"round_robin": {}}], "healthCheckConfig": {"serviceName": ""}})
+
+
+def channel_target(target: str) -> tuple[str, list[tuple[str, Any]]]:
+    """The gRPC target and the extra channel options for HERALD_CORE_TARGET."""
+    if "," in target and ":" in target and not target.startswith(("ipv4:", "ipv6:", "dns:")):
+        target = f"ipv4:{target}"
+    if "," in target or target.startswith("dns:"):
+        return target, [("grpc.service_config", _SEVERAL_CORES)]
+    return target, []
+
+
 def _open(target: str) -> _Stubs:
+    target, extra = channel_target(target)
     channel = grpc.aio.insecure_channel(
         target,
         options=[
@@ -74,6 +91,7 @@ def _open(target: str) -> _Stubs:
             ("grpc.initial_reconnect_backoff_ms", 100),
             ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000),
+            *extra,
         ],
     )
     return _Stubs(

