@@ -161,13 +161,20 @@ def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, 
         wait_for_http(f"{stack.storage_url}/healthz", storage)
         yield stack
     finally:
-        for proc in stack.processes:
+        stop_processes(stack.processes)
+
+
+def stop_processes(processes: list[subprocess.Popen]) -> None:
+    """SIGTERM to those still running, then waits for each (SIGKILL after 10 s)."""
+    for proc in processes:
+        if proc.poll() is None:
             proc.terminate()
-        for proc in stack.processes:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    for proc in processes:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def bootstrap_org(database_url: str, org: str, *, email: str | None = None, credits: int = 100) -> str:

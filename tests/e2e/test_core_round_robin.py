@@ -12,7 +12,16 @@ import httpx
 from prometheus_client import CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.harness import Stack, bootstrap_org, database, free_port, stack_env, wait_for_grpc, wait_for_http
+from tests.harness import (
+    Stack,
+    bootstrap_org,
+    database,
+    free_port,
+    stack_env,
+    stop_processes,
+    wait_for_grpc,
+    wait_for_http,
+)
 
 
 def _list_profiles_calls(directory: Path) -> float:
@@ -61,8 +70,4 @@ def test_calls_spread_over_the_named_cores_and_survive_one(tmp_path: Path) -> No
                 assert answers == [200] * 20
                 assert _list_profiles_calls(dirs[b]) == served[b] + 20  # all on the survivor
         finally:
-            for proc in stack.processes:
-                if proc.poll() is None:
-                    proc.terminate()
-            for proc in stack.processes:
-                proc.wait(timeout=10)
+            stop_processes(stack.processes)

@@ -23,7 +23,17 @@ import httpx
 from sqlalchemy import create_engine, text
 
 from tests.e2e.test_envoy import ENVOY, _load_render, _validate, _wait_ready
-from tests.harness import ROOT, Stack, bootstrap_org, database, free_port, stack_env, wait_for_grpc, wait_for_http
+from tests.harness import (
+    ROOT,
+    Stack,
+    bootstrap_org,
+    database,
+    free_port,
+    stack_env,
+    stop_processes,
+    wait_for_grpc,
+    wait_for_http,
+)
 from tests.oauth_flow import MCP_HEADERS, register, sign_in, tokens_for
 
 render_cluster_config = _load_render().render_cluster_config
@@ -159,13 +169,7 @@ def test_instances_die_and_come_back_under_load(tmp_path: Path) -> None:
         finally:
             envoy.terminate()
             envoy.wait(timeout=10)
-            for proc in stack.processes:
-                proc.terminate()
-            for proc in stack.processes:
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop_processes(stack.processes)
         envoy_lines = [json.loads(line) for line in envoy_log.read_text().splitlines() if line.startswith("{")]
         engine = create_engine(url)
         try:

@@ -24,6 +24,7 @@ from tests.harness import (
     database,
     free_port,
     stack_env,
+    stop_processes,
     wait_for_grpc,
     wait_for_http,
 )
@@ -121,13 +122,7 @@ def test_readiness_follows_the_core_and_its_database(tmp_path: Path) -> None:
                     == 200
                 )
             finally:
-                for proc in stack.processes:
-                    proc.terminate()
-                for proc in stack.processes:
-                    try:
-                        proc.wait(timeout=10)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
+                stop_processes(stack.processes)
 
 
 @pytest.mark.parametrize("other", ["another database", "the same database"])
@@ -163,6 +158,4 @@ def test_a_core_shares_its_port_only_with_a_core_of_its_database(tmp_path: Path,
                 # The second core now answers the shared address alone.
                 assert _until(lambda: _health(target) == SERVING), stack.logs()
         finally:
-            for proc in stack.processes:
-                proc.terminate()
-                proc.wait(timeout=10)
+            stop_processes(stack.processes)
