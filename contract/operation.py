@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 
 # Every operation may also answer these: the credential (401), then the plan (402), a malformed
 # argument (400: any text argument may hold a character no text field takes, such as NUL), and
-# the core being unreachable (503). Listed once, added to each operation's own codes.
-COMMON_ERRORS = ("VALIDATION_ERROR", "UNAUTHORIZED", "SUBSCRIPTION_REQUIRED", "SERVICE_UNAVAILABLE")
+# the core being unreachable (503), the caller's rate limit spent (429, core/ratelimit.py).
+# Listed once, added to each operation's own codes.
+COMMON_ERRORS = ("VALIDATION_ERROR", "UNAUTHORIZED", "SUBSCRIPTION_REQUIRED", "SERVICE_UNAVAILABLE", "RATE_LIMITED")
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,3 +95,11 @@ class TooManyAttempts(DomainError):
 
     reason = "TOO_MANY_ATTEMPTS"
     grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class RateLimited(DomainError):
+    """A rate limit is reached (429): metadata `retry_after` (seconds) and, for Herald's own
+    limits, `ratelimit` (`limit;window;remaining;reset`, the RateLimit headers' values)."""
+
+    reason = "RATE_LIMITED"
+    grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -59,6 +59,7 @@ from core.posts.servicer import POLICIES as POST_POLICIES
 from core.posts.servicer import PostServicer
 from core.profiles.servicer import POLICIES as PROFILE_POLICIES
 from core.profiles.servicer import ProfileServicer
+from core.ratelimit import limiter
 from core.rpc.interceptors import ErrorInterceptor, UnitOfWorkInterceptor
 from core.rpc.policy import MethodPolicy, policies_for
 from core.settings import CoreSettings
@@ -169,7 +170,11 @@ class CoreServer:
 def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectStorage | None = None) -> CoreServer:
     servicers = _servicers(settings, storage or object_storage(settings))
     server = grpc.aio.server(
-        interceptors=[MetricsInterceptor(), ErrorInterceptor(), UnitOfWorkInterceptor(settings, engine, method_policies())],
+        interceptors=[
+            MetricsInterceptor(),
+            ErrorInterceptor(),
+            UnitOfWorkInterceptor(settings, engine, method_policies(), limiter(settings.redis_url)),
+        ],
         # Several core processes may listen on one address (`herald serve` starts one per CPU).
         options=[("grpc.so_reuseport", 1)],
     )

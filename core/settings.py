@@ -78,6 +78,11 @@ class CoreSettings(BaseSettings):
     # NOT_SERVING when it does not answer within the timeout.
     health_interval_seconds: float = Field(default=2.0, gt=0)
     health_timeout_seconds: float = Field(default=2.0, gt=0)
+    # Rate limits (core/ratelimit.py): "<requests>/<seconds>" (or "off") per API key and per OAuth client,
+    # counted in Redis when HERALD_REDIS_URL is set (shared by every core), else in memory.
+    rate_limit_api_key: str = "3000/60"
+    rate_limit_oauth_client: str = "1200/60"
+    redis_url: str = ""
     # `herald metrics` (the machine's exporter) listens here; workers sample the queues for
     # Prometheus this often when metrics are exported (PROMETHEUS_MULTIPROC_DIR).
     metrics_listen: str = "127.0.0.1:9464"
@@ -178,6 +183,14 @@ class CoreSettings(BaseSettings):
     # How long a sourcing call waits for its photos before answering `kind: run` (the core that
     # started it finishes it; docs/stock.md "Runs").
     stock_source_wait_seconds: float = Field(default=30.0, gt=0, le=300)
+
+    @field_validator("rate_limit_api_key", "rate_limit_oauth_client")
+    @classmethod
+    def _budget(cls, value: str) -> str:
+        from core.ratelimit import Budget
+
+        Budget.parse(value)
+        return value
 
     @field_validator("storage_public_url")
     @classmethod

@@ -19,6 +19,7 @@ from facades.oauth.authorize import register_authorize
 from facades.oauth.endpoints import register_endpoints
 from facades.request_ids import request_id
 from facades.rest.operations import rest_blueprint
+from facades.rest.respond import ratelimit_headers
 from facades.settings import FacadeSettings
 from facades.web.csrf import CsrfRejected
 from facades.web.dashboard import dashboard_blueprint
@@ -135,6 +136,7 @@ def error_response(settings: FacadeSettings, request: Request, error: ApiError) 
         body["request_id"] = rid
     if error.retry_after is not None:
         headers["Retry-After"] = str(error.retry_after)
+    headers.update(ratelimit_headers(error.metadata.get("ratelimit")))
     if error.code == "UNAUTHORIZED":
         # SPEC 5, 7: every 401 names the resource metadata. The body tells a server caller what
         # /v1 wants, since the metadata describes the agents' door (/mcp).

@@ -28,6 +28,7 @@ _READY = grpc.ChannelConnectivity.READY
 
 CREDITS_REMAINING_KEY = "herald-credits-remaining"
 CREDITS_LOW_KEY = "herald-credits-low"
+RATELIMIT_KEY = "herald-ratelimit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,8 @@ class CoreResult(Generic[T]):
     response: T
     credits_remaining: int | None
     low_credits: bool
+    # `limit;window;remaining;reset` of the caller's rate limit, when it has one.
+    ratelimit: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,12 +214,15 @@ class CoreClient:
             raise from_rpc_error(error) from None
         remaining: int | None = None
         low = False
+        ratelimit = None
         for key, value in trailing or ():
             if key == CREDITS_REMAINING_KEY:
                 remaining = int(value)
             elif key == CREDITS_LOW_KEY:
                 low = value == "1"
-        return CoreResult(response, remaining, low)
+            elif key == RATELIMIT_KEY:
+                ratelimit = value
+        return CoreResult(response, remaining, low, ratelimit)
 
     async def check_access(self, rpc: str, *, authorization: str, audience: str | None = None) -> None:
         """Raises what calling `rpc` with this credential would raise before the core looks at the

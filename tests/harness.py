@@ -91,6 +91,10 @@ def stack_env(database_url: str, workdir: Path, **extra: str) -> dict[str, str]:
             # Webhook retries in tenths of seconds, for every worker of the stack: any of them may
             # claim a delivery (a module's own worker may be alive while another module runs).
             "HERALD_WEBHOOK_RETRY_SCHEDULE": "[0.3, 0.3, 0.3]",
+            # Tests and benches drive one key far past any budget: limits are off unless a test
+            # sets them (tests/e2e/test_rate_limits.py).
+            "HERALD_RATE_LIMIT_API_KEY": "off",
+            "HERALD_RATE_LIMIT_OAUTH_CLIENT": "off",
             **extra,
         }
     )

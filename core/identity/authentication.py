@@ -70,6 +70,7 @@ _ACCESS_TOKEN_LOOKUP = (
         oauth_tokens.c.expires_at,
         oauth_tokens.c.revoked_at,
         oauth_grants.c.revoked_at.label("grant_revoked_at"),
+        oauth_grants.c.client_id,
         *_ORG_COLUMNS,
     )
     .select_from(
@@ -158,6 +159,7 @@ async def _authenticate_access_token(conn: AsyncConnection, token: str, now: dat
             frozenset(row.scope.split()),
             row.plan,
             row.credit_balance,
+            client_id=row.client_id,
         )
     )
 

@@ -29,6 +29,8 @@ class Principal:
     credit_balance: int
     # Set for dashboard sessions only: the API key and access token lookups do not read users.
     email: str = ""
+    # Set for OAuth access tokens: the client they were issued to (its rate limit).
+    client_id: str = ""
 
     @property
     def has_plan(self) -> bool:

@@ -13,9 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from contract.logs import REQUEST_ID, REQUEST_ID_HEADER, request_id_from
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.types import utcnow
-from core.errors import DomainError, ValidationError
+from core.errors import DomainError, RateLimited, ValidationError
 from core.identity.authentication import authenticate, touch_api_key
+from core.identity.principal import CredentialKind, Principal
 from core.metrics import CREDIT_REFUSALS
+from core.ratelimit import Budget, Decision, Limiter
 from core.rpc.context import Call, bind_call, unbind_call
 from core.rpc.policy import STRICT, MethodPolicy, apply_policy
 from core.rpc.status import domain_status, internal_status
@@ -28,6 +30,8 @@ Behavior = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
 
 CREDITS_REMAINING_KEY = "herald-credits-remaining"
 CREDITS_LOW_KEY = "herald-credits-low"
+# The caller's rate limit after this call: `limit;window;remaining;reset` (core/ratelimit.py).
+RATELIMIT_KEY = "herald-ratelimit"
 # The audience the calling surface serves (the /mcp facade sends {base_url}/mcp); an OAuth
 # access token issued for another audience is refused (SPEC 5 step 4).
 AUDIENCE_KEY = "herald-audience"
@@ -82,11 +86,23 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
     Herald method without a declared policy gets the strictest one.
     """
 
-    def __init__(self, settings: CoreSettings, engine: AsyncEngine, policies: Mapping[str, MethodPolicy]) -> None:
+    def __init__(
+        self,
+        settings: CoreSettings,
+        engine: AsyncEngine,
+        policies: Mapping[str, MethodPolicy],
+        limiter: Limiter | None = None,
+    ) -> None:
         self._settings = settings
         self._engine = engine
         self._policies = policies
         self._sqlite = is_sqlite(engine)
+        self._limiter = limiter
+        budgets = {
+            CredentialKind.API_KEY: Budget.parse(settings.rate_limit_api_key),
+            CredentialKind.OAUTH_ACCESS_TOKEN: Budget.parse(settings.rate_limit_oauth_client),
+        }
+        self._budgets = {kind: budget for kind, budget in budgets.items() if budget is not None}
 
     async def intercept_service(self, continuation, handler_call_details):  # noqa: ANN001, ANN201
         handler = await continuation(handler_call_details)
@@ -122,12 +138,15 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         audience: str,
     ) -> Any:
         now = utcnow()
+        rate: Decision | None = None
         async with self._engine.connect() as conn:
             if policy.writes and policy.transactional and self._sqlite:
                 conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
             async with conn.begin():
                 auth = await authenticate(conn, authorization, now, audience=audience)
                 apply_policy(auth.principal, self._named_policy(request) if policy.checks_named_method else policy)
+                if not policy.checks_named_method:
+                    rate = await self._take(auth.principal)
                 if policy.transactional:
                     call = Call(conn, auth.principal, self._settings, now, auth.principal.credit_balance, self._engine)
                     response = await _serve(inner, request, context, call)
@@ -139,8 +158,36 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
                 await touch_api_key(self._engine, auth.touch_api_key_id, now)
             except Exception:  # the call succeeded; a missed last-use stamp must not fail it
                 log.warning("could not record last use of API key %s", auth.touch_api_key_id, exc_info=True)
-        context.set_trailing_metadata(self._credit_metadata(call.credits_remaining))
+        trailing = self._credit_metadata(call.credits_remaining)
+        if rate is not None:
+            trailing += ((RATELIMIT_KEY, rate.header_metadata()),)
+        context.set_trailing_metadata(trailing)
         return response
+
+    async def _take(self, principal: Principal) -> Decision | None:
+        """One request of the principal's budget (API key or OAuth client; sessions have none);
+        RateLimited when it is spent. A limiter that does not answer lets the call through."""
+        budget = self._budgets.get(principal.credential_kind)
+        if budget is None or self._limiter is None:
+            return None
+        key = (
+            f"key:{principal.credential_id}"
+            if principal.credential_kind == CredentialKind.API_KEY
+            else (f"client:{principal.client_id}")
+        )
+        try:
+            decision = await self._limiter.take(key, budget)
+        except Exception:  # Redis down: the API stays up, unlimited, and says so in the log
+            log.warning("rate limiter unavailable; %s not counted", key, exc_info=True)
+            return None
+        if not decision.allowed:
+            raise RateLimited(
+                f"rate limit reached: {budget.limit} requests per {budget.window:g} s; "
+                f"retry in {decision.retry_after} s",
+                retry_after=str(decision.retry_after),
+                ratelimit=decision.header_metadata(),
+            )
+        return decision
 
     async def _run_anonymous(
         self, inner: Behavior, request: Any, context: grpc.aio.ServicerContext, policy: MethodPolicy

@@ -12,8 +12,21 @@ from facades.core_client import CoreResult
 from facades.errors import ApiError
 
 
+def ratelimit_headers(value: str | None) -> dict[str, str]:
+    """The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers): the policy (quota
+    `q` per window `w` seconds) and the state (`r` requests left, `t` seconds until the quota
+    is whole again), from the core's `limit;window;remaining;reset`."""
+    if not value:
+        return {}
+    try:
+        limit, window, remaining, reset = value.split(";")
+    except ValueError:
+        return {}
+    return {"RateLimit-Policy": f'"herald";q={limit};w={window}', "RateLimit": f'"herald";r={remaining};t={reset}'}
+
+
 def ok(result: CoreResult[Any], body: dict[str, Any], status: int = 200) -> HTTPResponse:
-    headers = {}
+    headers = ratelimit_headers(result.ratelimit)
     if result.credits_remaining is not None:
         headers["X-Credits-Remaining"] = str(result.credits_remaining)
         if result.low_credits:
