@@ -68,7 +68,8 @@ def approving_provider(  # noqa: ANN001 - a tests.harness Stack and a Playwright
 
     async def callback_handler() -> AuthorizationCodeResult:
         params = await approvals.get()
-        return AuthorizationCodeResult(code=params["code"], state=params.get("state"))
+        # The redirect's `iss` too (RFC 9207): the SDK checks it against the server's issuer.
+        return AuthorizationCodeResult(code=params["code"], state=params.get("state"), iss=params.get("iss"))
 
     return OAuthClientProvider(
         server_url=f"{stack.base_url}/mcp",

@@ -89,6 +89,14 @@ def _host_requests(admin: int) -> Counter[str]:
     return counts
 
 
+def _requests_within(admin: int, host: str, seconds: float = 3.0) -> int:
+    """Requests Envoy sends `host` in `seconds`, a second after it (re)started."""
+    time.sleep(1)
+    before = _host_requests(admin)[host]
+    time.sleep(seconds)
+    return _host_requests(admin)[host] - before
+
+
 def _add_profile(url: str) -> None:
     from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -300,23 +308,11 @@ def _run_load(
         fleet.kill("facade-a")
         time.sleep(3)
         fleet.facade("facade-a-again", facade_ports["facade-a"])
-        time.sleep(1)
-        before = _host_requests(admin)
-        time.sleep(3)
-        after = _host_requests(admin)
-        returned["facade-a"] = (
-            after[f"herald_facades::127.0.0.1:{facade_ports['facade-a']}"]
-            - before[f"herald_facades::127.0.0.1:{facade_ports['facade-a']}"]
-        )
+        returned["facade-a"] = _requests_within(admin, f"herald_facades::127.0.0.1:{facade_ports['facade-a']}")
         fleet.kill("core-a")
         time.sleep(3)
         fleet.core("core-a-again", core_ports["core-a"])
-        time.sleep(1)
-        before = _host_requests(admin)
-        time.sleep(3)
-        after = _host_requests(admin)
-        host = f"herald_cores::127.0.0.1:{core_ports['core-a']}"
-        returned["core-a"] = after[host] - before[host]
+        returned["core-a"] = _requests_within(admin, f"herald_cores::127.0.0.1:{core_ports['core-a']}")
     finally:
         stop.set()
         for t in threads:
