@@ -10,6 +10,8 @@ from __future__ import annotations
 from sanic import Request
 from sanic.response import HTTPResponse, json
 
+from facades.errors import ApiError
+
 ACCESS_TOKEN_PREFIX = "hoa_"
 
 
@@ -48,20 +50,34 @@ _OTHER_CREDENTIALS = {
 }
 
 
+async def _advertised_scope(request: Request) -> str:
+    """The scopes of the protected resource metadata, space-separated; empty when the core's
+    catalog cannot be had now (the challenge goes out without them rather than not at all)."""
+    try:
+        catalog = (await request.app.ctx.contract.get()).catalog
+    except ApiError:
+        return ""
+    return " ".join(catalog.advertised_scopes)
+
+
 def _not_an_access_token(token: str) -> str:
     kind = next((what for prefix, what in _OTHER_CREDENTIALS.items() if token.startswith(prefix)), None)
     sent = kind or "not an OAuth access token"
     return f"/mcp accepts only OAuth access tokens issued by this server's authorization server; this is {sent}"
 
 
-def refusal_response(request: Request, refusal: GateRefusal) -> HTTPResponse:
-    """401 / 403 with the RFC 6750 3 challenge SPEC 7 lists."""
+async def refusal_response(request: Request, refusal: GateRefusal) -> HTTPResponse:
+    """401 / 403 with the RFC 6750 3 challenge SPEC 7 lists. A 401 also names the scopes to ask
+    for (MCP 2025-11-25 and 2026-07-28, "scope selection": the client takes the challenge's
+    `scope` first): those the protected resource metadata advertises; a 403 names those the
+    call lacked."""
     metadata_url = request.app.ctx.settings.resource_metadata_url
+    scope = refusal.scope or (await _advertised_scope(request) if refusal.status == 401 else "")
     params = []
     if refusal.error:
         params.append(f'error="{refusal.error}"')
-    if refusal.scope:
-        params.append(f'scope="{refusal.scope}"')
+    if scope:
+        params.append(f'scope="{scope}"')
     params.append(f'resource_metadata="{metadata_url}"')
     body = {"error": refusal.error or "invalid_token", "error_description": refusal.description}
     return json(body, status=refusal.status, headers={"WWW-Authenticate": "Bearer " + ", ".join(params)})

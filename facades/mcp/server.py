@@ -92,7 +92,7 @@ async def mcp_post(request: Request) -> HTTPResponse:
         authorization = access_token_authorization(request)
         return await _dispatch(request, authorization)
     except GateRefusal as refusal:
-        return refusal_response(request, refusal)
+        return await refusal_response(request, refusal)
 
 
 def _transport_error(request: Request) -> HTTPResponse | None:

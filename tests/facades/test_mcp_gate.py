@@ -21,8 +21,11 @@ async def _tokens(http, channel, orgs, **register_kwargs):
 async def test_without_a_token_the_challenge_points_at_resource_metadata(http, stack):
     response = await mcp(http, None, "initialize")
     assert response.status_code == 401
+    metadata = (await http.get("/.well-known/oauth-protected-resource")).json()
+    # The scopes to ask for (MCP scope selection), as the resource metadata advertises them.
+    scope = " ".join(metadata["scopes_supported"])
     assert response.headers["www-authenticate"] == (
-        f'Bearer resource_metadata="{stack.base_url}/.well-known/oauth-protected-resource"'
+        f'Bearer scope="{scope}", resource_metadata="{stack.base_url}/.well-known/oauth-protected-resource"'
     )
 
 
@@ -34,6 +37,7 @@ async def test_api_keys_sessions_and_garbage_are_invalid_tokens(http, channel, o
         assert response.status_code == 401, token
         assert 'error="invalid_token"' in response.headers["www-authenticate"]
         assert "resource_metadata=" in response.headers["www-authenticate"]
+        assert 'scope="' in response.headers["www-authenticate"]
 
 
 async def test_oauth_tokens_are_refused_at_v1(http, channel, orgs):
