@@ -248,7 +248,7 @@ def _taken(addresses: dict[str, str]) -> list[str]:
 def _metrics_exporter(settings: CoreSettings) -> int:
     """`herald metrics`: the sums of every process's samples in PROMETHEUS_MULTIPROC_DIR, served
     at http://HERALD_METRICS_LISTEN/metrics, for a machine whose processes have no facade."""
-    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    directory = settings.metrics_dir
     if not directory:
         print("herald: cannot serve metrics: PROMETHEUS_MULTIPROC_DIR is not set", file=sys.stderr)
         return 1
@@ -272,7 +272,7 @@ def _metrics_dir(settings: CoreSettings) -> dict[str, str]:
     """The environment `herald serve` gives its processes: one PROMETHEUS_MULTIPROC_DIR for all
     (the operator's, else <data dir>/metrics), emptied first (files of processes from an earlier
     run would add to the sums)."""
-    directory = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or settings.data_dir / "metrics")
+    directory = Path(settings.metrics_dir or settings.data_dir / "metrics")
     if directory.exists():
         for stale in directory.glob("*.db"):
             stale.unlink()

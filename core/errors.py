@@ -98,8 +98,9 @@ class TooManyAttempts(DomainError):
 
 
 class RateLimited(DomainError):
-    """A rate limit is reached (429): metadata `retry_after` (seconds) and, for Herald's own
-    limits, `ratelimit` (`limit;window;remaining;reset`, the RateLimit headers' values)."""
+    """A rate limit is reached (429): Herald's own (core/ratelimit.py) or a stock provider's.
+    Metadata `retry_after` (seconds) when known and, for Herald's own limits, `ratelimit`
+    (`limit;window;remaining;reset`, the RateLimit headers' values)."""
 
     reason = "RATE_LIMITED"
     grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED

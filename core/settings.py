@@ -85,6 +85,9 @@ class CoreSettings(BaseSettings):
     redis_url: str = ""
     # `herald metrics` (the machine's exporter) listens here; workers sample the queues for
     # Prometheus this often when metrics are exported (PROMETHEUS_MULTIPROC_DIR).
+    # prometheus-client's multiprocess directory (its own variable, read by the library at
+    # import too): where every process writes its samples; empty: each keeps its own.
+    metrics_dir: str = Field(default="", validation_alias="PROMETHEUS_MULTIPROC_DIR")
     metrics_listen: str = "127.0.0.1:9464"
     metrics_sample_seconds: float = Field(default=15.0, gt=0)
     jobs_lease_seconds: float = Field(default=120.0, gt=0)

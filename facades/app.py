@@ -71,7 +71,7 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     @app.get("/metrics")
     async def metrics_endpoint(request: Request) -> HTTPResponse:
         """Prometheus metrics (facades/metrics.py): a loopback peer or the token's bearer only."""
-        response = metrics.metrics_response(request, settings.metrics_token)
+        response = metrics.metrics_response(request, settings.metrics_token, settings.metrics_dir)
         if response is None:
             raise ApiError("NOT_FOUND", "not found")
         return response
@@ -79,10 +79,12 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     @app.get("/readyz")
     async def readyz(request: Request) -> HTTPResponse:
         """Readiness: a core answers and its database does (send traffic here, or not yet)."""
-        reason = await app.ctx.core.ready(settings.ready_timeout_seconds)
-        if reason is None:
+        failed = await app.ctx.core.ready(settings.ready_timeout_seconds)
+        if failed is None:
             return json({"status": "ready"})
-        return json({"status": "unavailable", "reason": reason}, status=503, headers={"Retry-After": "1"})
+        check, reason = failed
+        body = {"status": "unavailable", "failed": check, "reason": reason}
+        return json(body, status=503, headers={"Retry-After": "1"})
 
     @app.exception(ApiError)
     async def _api_error(request: Request, error: ApiError) -> HTTPResponse:

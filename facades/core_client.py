@@ -134,16 +134,17 @@ class CoreClient:
             async with asyncio.timeout(self.wait):
                 await asyncio.gather(*(channel.channel_ready() for channel in pending))
 
-    async def ready(self, within: float) -> str | None:
-        """None when a core answers and says it is SERVING (its database answers); else why not."""
+    async def ready(self, within: float) -> tuple[str, str] | None:
+        """None when a core answers and says it is SERVING (its database answers); else what
+        failed (`core` or `database`, stable) and why (for humans)."""
         try:
             response = await health_pb2_grpc.HealthStub(self._next().channel).Check(
                 health_pb2.HealthCheckRequest(service=""), timeout=within, wait_for_ready=True
             )
         except grpc.aio.AioRpcError as error:
-            return f"the core does not answer ({error.code().name})"
+            return "core", f"the core does not answer ({error.code().name})"
         if response.status != health_pb2.HealthCheckResponse.SERVING:
-            return "the core's database does not answer"
+            return "database", "the core's database does not answer"
         return None
 
     def method(self, path: str) -> Any:  # noqa: ANN401 - a grpc.aio multicallable

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -60,16 +59,16 @@ def _allowed(request: Request, token: str) -> bool:
         return False
 
 
-def exposition() -> bytes:
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+def exposition(metrics_dir: str) -> bytes:
+    if metrics_dir:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry, path=metrics_dir)
         return generate_latest(registry)
     return generate_latest(REGISTRY)
 
 
-def metrics_response(request: Request, token: str) -> HTTPResponse | None:
+def metrics_response(request: Request, token: str, metrics_dir: str) -> HTTPResponse | None:
     """The exposition, or None when this caller may not see it (the caller answers 404)."""
     if not _allowed(request, token):
         return None
-    return raw(exposition(), content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
+    return raw(exposition(metrics_dir), content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})

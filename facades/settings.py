@@ -27,6 +27,9 @@ class FacadeSettings(BaseSettings):
     # answers 503 SERVICE_UNAVAILABLE; and /readyz's deadline for the core's health answer.
     core_wait_seconds: float = Field(default=5.0, ge=0)
     ready_timeout_seconds: float = Field(default=2.0, gt=0)
+    # prometheus-client's multiprocess directory (its own variable, read by the library at
+    # import too): where every process writes its samples; empty: each keeps its own.
+    metrics_dir: str = Field(default="", validation_alias="PROMETHEUS_MULTIPROC_DIR")
     # Who may read /metrics besides a loopback peer: the bearer of this token (empty: nobody).
     metrics_token: str = ""
     log_level: str = "INFO"

@@ -34,13 +34,6 @@ class StockNotConfigured(DomainError):
     grpc_code = grpc.StatusCode.FAILED_PRECONDITION
 
 
-class RateLimited(DomainError):
-    """The provider's limit is reached; metadata `retry_after` (seconds) when known."""
-
-    reason = "RATE_LIMITED"
-    grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED
-
-
 class ProviderError(DomainError):
     """The provider did not answer, or answered something unusable; nothing saved or charged."""
 

@@ -32,12 +32,16 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.credits import service as credits
 from core.db.models import media, organizations
 from core.db.types import utcnow
-from core.errors import InsufficientCredits, ValidationError
+from core.errors import (
+    InsufficientCredits,
+    RateLimited,  # a provider's limit, answered as Herald's own (429)
+    ValidationError,
+)
 from core.ids import new_id
 from core.media import service as media_service
 from core.media.messages import emit_confirmed
 from core.stock import rules, runs
-from core.stock.errors import ProviderError, RateLimited, SourceFailed, StockNotConfigured
+from core.stock.errors import ProviderError, SourceFailed, StockNotConfigured
 from core.stock.images import TARGET_BOX, Cropped, ImageRefused, crop_to_preset, fetch_image
 from core.stock.providers import Attribution, StockPhoto, StockProvider, StockProviderError
 from core.stock.results import Delivered, Failure, Searched, Sourced

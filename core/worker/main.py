@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 
 from core.connections.refresh_jobs import TokenRefreshJobs, enqueue_expiring
@@ -45,7 +44,7 @@ async def run_worker(settings: CoreSettings) -> None:
             run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
             run_retention(engine, settings, stop),
         ]
-        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # exported: the queues are worth sampling
+        if settings.metrics_dir:  # exported: the queues are worth sampling
             loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))
         if publisher.keeper is not None:
             handlers.append(TokenRefreshJobs(publisher.keeper))

@@ -110,7 +110,7 @@ def test_budgets_are_shared_by_every_instance(tmp_path: Path, redis_url: str) ->
                     refused = http.get(f"{base}/v1/profiles", headers=auth)
                     assert refused.status_code == 429
                     body = refused.json()
-                    assert body["code"] == "RATE_LIMITED" and "5 requests per 60 s" in body["error"]
+                    assert body["code"] == "RATE_LIMITED"
                     assert 11 <= int(refused.headers["retry-after"]) <= 12 and body["retry_after"] == int(
                         refused.headers["retry-after"]
                     )
