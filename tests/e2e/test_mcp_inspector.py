@@ -70,7 +70,9 @@ async def test_the_inspector_lists_and_calls_the_tools(http, channel, orgs, stac
     assert code == 0, (out, err)
     created = json.loads(out)["structuredContent"]["posts"][0]
     assert (created["profile"], created["content"]) == ("insp-x", "Hello from the Inspector")
-    assert (await http.get(f"/v1/posts/{created['id']}", headers=org.auth)).json()["status"] in ("queued", "published")
+    # The post is stored; the sandbox publisher may already be working on it or done.
+    status = (await http.get(f"/v1/posts/{created['id']}", headers=org.auth)).json()["status"]
+    assert status in ("queued", "publishing", "published")
 
     code, out, _ = await _inspector(
         stack.base_url,
