@@ -1,6 +1,7 @@
-"""POST /mcp: one JSON-RPC message in, one JSON answer out (MCP streamable HTTP, stateless,
-JSON response mode), for the handshake revisions (2024-11-05 to 2025-11-25). Messages are
-checked with the MCP SDK's own wire types; the tools are the operation table's (tools.py).
+"""POST /mcp: one JSON-RPC message in, one answer out (MCP streamable HTTP, stateless), for
+every live revision on the same endpoint: the handshake ones (2024-11-05 to 2025-11-25) and
+2026-07-28 (transport.py tells them apart and checks each by its own rules). Messages and
+results are the MCP SDK's wire types; the tools are the operation table's (tools.py).
 
 Every request is authenticated (there is no session): the credential gate first, then the
 transport's headers, then the message.
@@ -8,51 +9,53 @@ transport's headers, then the message.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import mcp_types as types
 from herald.identity.v1 import identity_pb2
+from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
-from pydantic_core import from_json
 from sanic import Blueprint, Request
-from sanic.response import HTTPResponse, empty, json
+from sanic.response import HTTPResponse, json
 
 from contract.operations import TOOLS
 from facades.errors import ApiError
 from facades.mcp.gate import GateRefusal, access_token_authorization, refusal_response
 from facades.mcp.tools import ACCESS_CODES, ToolCall, list_tools, tool_error
+from facades.mcp.transport import (
+    SUPPORTED_VERSIONS,
+    Exchange,
+    Notification,
+    accepted,
+    error,
+    foreign_origin,
+    modern_error,
+    read_exchange,
+    result,
+)
 
 SERVER_INFO = types.Implementation(name="herald", title="Herald", version="0.1.0")
+CAPABILITIES = types.ServerCapabilities(tools=types.ToolsCapability(list_changed=False))
 INSTRUCTIONS = (
     "Herald publishes and schedules posts to the organization's connected social profiles. "
     "Typical flow: list_profiles (pick slugs) → optionally create_media, PUT the bytes, confirm_media → "
     "create_post with the slugs (and media_ids; send an idempotency_key to retry safely) → get_post or "
     "list_posts to follow the status. Failures come back as tool errors with a stable `code`."
 )
-MCP_PROTOCOL_VERSION = "mcp-protocol-version"
-# The transport spec: a request without the header is taken as 2025-03-26.
-DEFAULT_PROTOCOL_VERSION = "2025-03-26"
+# Caching hints (2026-07-28): the tools and the server's description change only with a
+# deployment, and are the same for every caller.
+TOOLS_TTL_MS = 300_000
+DISCOVER_TTL_MS = 3_600_000
 
 
-def _result(message_id: Any, result: dict[str, Any]) -> HTTPResponse:  # noqa: ANN401 - a JSON-RPC id
-    return json({"jsonrpc": "2.0", "id": message_id, "result": result})
-
-
-def _error(message_id: Any, code: int, message: str, status: int = 200, data: Any = None) -> HTTPResponse:  # noqa: ANN401
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return json({"jsonrpc": "2.0", "id": message_id, "error": error}, status=status)
-
-
-def _refusal_from(error: ApiError) -> GateRefusal | None:
-    if error.code in ("UNAUTHORIZED", "FORBIDDEN"):
-        return GateRefusal(401, "invalid_token", error.message)
-    if error.code == "INSUFFICIENT_SCOPE":
+def _refusal_from(failure: ApiError) -> GateRefusal | None:
+    if failure.code in ("UNAUTHORIZED", "FORBIDDEN"):
+        return GateRefusal(401, "invalid_token", failure.message)
+    if failure.code == "INSUFFICIENT_SCOPE":
         # MCP authorization: one challenge naming every scope the call needs.
-        return GateRefusal(403, "insufficient_scope", error.message, error.metadata.get("scope", ""))
+        return GateRefusal(403, "insufficient_scope", failure.message, failure.metadata.get("scope", ""))
     return None
 
 
@@ -66,27 +69,17 @@ async def _check_token(request: Request, authorization: str) -> None:
             authorization=authorization,
             audience=request.app.ctx.settings.mcp_resource,
         )
-    except ApiError as error:
-        if error.code == "SUBSCRIPTION_REQUIRED":
+    except ApiError as failure:
+        if failure.code == "SUBSCRIPTION_REQUIRED":
             return  # a valid token: its tools will answer SUBSCRIPTION_REQUIRED
-        refusal = _refusal_from(error)
+        refusal = _refusal_from(failure)
         if refusal is not None:
             raise refusal from None
         raise
 
 
-def _foreign_origin(request: Request) -> bool:
-    """MCP streamable HTTP: servers must check `Origin` (DNS rebinding). Agents send none;
-    a browser page may call only from {base_url}'s own origin."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return False
-    base = urlsplit(request.app.ctx.settings.base_url)
-    return origin.rstrip("/") != f"{base.scheme}://{base.netloc}"
-
-
 async def mcp_post(request: Request) -> HTTPResponse:
-    if _foreign_origin(request):
+    if foreign_origin(request):
         return json({"error": "forbidden_origin", "error_description": "cross-origin requests are refused"}, status=403)
     try:
         authorization = access_token_authorization(request)
@@ -95,90 +88,127 @@ async def mcp_post(request: Request) -> HTTPResponse:
         return await refusal_response(request, refusal)
 
 
-def _transport_error(request: Request) -> HTTPResponse | None:
-    """The streamable HTTP transport's header rules, before the message is read."""
-    accept = request.headers.get("accept", "")
-    if "application/json" not in accept and "*/*" not in accept:
-        return _error(None, types.INVALID_REQUEST, "Accept must include application/json", status=406)
-    if (request.headers.get("content-type") or "").split(";")[0].strip().lower() != "application/json":
-        return _error(None, types.INVALID_REQUEST, "Content-Type must be application/json", status=415)
-    versions = request.headers.getall(MCP_PROTOCOL_VERSION, [])
-    if len(versions) > 1 or (versions and versions[0] not in HANDSHAKE_PROTOCOL_VERSIONS):
-        # 2025-06-18 transport: an invalid or unsupported version is 400 Bad Request.
-        requested = versions[0] if len(versions) == 1 else ", ".join(versions)
-        return _error(
-            None,
-            types.UNSUPPORTED_PROTOCOL_VERSION,
-            f"unsupported MCP-Protocol-Version {requested[:40]!r}",
-            status=400,
-            data={"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": requested[:40]},
-        )
-    return None
+def _complete(exchange: Exchange, body: dict[str, Any], cache: tuple[int, str] | None = None) -> dict[str, Any]:
+    """A result as the exchange's revision wants it: 2026-07-28 tags every result with its
+    `resultType` and puts caching hints (`ttlMs`, `cacheScope`) on list results."""
+    if exchange.modern is None:
+        return body
+    body = {**body, "resultType": "complete"}
+    if cache is not None:
+        body["ttlMs"], body["cacheScope"] = cache
+    return body
+
+
+async def _fault(request: Request, authorization: str, exchange: Exchange, code: int, message: str) -> HTTPResponse:
+    """A protocol fault, once the token is known good (access is checked before anything else).
+    On 2026-07-28 the code decides the HTTP status (404 for an unknown method, 400 for bad
+    params); the handshake revisions answer 200."""
+    await _check_token(request, authorization)
+    if exchange.modern is not None:
+        return modern_error(request, exchange.id, code, message)
+    return error(request, exchange.id, code, message)
 
 
 async def _dispatch(request: Request, authorization: str) -> HTTPResponse:
-    if (refused := _transport_error(request)) is not None:
-        return refused
-    try:
-        # pydantic-core's parser: invalid Unicode and nesting past 200 levels are parse errors
-        # too, not a stack overflow.
-        message = from_json(request.body or b"")
-    except ValueError as error:
-        return _error(None, types.PARSE_ERROR, f"the body is not valid JSON: {str(error)[:120]}", status=400)
-    if not isinstance(message, dict):
-        return _error(None, types.INVALID_REQUEST, "send one JSON-RPC message (batches are not supported)", 400)
-    if "id" not in message:
-        try:
-            types.JSONRPCNotification.model_validate(message)
-        except ValidationError:
-            return _error(None, types.INVALID_REQUEST, "not a JSON-RPC message", status=400)
+    exchange = read_exchange(request)
+    if isinstance(exchange, HTTPResponse):
+        return exchange
+    if isinstance(exchange, Notification):
         await _check_token(request, authorization)
-        return empty(status=202)
-    try:
-        rpc = types.JSONRPCRequest.model_validate(message)
-    except ValidationError:
-        return _error(message.get("id"), types.INVALID_REQUEST, "not a JSON-RPC request", status=400)
-    params = rpc.params or {}
-    if rpc.method == "tools/call":
-        return await _call_tool(request, authorization, rpc.id, params)
-    await _check_token(request, authorization)
-    if rpc.method == "initialize":
-        asked = params.get("protocolVersion")
-        version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
-        result = types.InitializeResult(
-            protocol_version=version,
-            capabilities=types.ServerCapabilities(tools=types.ToolsCapability(list_changed=False)),
-            server_info=SERVER_INFO,
-            instructions=INSTRUCTIONS,
+        return accepted()
+    method = exchange.method[:80]
+    if exchange.modern is not None:
+        # The revision's own request shapes (the SDK's wire types): a method the revision
+        # does not have (initialize, ping) is unknown, params it does not allow are invalid.
+        try:
+            validate_client_request(exchange.method, exchange.modern, exchange.params)
+        except KeyError:
+            return await _fault(request, authorization, exchange, types.METHOD_NOT_FOUND, f"no method {method!r}")
+        except ValidationError as invalid:
+            problem = invalid.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            text = f"invalid params for {method!r}: {where}: {problem['msg']}"
+            return await _fault(request, authorization, exchange, types.INVALID_PARAMS, text)
+    handler = (MODERN_METHODS if exchange.modern else HANDSHAKE_METHODS).get(exchange.method)
+    if handler is None:
+        return await _fault(
+            request, authorization, exchange, types.METHOD_NOT_FOUND, f"method {method!r} is not supported"
         )
-        return _result(rpc.id, result.model_dump(by_alias=True, exclude_none=True, mode="json"))
-    if rpc.method == "ping":
-        return _result(rpc.id, {})
-    if rpc.method == "tools/list":
-        return _result(rpc.id, list_tools(await request.app.ctx.contract.get()))
-    return _error(rpc.id, types.METHOD_NOT_FOUND, f"method {rpc.method[:80]!r} is not supported")
+    return await handler(request, authorization, exchange)
 
 
-async def _call_tool(request: Request, authorization: str, message_id: Any, params: dict[str, Any]) -> HTTPResponse:  # noqa: ANN401
-    name = params.get("name")
-    arguments = params.get("arguments", {})
+async def _initialize(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    await _check_token(request, authorization)
+    asked = exchange.params.get("protocolVersion")
+    version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+    initialized = types.InitializeResult(
+        protocol_version=version,
+        capabilities=CAPABILITIES,
+        server_info=SERVER_INFO,
+        instructions=INSTRUCTIONS,
+    )
+    return result(request, exchange.id, initialized.model_dump(by_alias=True, exclude_none=True, mode="json"))
+
+
+async def _discover(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    await _check_token(request, authorization)
+    discovered = types.DiscoverResult(
+        supported_versions=list(SUPPORTED_VERSIONS),
+        capabilities=CAPABILITIES,
+        instructions=INSTRUCTIONS,
+        ttl_ms=DISCOVER_TTL_MS,
+        cache_scope="public",
+        _meta={types.SERVER_INFO_META_KEY: SERVER_INFO.model_dump(by_alias=True, exclude_none=True, mode="json")},
+    )
+    return result(request, exchange.id, discovered.model_dump(by_alias=True, exclude_none=True, mode="json"))
+
+
+async def _ping(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    await _check_token(request, authorization)
+    return result(request, exchange.id, {})
+
+
+async def _list_tools(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    await _check_token(request, authorization)
+    # The same list for every caller (the table's tools; scopes are checked per call).
+    listed = list_tools(await request.app.ctx.contract.get())
+    return result(request, exchange.id, _complete(exchange, listed, cache=(TOOLS_TTL_MS, "public")))
+
+
+async def _call_tool(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    name = exchange.params.get("name")
+    arguments = exchange.params.get("arguments", {})
     # Protocol faults (JSON-RPC errors): an unknown tool, or params that are not a tools/call's.
     if not isinstance(name, str) or name not in TOOLS:
-        await _check_token(request, authorization)
-        return _error(message_id, types.INVALID_PARAMS, f"unknown tool {str(name)[:80]!r}; see tools/list")
+        unknown = f"unknown tool {str(name)[:80]!r}; see tools/list"
+        return await _fault(request, authorization, exchange, types.INVALID_PARAMS, unknown)
     if not isinstance(arguments, dict):
-        await _check_token(request, authorization)
-        return _error(message_id, types.INVALID_PARAMS, "arguments must be an object")
+        return await _fault(request, authorization, exchange, types.INVALID_PARAMS, "arguments must be an object")
     settings = request.app.ctx.settings
     call = ToolCall(request.app.ctx.core, authorization, settings.mcp_resource)
     try:
-        result = await call.run(TOOLS[name], await request.app.ctx.contract.get(), arguments)
-    except ApiError as error:
-        refusal = _refusal_from(error) if error.code in ACCESS_CODES else None
+        called = await call.run(TOOLS[name], await request.app.ctx.contract.get(), arguments)
+    except ApiError as failure:
+        refusal = _refusal_from(failure) if failure.code in ACCESS_CODES else None
         if refusal is not None:
             raise refusal from None
-        result = tool_error(error)
-    return _result(message_id, result)
+        called = tool_error(failure)
+    return result(request, exchange.id, _complete(exchange, called))
+
+
+Handler = Callable[[Request, str, Exchange], Awaitable[HTTPResponse]]
+HANDSHAKE_METHODS: dict[str, Handler] = {
+    "initialize": _initialize,
+    "ping": _ping,
+    "tools/list": _list_tools,
+    "tools/call": _call_tool,
+}
+# 2026-07-28: no initialize and no ping; server/discover is mandatory.
+MODERN_METHODS: dict[str, Handler] = {
+    "server/discover": _discover,
+    "tools/list": _list_tools,
+    "tools/call": _call_tool,
+}
 
 
 async def mcp_not_allowed(request: Request) -> HTTPResponse:

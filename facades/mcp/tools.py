@@ -52,11 +52,12 @@ def _tool(op: Operation, contract: Contract) -> types.Tool:
 
 
 def list_tools(contract: Contract) -> dict[str, Any]:
-    """The tools/list result, in the table's order (deterministic), built once per catalog."""
+    """The tools/list result, in the table's order (deterministic), built once per catalog; the
+    transport adds what the caller's revision asks on top (2026-07-28: resultType, caching)."""
 
     def build() -> dict[str, Any]:
-        result = types.ListToolsResult(tools=[_tool(op, contract) for op in TOOLS.values()])
-        return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        tools = [_tool(op, contract).model_dump(by_alias=True, exclude_none=True, mode="json") for op in TOOLS.values()]
+        return {"tools": tools}
 
     return contract.cached("mcp.tools", build)
 

@@ -42,7 +42,14 @@ def _failure(result) -> dict:  # noqa: ANN001
     return json.loads(result.content[0].text)
 
 
-async def test_from_a_base_url_to_a_published_post(page, orgs, stack, worker) -> None:
+@pytest.mark.parametrize("revision", ["2026-07-28", "2025-06-18"])
+async def test_from_a_base_url_to_a_published_post(page, orgs, stack, worker, revision, monkeypatch) -> None:
+    """At the SDK's default (it discovers 2026-07-28 and stays stateless) and as a client of the
+    2025-06-18 handshake (the SDK's handshake, offering that revision)."""
+    mode = "auto"
+    if revision != "2026-07-28":
+        mode = "legacy"
+        monkeypatch.setattr("mcp.client.session.LATEST_HANDSHAKE_VERSION", revision)
     org = await orgs(credits=100)
     await orgs.profile(org, "launch-bsky", "bluesky", ("launch",))
     await orgs.profile(org, "launch-x", "x", ("launch",))
@@ -50,8 +57,9 @@ async def test_from_a_base_url_to_a_published_post(page, orgs, stack, worker) ->
     provider = approving_provider(stack, page, org.email, "http://127.0.0.1:48124/callback", storage)
     async with (
         httpx2.AsyncClient(auth=provider, timeout=30) as http_client,
-        Client(streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)) as client,
+        Client(streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client), mode=mode) as client,
     ):
+        assert client.protocol_version == revision and client.server_info.name == "herald"
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert {"create_post", "create_media", "confirm_media", "get_post"} <= set(tools)
         assert all(t.output_schema and t.annotations for t in tools.values())
