@@ -23,6 +23,7 @@ from sanic.response import HTTPResponse, json
 from contract.operations import TOOLS
 from facades.errors import ApiError
 from facades.mcp.gate import GateRefusal, access_token_authorization, refusal_response
+from facades.mcp.icons import server_info
 from facades.mcp.tools import ACCESS_CODES, ToolCall, list_tools, tool_error
 from facades.mcp.transport import (
     SUPPORTED_VERSIONS,
@@ -36,7 +37,6 @@ from facades.mcp.transport import (
     result,
 )
 
-SERVER_INFO = types.Implementation(name="herald", title="Herald", version="0.1.0")
 CAPABILITIES = types.ServerCapabilities(tools=types.ToolsCapability(list_changed=False))
 INSTRUCTIONS = (
     "Herald publishes and schedules posts to the organization's connected social profiles. "
@@ -86,6 +86,10 @@ async def mcp_post(request: Request) -> HTTPResponse:
         return await _dispatch(request, authorization)
     except GateRefusal as refusal:
         return await refusal_response(request, refusal)
+
+
+def _dump(model: types.Implementation) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def _complete(exchange: Exchange, body: dict[str, Any], cache: tuple[int, str] | None = None) -> dict[str, Any]:
@@ -144,7 +148,7 @@ async def _initialize(request: Request, authorization: str, exchange: Exchange) 
     initialized = types.InitializeResult(
         protocol_version=version,
         capabilities=CAPABILITIES,
-        server_info=SERVER_INFO,
+        server_info=server_info(request.app.ctx.settings.base_url),
         instructions=INSTRUCTIONS,
     )
     return result(request, exchange.id, initialized.model_dump(by_alias=True, exclude_none=True, mode="json"))
@@ -158,7 +162,7 @@ async def _discover(request: Request, authorization: str, exchange: Exchange) ->
         instructions=INSTRUCTIONS,
         ttl_ms=DISCOVER_TTL_MS,
         cache_scope="public",
-        _meta={types.SERVER_INFO_META_KEY: SERVER_INFO.model_dump(by_alias=True, exclude_none=True, mode="json")},
+        _meta={types.SERVER_INFO_META_KEY: _dump(server_info(request.app.ctx.settings.base_url))},
     )
     return result(request, exchange.id, discovered.model_dump(by_alias=True, exclude_none=True, mode="json"))
 
@@ -171,7 +175,7 @@ async def _ping(request: Request, authorization: str, exchange: Exchange) -> HTT
 async def _list_tools(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
     await _check_token(request, authorization)
     # The same list for every caller (the table's tools; scopes are checked per call).
-    listed = list_tools(await request.app.ctx.contract.get())
+    listed = list_tools(await request.app.ctx.contract.get(), request.app.ctx.settings.base_url)
     return result(request, exchange.id, _complete(exchange, listed, cache=(TOOLS_TTL_MS, "public")))
 
 

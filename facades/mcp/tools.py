@@ -23,10 +23,11 @@ from contract.operation import Operation
 from contract.operations import TOOLS
 from facades.core_client import CoreClient, CoreResult
 from facades.errors import ApiError
+from facades.mcp.icons import icons
 from facades.validation import validate
 
 
-def _tool(op: Operation, contract: Contract) -> types.Tool:
+def _tool(op: Operation, contract: Contract, base_url: str) -> types.Tool:
     tool = op.tool
     assert tool is not None
     output_model = tool.output or next(iter(op.responses.values()))
@@ -41,6 +42,7 @@ def _tool(op: Operation, contract: Contract) -> types.Tool:
         description=tool.description,
         input_schema=contract.json_schema(op.request),
         output_schema=output,
+        icons=icons(base_url, op.tag),
         annotations=types.ToolAnnotations(
             title=tool.title,
             read_only_hint=tool.read_only,
@@ -51,12 +53,12 @@ def _tool(op: Operation, contract: Contract) -> types.Tool:
     )
 
 
-def list_tools(contract: Contract) -> dict[str, Any]:
+def list_tools(contract: Contract, base_url: str) -> dict[str, Any]:
     """The tools/list result, in the table's order (deterministic), built once per catalog; the
     transport adds what the caller's revision asks on top (2026-07-28: resultType, caching)."""
 
     def build() -> dict[str, Any]:
-        tools = [_tool(op, contract).model_dump(by_alias=True, exclude_none=True, mode="json") for op in TOOLS.values()]
+        tools = [_tool(op, contract, base_url).model_dump(by_alias=True, exclude_none=True, mode="json") for op in TOOLS.values()]
         return {"tools": tools}
 
     return contract.cached("mcp.tools", build)

@@ -174,3 +174,16 @@ async def test_an_sse_only_client_gets_one_event(modern) -> None:
     assert message["id"] == 7 and message["result"]["supportedVersions"][0] == MODERN
     refused = await modern.post("server/discover", headers={"Accept": "text/html"})
     assert refused.status_code == 406
+
+
+async def test_the_server_and_every_tool_have_icons_herald_serves(modern) -> None:
+    found = await modern.result("server/discover")
+    server = found["_meta"]["io.modelcontextprotocol/serverInfo"]
+    tools = (await modern.result("tools/list"))["tools"]
+    sources = {icon["src"] for icon in server["icons"]} | {t["icons"][0]["src"] for t in tools}
+    assert all(len(t["icons"]) == 1 and t["icons"][0]["mimeType"] == "image/svg+xml" for t in tools)
+    assert len(sources) >= 5  # the server's, and one per kind of tool
+    for src in sorted(sources):
+        served = await modern.http.get(src)
+        assert served.status_code == 200 and served.headers["content-type"].startswith("image/svg+xml"), src
+        assert served.text.startswith("<svg") and "<script" not in served.text and "href" not in served.text, src
