@@ -33,6 +33,8 @@ class Tool:
     # When the tool answers differently from the REST body (e.g. adds upload instructions).
     output: type[Response] | None = None
     adapt: Callable[[Any, Request], dict[str, Any]] | None = None
+    # The MCP Apps resource (`ui://…`) a host renders the result in (facades/mcp/apps.py).
+    ui: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

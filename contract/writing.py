@@ -22,6 +22,13 @@ class ValidatePostsRequest(PostFields):
         return posts_pb2.ValidatePostsRequest(posts=self.create_message())
 
 
+class PreviewPostsRequest(PostFields):
+    """The body of POST /v1/posts, shown as each destination would publish it."""
+
+    def to_proto(self) -> posts_pb2.PreviewPostsRequest:
+        return posts_pb2.PreviewPostsRequest(posts=self.create_message())
+
+
 class Problem(Response):
     code: str = Field(description="The code creation would answer with, e.g. VALIDATION_ERROR.")
     message: str

@@ -21,7 +21,7 @@ from herald.stock.v1 import stock_pb2
 from herald.webhooks.v1 import webhooks_pb2
 from jsonschema import Draft202012Validator
 
-from contract import brand, stock, writing
+from contract import brand, preview, stock, writing
 from contract import connections as conn
 from contract import generate as gen
 from contract import resources as rs
@@ -137,6 +137,38 @@ REPORT = posts_pb2.ValidatePostsResponse(
     credits_required=2,
     credit_balance=1,
 )
+PREVIEW = posts_pb2.PreviewPostsResponse(
+    valid=False,
+    deliverable=False,
+    credits_required=2,
+    credit_balance=10,
+    schedule_time=NOW,
+    destinations=[
+        posts_pb2.DestinationPreview(
+            profile="acme-yt",
+            connector="youtube",
+            platform="YouTube",
+            display_name="Acme",
+            post_type="video",
+            valid=True,
+            warnings=[posts_pb2.Problem(code="NEAR_LIMIT", message="close")],
+            parts=[
+                posts_pb2.TextPreview(role="title", text="T", length=1, max_length=100, unit="characters"),
+                posts_pb2.TextPreview(
+                    role="content",
+                    text="d",
+                    length=1,
+                    max_length=5000,
+                    unit="bytes",
+                    media=[posts_pb2.MediaPreview(media_id="med_1", kind="video", mime_type="video/mp4", size_bytes=9)],
+                ),
+            ],
+        ),
+        posts_pb2.DestinationPreview(
+            profile="nope", problems=[posts_pb2.Problem(code="VALIDATION_ERROR", message="?")]
+        ),
+    ],
+)
 LIMITS = profiles_pb2.GetDestinationLimitsResponse(
     destinations=[
         profiles_pb2.DestinationLimits(profile=slug, display_name=slug, platform=platform_message(key))
@@ -185,6 +217,7 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
         ),
     ),
     (writing.ValidationReport, REPORT),
+    (preview.PostPreview, PREVIEW),
     (writing.DestinationLimitsList, LIMITS),
     (writing.SingleDestinationLimits, LIMITS),
     (brand.BrandVoice, VOICE),

@@ -7,7 +7,7 @@ from herald.brand.v1 import brand_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
 
-from contract import brand, writing
+from contract import brand, preview, writing
 from contract import resources as rs
 from contract.operation import Operation, Tool
 from contract.requests import rpc_path
@@ -75,6 +75,33 @@ ROWS += (
             "balance covers the deliveries. Creates and charges nothing. Use it to fix a draft before create_post.",
             read_only=True,
             idempotent=True,
+        ),
+    ),
+    Operation(
+        id="previewPosts",
+        method="POST",
+        path="/v1/posts:preview",
+        summary="Show a post as each destination would publish it, creating nothing",
+        tag="posts",
+        rpc=rpc_path(posts_pb2, "PostService", "PreviewPosts"),
+        request=writing.PreviewPostsRequest,
+        responses={200: preview.PostPreview},
+        errors=("PAYLOAD_TOO_LARGE",),
+        description="The body of POST /v1/posts. Answers 200 with, for every profile, each text it would send "
+        "(title, post, thread items, first comment; the profile's customizations applied) counted the platform's "
+        "way against that text's limit, the media each part attaches, the dry run's problems (the verdicts of "
+        "POST /v1/posts:validate) and warnings. Creates and charges nothing.",
+        tool=Tool(
+            name="preview_post",
+            title="Preview a post on every destination",
+            description="Show a post before creating it, with the same arguments as create_post: for every profile, "
+            "the text each part will have there (customizations applied), its length as that platform counts it "
+            "against the limit, the media attached, and every problem and warning (the checks of validate_post). "
+            "Hosts with MCP Apps render one card per destination, with a button to schedule it. Creates and "
+            "charges nothing.",
+            read_only=True,
+            idempotent=True,
+            ui="ui://herald/post-preview",
         ),
     ),
     Operation(

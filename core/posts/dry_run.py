@@ -29,11 +29,13 @@ from core.posts.schedule import parse_datetime, parse_schedule
 from core.posts.validation import (
     CreateRequest,
     InvalidMedia,
+    MediaInfo,
     check_fields,
     load_media,
     media_problems_of,
     text_problems_of,
 )
+from core.posts.versions import Version
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,9 @@ class ProfileCheck:
     length: int = 0
     max_length: int = 0
     unit: str = ""
+    # What the preview renders (core/posts/preview.py); None for an unknown profile.
+    display_name: str = ""
+    version: Version | None = None
 
     @property
     def valid(self) -> bool:
@@ -64,6 +69,8 @@ class DryRun:
     profiles: list[ProfileCheck]
     credits_required: int
     balance: int
+    # The confirmed media the request names, by id (None when one is not confirmed media).
+    media: dict[str, MediaInfo] | None = None
 
     @property
     def valid(self) -> bool:
@@ -108,6 +115,7 @@ async def validate_posts(
             profiles.c.connector,
             profiles.c.connection_status,
             profiles.c.granted_scopes,
+            profiles.c.display_name,
         ).where(profiles.c.org_id == org_id, profiles.c.slug.in_(slugs))
     )
     known = {r.slug: r for r in rows}
@@ -128,7 +136,7 @@ async def validate_posts(
         version = request.version(slug)
         units += version.units
         post_type = version.post_type or overrides.get(row.connector) or default_post_type(row.connector)
-        check = ProfileCheck(slug, row.connector, post_type)
+        check = ProfileCheck(slug, row.connector, post_type, display_name=row.display_name, version=version)
         platform = PLATFORM_LIMITS[row.connector]
         check.max_length, check.unit = platform["max_length"], platform["unit"]
         check.length = count(row.connector, version.content)
@@ -157,7 +165,7 @@ async def validate_posts(
         except DomainError as error:
             check.problems.append(_problem(error))
         checks.append(check)
-    return DryRun(problems, checks, post_cost * units, balance)
+    return DryRun(problems, checks, post_cost * units, balance, media)
 
 
 def _destination_problems(check: ProfileCheck, row, version, post_type: str, media) -> None:  # noqa: ANN001

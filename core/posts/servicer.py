@@ -7,7 +7,7 @@ import json
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.pagination import page_request
-from core.posts import dry_run, outbox, recent, service
+from core.posts import dry_run, outbox, preview, recent, service
 from core.posts.idempotency import request_hash
 from core.posts.messages import post_message
 from core.posts.records import PostRecord
@@ -31,6 +31,7 @@ POLICIES = {
     "ListOutboxEntries": MethodPolicy(scopes=_READ),
     # A dry run of CreatePosts: it creates nothing, so reading posts is enough.
     "ValidatePosts": MethodPolicy(scopes=_READ),
+    "PreviewPosts": MethodPolicy(scopes=_READ),
     # Writing tools (SPEC 5: generate:read reads recent posts).
     "ListRecentPosts": MethodPolicy(scopes=frozenset({"generate:read"}), page=PageBounds(default=20, maximum=100)),
 }
@@ -182,6 +183,29 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             credit_balance=run.balance,
         )
 
+    async def PreviewPosts(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        shown = await preview.preview_posts(
+            call.conn,
+            call.principal.org_id,
+            _create_request(request.posts),
+            call.now,
+            balance=call.principal.credit_balance,
+            post_cost=call.settings.post_cost,
+            live=call.settings.publish_mode == "live",
+        )
+        run = shown.run
+        return posts_pb2.PreviewPostsResponse(
+            valid=run.valid,
+            deliverable=run.deliverable,
+            problems=_problems(run.problems),
+            credits_required=run.credits_required,
+            credit_balance=run.balance,
+            destinations=[_destination(d) for d in shown.destinations],
+            draft=shown.draft,
+            schedule_time=timestamp(shown.schedule_at),
+        )
+
     async def ListRecentPosts(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListRecentPosts"].page)
@@ -211,3 +235,41 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
                 for e in entries
             ]
         )
+
+
+def _problems(problems: list[dry_run.Problem]) -> list[posts_pb2.Problem]:
+    return [posts_pb2.Problem(code=p.code, message=p.message) for p in problems]
+
+
+def _destination(d: preview.Destination) -> posts_pb2.DestinationPreview:
+    return posts_pb2.DestinationPreview(
+        profile=d.check.profile,
+        connector=d.check.connector,
+        platform=d.platform,
+        display_name=d.check.display_name,
+        post_type=d.check.post_type,
+        valid=d.check.valid,
+        problems=_problems(d.check.problems),
+        warnings=_problems(d.warnings),
+        parts=[
+            posts_pb2.TextPreview(
+                role=p.role,
+                text=p.text,
+                length=p.length,
+                max_length=p.max_length,
+                unit=p.unit,
+                media=[
+                    posts_pb2.MediaPreview(
+                        media_id=m.media_id,
+                        kind=m.kind,
+                        mime_type=m.mime_type,
+                        width=m.width or 0,
+                        height=m.height or 0,
+                        size_bytes=m.size_bytes,
+                    )
+                    for m in p.media
+                ],
+            )
+            for p in d.parts
+        ],
+    )

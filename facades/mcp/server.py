@@ -22,6 +22,7 @@ from sanic.response import HTTPResponse, json
 
 from contract.operations import TOOLS
 from facades.errors import ApiError
+from facades.mcp import apps
 from facades.mcp.gate import GateRefusal, access_token_authorization, refusal_response
 from facades.mcp.icons import server_info
 from facades.mcp.tools import ACCESS_CODES, ToolCall, list_tools, tool_error
@@ -37,7 +38,11 @@ from facades.mcp.transport import (
     result,
 )
 
-CAPABILITIES = types.ServerCapabilities(tools=types.ToolsCapability(list_changed=False))
+CAPABILITIES = types.ServerCapabilities(
+    tools=types.ToolsCapability(list_changed=False),
+    resources=types.ResourcesCapability(list_changed=False),
+    extensions=apps.capabilities(),
+)
 INSTRUCTIONS = (
     "Herald publishes and schedules posts to the organization's connected social profiles. "
     "Typical flow: list_profiles (pick slugs) → optionally create_media, PUT the bytes, confirm_media → "
@@ -200,18 +205,37 @@ async def _call_tool(request: Request, authorization: str, exchange: Exchange) -
     return result(request, exchange.id, _complete(exchange, called))
 
 
+async def _list_resources(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    await _check_token(request, authorization)
+    return result(request, exchange.id, _complete(exchange, apps.list_resources(), cache=(TOOLS_TTL_MS, "public")))
+
+
+async def _read_resource(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    uri = exchange.params.get("uri")
+    read = apps.read_resource(uri) if isinstance(uri, str) else None
+    if read is None:
+        # Resources spec: an unknown resource is -32602 (invalid params).
+        return await _fault(request, authorization, exchange, types.INVALID_PARAMS, f"no resource {str(uri)[:120]!r}")
+    await _check_token(request, authorization)
+    return result(request, exchange.id, _complete(exchange, read, cache=(TOOLS_TTL_MS, "public")))
+
+
 Handler = Callable[[Request, str, Exchange], Awaitable[HTTPResponse]]
 HANDSHAKE_METHODS: dict[str, Handler] = {
     "initialize": _initialize,
     "ping": _ping,
     "tools/list": _list_tools,
     "tools/call": _call_tool,
+    "resources/list": _list_resources,
+    "resources/read": _read_resource,
 }
 # 2026-07-28: no initialize and no ping; server/discover is mandatory.
 MODERN_METHODS: dict[str, Handler] = {
     "server/discover": _discover,
     "tools/list": _list_tools,
     "tools/call": _call_tool,
+    "resources/list": _list_resources,
+    "resources/read": _read_resource,
 }
 
 

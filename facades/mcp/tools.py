@@ -43,6 +43,8 @@ def _tool(op: Operation, contract: Contract, base_url: str) -> types.Tool:
         input_schema=contract.json_schema(op.request),
         output_schema=output,
         icons=icons(base_url, op.tag),
+        # MCP Apps: the host renders the result in this UI resource (hosts without it read the text).
+        _meta={"ui": {"resourceUri": tool.ui}} if tool.ui else None,
         annotations=types.ToolAnnotations(
             title=tool.title,
             read_only_hint=tool.read_only,
@@ -58,7 +60,10 @@ def list_tools(contract: Contract, base_url: str) -> dict[str, Any]:
     transport adds what the caller's revision asks on top (2026-07-28: resultType, caching)."""
 
     def build() -> dict[str, Any]:
-        tools = [_tool(op, contract, base_url).model_dump(by_alias=True, exclude_none=True, mode="json") for op in TOOLS.values()]
+        tools = [
+            _tool(op, contract, base_url).model_dump(by_alias=True, exclude_none=True, mode="json")
+            for op in TOOLS.values()
+        ]
         return {"tools": tools}
 
     return contract.cached("mcp.tools", build)

@@ -54,6 +54,8 @@ class Modern:
         sent["Mcp-Method"] = method
         if method == "tools/call" and "name" in params:
             sent["Mcp-Name"] = params["name"]
+        if method == "resources/read" and "uri" in params:
+            sent["Mcp-Name"] = params["uri"]
         sent.update(headers or {})
         body = {"jsonrpc": "2.0", "id": 7, "method": method, "params": params}
         return await self.http.post("/mcp", json=body, headers={k: v for k, v in sent.items() if v is not None})
@@ -148,7 +150,7 @@ async def test_a_2026_07_28_request_without_its_meta_is_refused(modern) -> None:
 
 
 async def test_methods_the_revision_does_not_have_are_404(modern) -> None:
-    for method in ("initialize", "ping", "resources/list", "no/such"):
+    for method in ("initialize", "ping", "prompts/list", "no/such"):
         await modern.refused(404, -32601, method)
     # Params the revision does not allow: 400 invalid params.
     await modern.refused(400, -32602, "tools/list", {"cursor": 5})
@@ -187,3 +189,31 @@ async def test_the_server_and_every_tool_have_icons_herald_serves(modern) -> Non
         served = await modern.http.get(src)
         assert served.status_code == 200 and served.headers["content-type"].startswith("image/svg+xml"), src
         assert served.text.startswith("<svg") and "<script" not in served.text and "href" not in served.text, src
+
+
+async def test_the_post_preview_app_is_the_one_resource(modern) -> None:
+    found = await modern.result("server/discover")
+    assert found["capabilities"]["resources"] == {"listChanged": False}
+    assert found["capabilities"]["extensions"]["io.modelcontextprotocol/ui"] == {
+        "mimeTypes": ["text/html;profile=mcp-app"]
+    }
+    listed = await modern.result("resources/list")
+    assert [r["uri"] for r in listed["resources"]] == ["ui://herald/post-preview"]
+    assert listed["resources"][0]["mimeType"] == "text/html;profile=mcp-app"
+    read = await modern.result("resources/read", {"uri": "ui://herald/post-preview"})
+    (contents,) = read["contents"]
+    assert contents["mimeType"] == "text/html;profile=mcp-app"
+    assert contents["_meta"]["ui"]["csp"] == {"connectDomains": [], "resourceDomains": []}
+    html = contents["text"]
+    # Self-contained: a strict CSP of its own, no external script, style, image or frame.
+    assert "default-src 'none'" in html and "ui/initialize" in html
+    assert not any(marker in html for marker in ('src="http', 'href="http', "@import", "url(http"))
+    # Mcp-Name mirrors the uri; an unknown uri is invalid params; the handshake era has it too.
+    await modern.refused(
+        400, -32020, "resources/read", {"uri": "ui://herald/post-preview"}, headers={"Mcp-Name": "ui://x"}
+    )
+    await modern.refused(
+        400, -32602, "resources/read", {"uri": "ui://herald/nope"}, headers={"Mcp-Name": "ui://herald/nope"}
+    )
+    legacy = (await mcp(modern.http, modern.token, "resources/read", {"uri": "ui://herald/post-preview"})).json()
+    assert legacy["result"]["contents"][0]["text"] == html

@@ -38,6 +38,7 @@ TOOLS = [
     "get_sourcing_run",
     "get_brand_voice",
     "validate_post",
+    "preview_post",
     "get_recent_posts",
     "get_destination_limits",
     "generate_post",
@@ -339,7 +340,7 @@ async def test_protocol_faults_are_json_rpc_errors(agent) -> None:
     assert unknown.status_code == 200 and unknown.json()["error"]["code"] == -32602
     not_object = await agent.rpc("tools/call", {"name": "list_profiles", "arguments": ["x"]})
     assert not_object.json()["error"]["code"] == -32602
-    assert (await agent.rpc("resources/list")).json()["error"]["code"] == -32601
+    assert (await agent.rpc("prompts/list")).json()["error"]["code"] == -32601
     auth = {**MCP_HEADERS, "Authorization": f"Bearer {agent.token}"}
     parse = await agent.http.post("/mcp", content=b'{"jsonrpc": "2.0", "id": 1, "method": ', headers=auth)
     assert parse.status_code == 400 and parse.json()["error"]["code"] == -32700

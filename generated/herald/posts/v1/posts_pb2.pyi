@@ -344,3 +344,83 @@ class ListRecentPostsRequest(_message.Message):
     page_size: int
     page_token: str
     def __init__(self, profile: _Optional[str] = ..., connector: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class PreviewPostsRequest(_message.Message):
+    __slots__ = ("posts",)
+    POSTS_FIELD_NUMBER: _ClassVar[int]
+    posts: CreatePostsRequest
+    def __init__(self, posts: _Optional[_Union[CreatePostsRequest, _Mapping]] = ...) -> None: ...
+
+class MediaPreview(_message.Message):
+    __slots__ = ("media_id", "kind", "mime_type", "width", "height", "size_bytes")
+    MEDIA_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    WIDTH_FIELD_NUMBER: _ClassVar[int]
+    HEIGHT_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    media_id: str
+    kind: str
+    mime_type: str
+    width: int
+    height: int
+    size_bytes: int
+    def __init__(self, media_id: _Optional[str] = ..., kind: _Optional[str] = ..., mime_type: _Optional[str] = ..., width: _Optional[int] = ..., height: _Optional[int] = ..., size_bytes: _Optional[int] = ...) -> None: ...
+
+class TextPreview(_message.Message):
+    __slots__ = ("role", "text", "length", "max_length", "unit", "media")
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    MAX_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    UNIT_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_FIELD_NUMBER: _ClassVar[int]
+    role: str
+    text: str
+    length: int
+    max_length: int
+    unit: str
+    media: _containers.RepeatedCompositeFieldContainer[MediaPreview]
+    def __init__(self, role: _Optional[str] = ..., text: _Optional[str] = ..., length: _Optional[int] = ..., max_length: _Optional[int] = ..., unit: _Optional[str] = ..., media: _Optional[_Iterable[_Union[MediaPreview, _Mapping]]] = ...) -> None: ...
+
+class DestinationPreview(_message.Message):
+    __slots__ = ("profile", "connector", "platform", "display_name", "post_type", "valid", "problems", "warnings", "parts")
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    CONNECTOR_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    POST_TYPE_FIELD_NUMBER: _ClassVar[int]
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    PARTS_FIELD_NUMBER: _ClassVar[int]
+    profile: str
+    connector: str
+    platform: str
+    display_name: str
+    post_type: str
+    valid: bool
+    problems: _containers.RepeatedCompositeFieldContainer[Problem]
+    warnings: _containers.RepeatedCompositeFieldContainer[Problem]
+    parts: _containers.RepeatedCompositeFieldContainer[TextPreview]
+    def __init__(self, profile: _Optional[str] = ..., connector: _Optional[str] = ..., platform: _Optional[str] = ..., display_name: _Optional[str] = ..., post_type: _Optional[str] = ..., valid: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., warnings: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., parts: _Optional[_Iterable[_Union[TextPreview, _Mapping]]] = ...) -> None: ...
+
+class PreviewPostsResponse(_message.Message):
+    __slots__ = ("valid", "deliverable", "problems", "credits_required", "credit_balance", "destinations", "draft", "schedule_time")
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    DELIVERABLE_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    CREDITS_REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    CREDIT_BALANCE_FIELD_NUMBER: _ClassVar[int]
+    DESTINATIONS_FIELD_NUMBER: _ClassVar[int]
+    DRAFT_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_TIME_FIELD_NUMBER: _ClassVar[int]
+    valid: bool
+    deliverable: bool
+    problems: _containers.RepeatedCompositeFieldContainer[Problem]
+    credits_required: int
+    credit_balance: int
+    destinations: _containers.RepeatedCompositeFieldContainer[DestinationPreview]
+    draft: bool
+    schedule_time: _timestamp_pb2.Timestamp
+    def __init__(self, valid: _Optional[bool] = ..., deliverable: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., credits_required: _Optional[int] = ..., credit_balance: _Optional[int] = ..., destinations: _Optional[_Iterable[_Union[DestinationPreview, _Mapping]]] = ..., draft: _Optional[bool] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

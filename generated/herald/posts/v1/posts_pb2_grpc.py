@@ -73,6 +73,11 @@ class PostServiceStub:
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsRequest.SerializeToString,
                 response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsResponse.FromString,
                 _registered_method=True)
+        self.PreviewPosts = channel.unary_unary(
+                '/herald.posts.v1.PostService/PreviewPosts',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PreviewPostsRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PreviewPostsResponse.FromString,
+                _registered_method=True)
         self.ListRecentPosts = channel.unary_unary(
                 '/herald.posts.v1.PostService/ListRecentPosts',
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.SerializeToString,
@@ -165,6 +170,19 @@ class PostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PreviewPosts(self, request, context):
+        """Shows a CreatePosts request as each destination would: the text of every
+        part (post, title, thread items, first comment) with each profile's
+        customizations applied, counted the platform's way against its limit, the
+        media each part attaches, the dry run's problems (ValidatePosts' checks,
+        the same verdicts) and warnings. Creates and charges nothing.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED (problems of the request are
+        answered, not raised).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListRecentPosts(self, request, context):
         """Lists the organization's published posts, newest first by the time they
         went out, optionally of one profile or platform.
@@ -232,6 +250,11 @@ def add_PostServiceServicer_to_server(servicer, server):
                     servicer.ValidatePosts,
                     request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsRequest.FromString,
                     response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsResponse.SerializeToString,
+            ),
+            'PreviewPosts': grpc.unary_unary_rpc_method_handler(
+                    servicer.PreviewPosts,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PreviewPostsRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PreviewPostsResponse.SerializeToString,
             ),
             'ListRecentPosts': grpc.unary_unary_rpc_method_handler(
                     servicer.ListRecentPosts,
@@ -442,6 +465,33 @@ class PostService:
             '/herald.posts.v1.PostService/ValidatePosts',
             herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsRequest.SerializeToString,
             herald_dot_posts_dot_v1_dot_posts__pb2.ValidatePostsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PreviewPosts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/PreviewPosts',
+            herald_dot_posts_dot_v1_dot_posts__pb2.PreviewPostsRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.PreviewPostsResponse.FromString,
             options,
             channel_credentials,
             insecure,
