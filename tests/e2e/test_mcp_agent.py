@@ -102,6 +102,17 @@ async def test_from_a_base_url_to_a_published_post(page, orgs, stack, worker, re
             == (media["media_id"])
         )
 
+        # The preview shows what create_post would do, and creates nothing.
+        assert tools["preview_post"].meta == {"ui": {"resourceUri": "ui://herald/post-preview"}}
+        shown = conforms(
+            "preview_post", _output(await client.call_tool("preview_post", {"content": "é" * 290, "profiles": slugs}))
+        )
+        assert [(d["profile"], d["valid"], d["parts"][0]["length"]) for d in shown["destinations"]] == [
+            ("launch-bsky", True, 290),
+            ("launch-x", False, 290),
+        ]
+        app = await client.read_resource("ui://herald/post-preview")
+        assert app.contents[0].mime_type == "text/html;profile=mcp-app"
         too_long = _failure(await client.call_tool("create_post", {"content": "é" * 301, "profiles": slugs}))
         assert too_long["code"] == "VALIDATION_ERROR" and "launch-bsky" in too_long["error"]
         created = conforms(
