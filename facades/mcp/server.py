@@ -9,11 +9,13 @@ transport's headers, then the message.
 
 from __future__ import annotations
 
+import json as jsonlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp_types as types
 from herald.identity.v1 import identity_pb2
+from mcp.shared.inbound import decode_header_value
 from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
@@ -22,7 +24,7 @@ from sanic.response import HTTPResponse, json
 
 from contract.operations import TOOLS
 from facades.errors import ApiError
-from facades.mcp import apps
+from facades.mcp import apps, tasks
 from facades.mcp.gate import GateRefusal, access_token_authorization, refusal_response
 from facades.mcp.icons import server_info
 from facades.mcp.tools import ACCESS_CODES, ToolCall, list_tools, tool_error
@@ -41,7 +43,7 @@ from facades.mcp.transport import (
 CAPABILITIES = types.ServerCapabilities(
     tools=types.ToolsCapability(list_changed=False),
     resources=types.ResourcesCapability(list_changed=False),
-    extensions=apps.capabilities(),
+    extensions={**apps.capabilities(), tasks.EXTENSION_ID: {}},
 )
 INSTRUCTIONS = (
     "Herald publishes and schedules posts to the organization's connected social profiles. "
@@ -52,6 +54,9 @@ INSTRUCTIONS = (
 # Caching hints (2026-07-28): the tools and the server's description change only with a
 # deployment, and are the same for every caller.
 TOOLS_TTL_MS = 300_000
+# A task whose run cannot be read for a reason of the organization's (e.g. no plan): an
+# implementation-defined server error (-32000..-32019), the tool error as its data.
+TASK_UNREADABLE = -32000
 DISCOVER_TTL_MS = 3_600_000
 
 
@@ -126,6 +131,8 @@ async def _dispatch(request: Request, authorization: str) -> HTTPResponse:
         await _check_token(request, authorization)
         return accepted()
     method = exchange.method[:80]
+    if exchange.modern is not None and exchange.method in tasks.METHODS:
+        return await _task_method(request, authorization, exchange)  # an extension's: not in the core types
     if exchange.modern is not None:
         # The revision's own request shapes (the SDK's wire types): a method the revision
         # does not have (initialize, ping) is unknown, params it does not allow are invalid.
@@ -202,7 +209,43 @@ async def _call_tool(request: Request, authorization: str, exchange: Exchange) -
         if refusal is not None:
             raise refusal from None
         called = tool_error(failure)
+    # A client that takes tasks: a run that outlasted the call's wait is answered as one.
+    takes_tasks = exchange.modern is not None and tasks.negotiated(exchange.params, types.CLIENT_CAPABILITIES_META_KEY)
+    if takes_tasks and (task := tasks.created(name, called)) is not None:
+        return result(request, exchange.id, task)
     return result(request, exchange.id, _complete(exchange, called))
+
+
+async def _task_method(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    """tasks/get, tasks/update, tasks/cancel (2026-07-28, the tasks extension): the task is the
+    run, read with the tool that collects it, as the caller (its scopes, its organization)."""
+    task_id = exchange.params.get("taskId")
+    if not isinstance(task_id, str) or not task_id:
+        return await _fault(request, authorization, exchange, types.INVALID_PARAMS, "taskId must be a string")
+    if decode_header_value(request.headers.get("mcp-name")) != task_id:
+        # The extension's routing header: Mcp-Name mirrors params.taskId.
+        return modern_error(request, exchange.id, types.HEADER_MISMATCH, "mcp-name header does not match taskId")
+    kind = tasks.kind_of(task_id)
+    if kind is None:
+        return await _fault(request, authorization, exchange, types.INVALID_PARAMS, f"no task {task_id[:80]!r}")
+    call = ToolCall(request.app.ctx.core, authorization, request.app.ctx.settings.mcp_resource)
+    try:
+        read = await call.run(TOOLS[kind.reader], await request.app.ctx.contract.get(), {"run_id": task_id})
+    except ApiError as failure:
+        refusal = _refusal_from(failure) if failure.code in ACCESS_CODES else None
+        if refusal is not None:
+            raise refusal from None
+        raise
+    if read.get("isError"):
+        failure = jsonlib.loads(read["content"][0]["text"])
+        if failure["code"] in ("NOT_FOUND", "VALIDATION_ERROR"):
+            return modern_error(request, exchange.id, types.INVALID_PARAMS, f"no task {task_id[:80]!r}")
+        return modern_error(request, exchange.id, TASK_UNREADABLE, failure["error"], data=failure)
+    if exchange.method != "tasks/get":
+        # tasks/update: nothing of Herald's asks for input. tasks/cancel: acknowledged, not
+        # honoured (cooperative in the extension; a run keeps its charge unless it fails).
+        return result(request, exchange.id, {"resultType": "complete"})
+    return result(request, exchange.id, tasks.detailed(task_id, kind, read))
 
 
 async def _list_resources(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:

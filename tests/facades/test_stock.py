@@ -566,6 +566,37 @@ async def test_a_sourcing_that_outlasts_its_call_answers_a_run_collected_later(r
 
 
 @pytest.mark.one_backend
+async def test_a_sourcing_that_outlasts_its_call_is_a_task_for_clients_that_take_tasks(run_stack, demo) -> None:
+    """MCP tasks extension (2026-07-28): the same run, answered as a task and read with tasks/get."""
+    from tests.facades.test_mcp_tasks import Client
+
+    engine = create_async_engine(run_stack.database_url)
+    channel = grpc.aio.insecure_channel(run_stack.core_target)
+    try:
+        owner = await new_org(engine, credits=10)
+        async with httpx.AsyncClient(base_url=run_stack.base_url, timeout=60) as api:
+            client_id = (await register(api))["client_id"]
+            token = (await tokens_for(api, await sign_in(channel, owner.email), client_id))["access_token"]
+            chosen = await refs(api, owner, 2)
+            demo.image_fault(chosen[0], "slow", seconds=1.5)
+            try:
+                client = Client(api, token)
+                created = await client.call("source_media", {"source_refs": chosen})
+                assert (created["resultType"], created["status"]) == ("task", "working"), created
+                assert created["taskId"].startswith("srn_") and created["pollIntervalMs"] == 2000
+                done, seen = await client.settled(created["taskId"])
+            finally:
+                demo.clear_faults()
+            assert seen[0] == "working" and done["status"] == "completed"
+            sourced = done["result"]["structuredContent"]
+            assert (sourced["run_id"], sourced["status"], sourced["delivered_count"]) == (created["taskId"], "ready", 2)
+            assert await balance(api, owner) == 8
+    finally:
+        await channel.close()
+        await engine.dispose()
+
+
+@pytest.mark.one_backend
 async def test_providers_are_listed_for_servers_and_switched_by_humans(api, org, stock_stack) -> None:
     from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 
