@@ -53,6 +53,7 @@ from core.identity.servicer import IdentityServicer
 from core.media.servicer import POLICIES as MEDIA_POLICIES
 from core.media.servicer import MediaServicer
 from core.metrics import MetricsInterceptor
+from core.oauth.client_metadata import ClientMetadataDocuments
 from core.oauth.servicer import POLICIES as OAUTH_POLICIES
 from core.oauth.servicer import OAuthServicer
 from core.posts.servicer import POLICIES as POST_POLICIES
@@ -67,6 +68,7 @@ from core.stock.servicer import POLICIES as STOCK_POLICIES
 from core.stock.servicer import StockServicer
 from core.storage.base import ObjectStorage
 from core.storage.factory import object_storage
+from core.webhooks.delivery import private_targets_allowed
 from core.webhooks.servicer import POLICIES as WEBHOOK_POLICIES
 from core.webhooks.servicer import WebhookServicer
 
@@ -122,7 +124,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "CatalogService": CatalogServicer(catalog()),
         "IdentityService": IdentityServicer(),
         "AccountService": AccountServicer(settings.password_hash_concurrency),
-        "OAuthService": OAuthServicer(),
+        "OAuthService": OAuthServicer(ClientMetadataDocuments(allow_private=private_targets_allowed(settings))),
         "CreditsService": CreditsServicer(),
         "ProfileService": ProfileServicer(),
         "ConnectionService": ConnectionServicer(settings),

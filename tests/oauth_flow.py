@@ -92,6 +92,19 @@ async def consent(
         return await browser.post("/api/auth/oauth2/authorize", data=form)
 
 
+def asked(page: httpx.Response) -> list[str]:
+    """The scopes the consent page asks for (on a step-up, only the new ones)."""
+    listed = re.search(r'<ul class="scopes" id="requested-scopes">(.*?)</ul>', page.text, re.S)
+    assert listed, page.text
+    return re.findall(r"<code>([a-z:]+)</code>", listed.group(1))
+
+
+def granted(page: httpx.Response) -> list[str]:
+    """The scopes the consent page says the client already holds (none on a first approval)."""
+    held = re.search(r'<p id="granted">(.*?)</p>', page.text, re.S)
+    return re.findall(r"<code>([a-z:]+)</code>", held.group(1)) if held else []
+
+
 def redirect_params(response: httpx.Response) -> dict[str, str]:
     assert response.status_code in (302, 303), response.text
     location = response.headers["location"]

@@ -1,5 +1,6 @@
 """The authorization endpoint's rules (RFC 6749 4.1.1, RFC 7636, RFC 8707): checking a request,
-and issuing a single-use code once a signed-in human approved it."""
+saying what the consent page asks (only what is new on a step-up), and issuing a single-use code
+once a signed-in human approved it."""
 
 from __future__ import annotations
 
@@ -7,16 +8,16 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core.db.models import oauth_codes
+from core.db.models import oauth_codes, oauth_grants
 from core.identity.accounts import member_organization
 from core.identity.principal import Principal
 from core.identity.scopes import ALL_SCOPES, RESOURCE_SCOPES
 from core.identity.tokens import AUTHORIZATION_CODE_PREFIX, mint_token
 from core.ids import new_id
-from core.oauth.clients import Client, find_client, redirect_uri_matches
+from core.oauth.clients import Client, find_client, redirect_uri_matches, store_metadata_client
 from core.oauth.errors import (
     InvalidClient,
     InvalidRequest,
@@ -51,6 +52,17 @@ class CheckedAuthorization:
     resource: str
 
 
+@dataclass(frozen=True, slots=True)
+class ConsentView:
+    """What the consent page asks: `granted` are the scopes the user already gave the client in
+    the organization, `new` the requested ones beyond them (all of them on a first approval)."""
+
+    checked: CheckedAuthorization
+    organization: str
+    granted: tuple[str, ...]
+    new: tuple[str, ...]
+
+
 def requested_scopes(requested: str, client: Client, *, redirect: bool, human_consent: bool) -> tuple[str, ...]:
     """The scopes asked for, or by default the client's registered ones (at most the resource's).
     Unknown scopes are `invalid_scope`. The registered scope caps only grants no human approves
@@ -75,11 +87,14 @@ def check_resource(resource: str, expected: str, *, redirect: bool = False) -> s
 
 
 async def check_authorization(
-    conn: AsyncConnection, params: AuthorizationParameters, *, resource: str
+    conn: AsyncConnection, params: AuthorizationParameters, *, resource: str, client: Client | None = None
 ) -> CheckedAuthorization:
     """Checks in the order RFC 6749 4.1.2.1 requires: while the client or the redirect URI is
-    in doubt, nothing may be sent to the redirect URI; after that, errors go back by redirect."""
-    client = await find_client(conn, params.client_id)
+    in doubt, nothing may be sent to the redirect URI; after that, errors go back by redirect.
+    `client`: a metadata-document client, as its document (just fetched and checked) describes
+    it; otherwise the registered client is looked up."""
+    if client is None:
+        client = await find_client(conn, params.client_id)
     if client is None:
         raise InvalidClient("unknown client_id")
     if not params.redirect_uri:
@@ -107,6 +122,36 @@ async def check_authorization(
     return CheckedAuthorization(client, redirect_uri, scopes, check_resource(params.resource, resource, redirect=True))
 
 
+async def granted_scopes(conn: AsyncConnection, client_id: str, user_id: str, org_id: str) -> frozenset[str]:
+    """Every scope the user's active grants give the client in the organization. Each approval
+    makes a grant of its own (an agent on two machines holds two), so this is their union."""
+    rows = await conn.execute(
+        select(oauth_grants.c.scope).where(
+            oauth_grants.c.client_id == client_id,
+            oauth_grants.c.user_id == user_id,
+            oauth_grants.c.org_id == org_id,
+            oauth_grants.c.revoked_at.is_(None),
+        )
+    )
+    return frozenset(scope for row in rows for scope in row.scope.split())
+
+
+async def prepare_consent(
+    conn: AsyncConnection,
+    principal: Principal,
+    params: AuthorizationParameters,
+    *,
+    resource: str,
+    client: Client | None = None,
+) -> ConsentView:
+    """The checked request and, for a step-up (a client the user already approved in the
+    session's organization asking for more), the scopes it holds and those that are new."""
+    checked = await check_authorization(conn, params, resource=resource, client=client)
+    granted = await granted_scopes(conn, checked.client.id, principal.user_id, principal.org_id)
+    new = tuple(scope for scope in checked.scopes if scope not in granted)
+    return ConsentView(checked, principal.org_slug, tuple(sorted(granted)), new)
+
+
 async def approve_authorization(
     conn: AsyncConnection,
     principal: Principal,
@@ -116,11 +161,15 @@ async def approve_authorization(
     resource: str,
     lifetime: int,
     now: datetime,
+    client: Client | None = None,
 ) -> tuple[CheckedAuthorization, str]:
     """Issues a code bound to the approving user, the chosen organization and the PKCE
-    challenge. Returns the checked request and the code (shown once, stored as a hash)."""
-    checked = await check_authorization(conn, params, resource=resource)
+    challenge. Returns the checked request and the code (shown once, stored as a hash). A
+    metadata-document client is recorded, or refreshed from its document, first."""
+    checked = await check_authorization(conn, params, resource=resource, client=client)
     org = await member_organization(conn, principal.user_id, org_slug)
+    if checked.client.metadata_url:
+        await store_metadata_client(conn, checked.client)
     minted = mint_token(AUTHORIZATION_CODE_PREFIX)
     await conn.execute(
         insert(oauth_codes).values(

@@ -1,8 +1,11 @@
-"""Client registration (RFC 7591), client authentication (RFC 6749 2.3) and redirect URI rules
-(RFC 8252 7.3 for loopback)."""
+"""Client registration (RFC 7591), client authentication (RFC 6749 2.3), redirect URI rules
+(RFC 8252 7.3 for loopback), and the rows of clients identified by a Client ID Metadata Document
+(fetched and checked in core/oauth/client_metadata.py)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 from dataclasses import dataclass
 from datetime import datetime
@@ -10,7 +13,8 @@ from urllib.parse import urlsplit
 
 from authlib.oauth2.rfc7591 import ClientMetadataClaims
 from joserfc.errors import JoseError
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import oauth_clients
@@ -26,6 +30,8 @@ DEFAULT_GRANT_TYPES = ("authorization_code", "refresh_token")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "localhost"})
 MAX_REDIRECT_URIS = 20
 MAX_URI_LENGTH = 2000
+# The id of a metadata-document client's row: this prefix and 130 bits of its URL's SHA-256.
+METADATA_CLIENT_PREFIX = "cim_"
 
 # What registration validates metadata against (authlib's claims options are built from it).
 _SERVER_METADATA = {
@@ -49,6 +55,20 @@ class Client:
     scope: str
     created_at: datetime
     application_type: str = "web"
+    # The metadata document's URL, for a client identified by one (empty for registered ones).
+    metadata_url: str = ""
+
+    @property
+    def client_id(self) -> str:
+        """The identifier the client uses and is shown by: its metadata document's URL, or the
+        id registration issued."""
+        return self.metadata_url or self.id
+
+    @property
+    def metadata_host(self) -> str:
+        """The host (and port) serving a metadata-document client's document; the consent page
+        shows it beside the name the document gives (draft 8.5). Empty for registered clients."""
+        return urlsplit(self.metadata_url).netloc if self.metadata_url else ""
 
     @property
     def is_public(self) -> bool:
@@ -192,9 +212,69 @@ async def register_client(conn: AsyncConnection, metadata: ClientMetadata, now: 
         "scope": metadata.scope,
         "created_at": now,
         "application_type": metadata.application_type,
+        "metadata_url": None,
     }
     await conn.execute(insert(oauth_clients).values(**values))
     return _client(values), secret.token if secret else ""
+
+
+def is_metadata_url(client_id: str) -> bool:
+    """Whether a client_id names a metadata document (registration never issues URL-shaped ids,
+    draft-ietf-oauth-client-id-metadata-document 7.1)."""
+    return client_id.startswith(("https://", "http://"))
+
+
+def metadata_client_key(url: str) -> str:
+    """The row id of the client whose metadata document is at `url`: derived from the URL, so
+    finding it is one primary-key lookup and two approvals racing for a new client make one row."""
+    digest = base64.b32encode(hashlib.sha256(url.encode()).digest()).decode("ascii").lower()
+    return METADATA_CLIENT_PREFIX + digest[:26]
+
+
+def metadata_client(url: str, metadata: ClientMetadata, now: datetime) -> Client:
+    """The client a checked metadata document describes (public: the document can carry no
+    shared secret, draft 4.1)."""
+    return Client(
+        id=metadata_client_key(url),
+        secret_hash=None,
+        client_name=metadata.client_name,
+        client_uri=metadata.client_uri,
+        redirect_uris=tuple(metadata.redirect_uris),
+        grant_types=tuple(metadata.grant_types),
+        response_types=tuple(metadata.response_types),
+        token_endpoint_auth_method="none",
+        scope=metadata.scope,
+        created_at=now,
+        application_type=metadata.application_type or "web",
+        metadata_url=url,
+    )
+
+
+async def store_metadata_client(conn: AsyncConnection, client: Client) -> None:
+    """Records a metadata-document client when a human first approves it, or refreshes its row
+    from the document as fetched for this approval. Codes, grants and tokens refer to the row,
+    so the token, revocation and introspection endpoints and the connected-agents page treat it
+    like a registered client."""
+    refreshed = {
+        "client_name": client.client_name,
+        "client_uri": client.client_uri,
+        "redirect_uris": " ".join(client.redirect_uris),
+        "grant_types": " ".join(client.grant_types),
+        "response_types": " ".join(client.response_types),
+        "token_endpoint_auth_method": client.token_endpoint_auth_method,
+        "scope": client.scope,
+        "application_type": client.application_type,
+        "metadata_url": client.metadata_url,
+    }
+    refresh = update(oauth_clients).where(oauth_clients.c.id == client.id).values(**refreshed)
+    if (await conn.execute(refresh)).rowcount:
+        return
+    values = {"id": client.id, "secret_hash": None, "created_at": client.created_at, **refreshed}
+    try:
+        async with conn.begin_nested():
+            await conn.execute(insert(oauth_clients).values(**values))
+    except IntegrityError:  # a concurrent first approval recorded it: refresh that row
+        await conn.execute(refresh)
 
 
 def _client(row) -> Client:  # noqa: ANN001 - a Row or a dict
@@ -211,14 +291,26 @@ def _client(row) -> Client:  # noqa: ANN001 - a Row or a dict
         scope=get("scope"),
         created_at=get("created_at"),
         application_type=get("application_type"),
+        metadata_url=get("metadata_url") or "",
     )
 
 
 async def find_client(conn: AsyncConnection, client_id: str) -> Client | None:
-    if not client_id or len(client_id) > 64:
+    """The client as stored: a registered one by its id, a metadata-document one by its URL
+    (known once a human approved it; the authorization endpoint fetches the document itself)."""
+    if not client_id:
+        return None
+    if is_metadata_url(client_id):
+        if len(client_id) > MAX_URI_LENGTH:
+            return None
+        key = metadata_client_key(client_id)
+        row = (await conn.execute(select(oauth_clients).where(oauth_clients.c.id == key))).first()
+        return _client(row) if row and row.metadata_url == client_id else None
+    if len(client_id) > 64:
         return None
     row = (await conn.execute(select(oauth_clients).where(oauth_clients.c.id == client_id))).first()
-    return _client(row) if row else None
+    # A metadata-document client is known by its URL only, never by its row id.
+    return _client(row) if row and not row.metadata_url else None
 
 
 async def authenticate_client(conn: AsyncConnection, client_id: str, client_secret: str) -> Client:

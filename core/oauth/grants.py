@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import oauth_clients, oauth_grants
@@ -27,7 +27,8 @@ class GrantView:
 
 _COLUMNS = (
     oauth_grants.c.id,
-    oauth_grants.c.client_id,
+    # The identifier the client is known by: a metadata-document client's URL.
+    func.coalesce(oauth_clients.c.metadata_url, oauth_grants.c.client_id).label("client_id"),
     oauth_clients.c.client_name,
     oauth_grants.c.scope,
     oauth_grants.c.created_at,

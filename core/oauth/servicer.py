@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 
 from core.identity.principal import CredentialKind
 from core.oauth import authorization, clients, grants, jwks, tokens
+from core.oauth.client_metadata import ClientMetadataDocuments
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy
@@ -14,8 +17,13 @@ _SESSIONS = frozenset({CredentialKind.SESSION})
 
 POLICIES = {
     "RegisterClient": MethodPolicy(anonymous=True, writes=True),
-    "CheckAuthorization": MethodPolicy(anonymous=True),
-    "ApproveAuthorization": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+    # Not transactional: a metadata-document client's document is fetched (up to a few seconds)
+    # before the transaction opens, not inside it.
+    "CheckAuthorization": MethodPolicy(anonymous=True, transactional=False),
+    "PrepareConsent": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, transactional=False),
+    "ApproveAuthorization": MethodPolicy(
+        credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True, transactional=False
+    ),
     # Not transactional: a replayed code or refresh token revokes, and that must commit even
     # though the request fails (core/oauth/tokens.py).
     "ExchangeToken": MethodPolicy(anonymous=True, writes=True, transactional=False),
@@ -65,11 +73,35 @@ def _grant(view: grants.GrantView) -> oauth_pb2.Grant:
     )
 
 
+def _context(checked: authorization.CheckedAuthorization) -> oauth_pb2.AuthorizationContext:
+    client = checked.client
+    return oauth_pb2.AuthorizationContext(
+        client_id=client.client_id,
+        client_name=client.client_name,
+        client_uri=client.client_uri,
+        scopes=list(checked.scopes),
+        redirect_uri=checked.redirect_uri,
+        resource=checked.resource,
+        client_host=client.metadata_host,
+    )
+
+
 def _epoch(value) -> int:  # noqa: ANN001 - datetime | None
     return int(value.timestamp()) if value else 0
 
 
 class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
+    def __init__(self, documents: ClientMetadataDocuments) -> None:
+        # Fetches and caches Client ID Metadata Documents for this process.
+        self.documents = documents
+
+    async def _document_client(self, client_id: str, now: datetime) -> clients.Client | None:
+        """The client a metadata document describes, fetched outside any transaction; None for
+        a registered client's id."""
+        if not clients.is_metadata_url(client_id):
+            return None
+        return await self.documents.client(client_id, now)
+
     async def RegisterClient(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         client, secret = await clients.register_client(call.conn, _metadata_from_proto(request.metadata), call.now)
@@ -91,29 +123,44 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
 
     async def CheckAuthorization(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        checked = await authorization.check_authorization(
-            call.conn, _parameters(request.parameters), resource=call.settings.mcp_resource
-        )
-        return oauth_pb2.AuthorizationContext(
-            client_id=checked.client.id,
-            client_name=checked.client.client_name,
-            client_uri=checked.client.client_uri,
-            scopes=list(checked.scopes),
-            redirect_uri=checked.redirect_uri,
-            resource=checked.resource,
+        params = _parameters(request.parameters)
+        client = await self._document_client(params.client_id, call.now)
+        async with call.transaction() as conn:
+            checked = await authorization.check_authorization(
+                conn, params, resource=call.settings.mcp_resource, client=client
+            )
+        return _context(checked)
+
+    async def PrepareConsent(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        params = _parameters(request.parameters)
+        client = await self._document_client(params.client_id, call.now)
+        async with call.transaction() as conn:
+            consent = await authorization.prepare_consent(
+                conn, call.principal, params, resource=call.settings.mcp_resource, client=client
+            )
+        return oauth_pb2.Consent(
+            context=_context(consent.checked),
+            organization=consent.organization,
+            granted_scopes=list(consent.granted),
+            new_scopes=list(consent.new),
         )
 
     async def ApproveAuthorization(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        checked, code = await authorization.approve_authorization(
-            call.conn,
-            call.principal,
-            _parameters(request.parameters),
-            request.organization,
-            resource=call.settings.mcp_resource,
-            lifetime=call.settings.oauth_code_lifetime_seconds,
-            now=call.now,
-        )
+        params = _parameters(request.parameters)
+        client = await self._document_client(params.client_id, call.now)
+        async with call.transaction(writes=True) as conn:
+            checked, code = await authorization.approve_authorization(
+                conn,
+                call.principal,
+                params,
+                request.organization,
+                resource=call.settings.mcp_resource,
+                lifetime=call.settings.oauth_code_lifetime_seconds,
+                now=call.now,
+                client=client,
+            )
         return oauth_pb2.AuthorizationCode(code=code, redirect_uri=checked.redirect_uri, state=request.parameters.state)
 
     async def ExchangeToken(self, request, context):  # noqa: ANN001, ANN201, N802

@@ -327,7 +327,7 @@ async def introspect(
     return Introspection(
         True,
         scope=row.scope,
-        client_id=row.client_id,
+        client_id=client.client_id,  # the identifier it authenticated with (a URL for a metadata-document client)
         token_type=f"{row.kind}_token",
         exp=row.expires_at,
         iat=row.created_at,

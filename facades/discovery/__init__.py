@@ -54,6 +54,9 @@ def authorization_server_metadata(settings: FacadeSettings, catalog: Catalog) ->
         "code_challenge_methods_supported": ["S256"],
         # RFC 9207: every authorization response carries `iss`.
         "authorization_response_iss_parameter_supported": True,
+        # draft-ietf-oauth-client-id-metadata-document: a client_id may be the URL of the
+        # client's metadata document (docs/oauth.md); registration stays for the others.
+        "client_id_metadata_document_supported": True,
         "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
         "revocation_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
         "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],

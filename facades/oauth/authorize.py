@@ -2,8 +2,11 @@
 
 GET checks the request in the core. While the client or its redirect URI is in doubt the error
 is shown here, never sent anywhere (RFC 6749 4.1.2.1); after that, errors go back to the client
-by redirect. A human who is not signed in is sent to /login and brought back. The consent form
-repeats the request's parameters; POST checks them again in the core before issuing a code.
+by redirect. A `client_id` that is a URL names a Client ID Metadata Document, which the core
+fetches and checks first: any failure is `invalid_client`, shown here. A human who is not signed
+in is sent to /login and brought back; a signed-in one sees what the client asks for, and on a
+step-up (a client they approved asking for more) only what is new. The consent form repeats
+the request's parameters; POST checks them again in the core before issuing a code.
 """
 
 from __future__ import annotations
@@ -68,11 +71,12 @@ async def _check(request: Request, params: dict[str, str]) -> oauth_pb2.Authoriz
     )
 
 
-async def _consent_page(request: Request, viewer: Viewer, params: dict[str, str], context) -> HTTPResponse:  # noqa: ANN001
+async def _consent_page(request: Request, viewer: Viewer, params: dict[str, str], consent) -> HTTPResponse:  # noqa: ANN001
     core = request.app.ctx.core
     orgs = await core.call(
         core.accounts.ListOrganizations, accounts_pb2.ListOrganizationsRequest(), authorization=viewer.authorization
     )
+    context = consent.context
     return render(
         request,
         "consent.html",
@@ -81,7 +85,11 @@ async def _consent_page(request: Request, viewer: Viewer, params: dict[str, str]
         organizations=None,
         client_name=context.client_name,
         client_uri=context.client_uri,
+        client_host=context.client_host,
         scopes=list(context.scopes),
+        granted_scopes=list(consent.granted_scopes),
+        granted_organization=consent.organization,
+        new_scopes=list(consent.new_scopes),
         scope_descriptions=(await request.app.ctx.contract.get()).catalog.scope_descriptions,
         redirect_uri=context.redirect_uri,
         resource=context.resource,
@@ -97,14 +105,21 @@ async def authorize(request: Request) -> HTTPResponse:
         params = query_parameters(request)
     except OAuthError as error:
         return _refuse(request, {}, error)
+    viewer = await current_viewer(request)
     try:
-        context = await _check(request, params)
+        if viewer is None:
+            # Checked before sending anyone to sign in: a bad request is refused right away.
+            await _check(request, params)
+            return login_redirect(request)
+        consent = await protocol_call(
+            request,
+            "PrepareConsent",
+            oauth_pb2.PrepareConsentRequest(parameters=_parameters(params)),
+            authorization=viewer.authorization,
+        )
     except OAuthError as error:
         return _refuse(request, params, error)
-    viewer = await current_viewer(request)
-    if viewer is None:
-        return login_redirect(request)
-    return await _consent_page(request, viewer, params, context)
+    return await _consent_page(request, viewer, params, consent)
 
 
 async def decide(request: Request) -> HTTPResponse:
@@ -116,10 +131,11 @@ async def decide(request: Request) -> HTTPResponse:
     csrf.check(request, signed_in=True)
     params = {name: form.get(name) for name in PARAMETERS if form.get(name) is not None}
     try:
-        context = await _check(request, params)
         if form.get("decision") != "approve":
+            context = await _check(request, params)
             denied = {"error": "access_denied", "error_description": "the user denied the request"}
             return _to_client(request, context.redirect_uri, {**denied, "state": params.get("state", "")})
+        # ApproveAuthorization checks the request again, as CheckAuthorization would.
         code = await protocol_call(
             request,
             "ApproveAuthorization",

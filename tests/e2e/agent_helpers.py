@@ -58,9 +58,16 @@ class MemoryStorage:
 
 
 def approving_provider(  # noqa: ANN001 - a tests.harness Stack and a Playwright page
-    stack, page, email: str, redirect: str, storage: MemoryStorage, scope: str | None = None
+    stack,
+    page,
+    email: str,
+    redirect: str,
+    storage: MemoryStorage,
+    scope: str | None = None,
+    client_metadata_url: str | None = None,
 ) -> OAuthClientProvider:
-    """An OAuthClientProvider whose human approves every authorization in the browser."""
+    """An OAuthClientProvider whose human approves every authorization in the browser.
+    `client_metadata_url`: the client identifies itself by that metadata document (CIMD)."""
     approvals: asyncio.Queue[dict[str, str]] = asyncio.Queue()
 
     async def redirect_handler(authorization_url: str) -> None:
@@ -84,4 +91,5 @@ def approving_provider(  # noqa: ANN001 - a tests.harness Stack and a Playwright
         storage=storage,
         redirect_handler=redirect_handler,
         callback_handler=callback_handler,
+        client_metadata_url=client_metadata_url,
     )

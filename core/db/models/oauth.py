@@ -19,8 +19,11 @@ from core.db.types import UTCDateTime
 
 
 class OAuthClient(Base):
-    """A client registered at the OAuth registration endpoint (RFC 7591). A confidential
-    client's secret is stored only as its SHA-256; public clients have none."""
+    """A client registered at the OAuth registration endpoint (RFC 7591), or one identified by
+    the URL of its Client ID Metadata Document: then `metadata_url` is that URL (its public
+    `client_id`), `id` is derived from it, and the row is refreshed from the document at each
+    approval. A confidential client's secret is stored only as its SHA-256; public clients
+    have none."""
 
     __tablename__ = "oauth_clients"
 
@@ -37,6 +40,8 @@ class OAuthClient(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     # `native` or `web` (RFC 7591 with OpenID Connect Registration's application_type).
     application_type: Mapped[str] = mapped_column(String(16), server_default="web")
+    # The metadata document's URL for a client that has one (draft-ietf-oauth-client-id-metadata-document).
+    metadata_url: Mapped[Optional[str]] = mapped_column(String(2000))
 
 
 class OAuthCode(Base):

@@ -27,7 +27,7 @@ from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior_
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eherald/identity/v1/oauth.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x88\x02\n\x0e\x43lientMetadata\x12\x13\n\x0b\x63lient_name\x18\x01 \x01(\t\x12\x15\n\rredirect_uris\x18\x02 \x03(\t\x12\x13\n\x0bgrant_types\x18\x03 \x03(\t\x12\x16\n\x0eresponse_types\x18\x04 \x03(\t\x12\'\n\x1atoken_endpoint_auth_method\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\r\n\x05scope\x18\x06 \x01(\t\x12\x12\n\nclient_uri\x18\x07 \x01(\t\x12\x1d\n\x10\x61pplication_type\x18\x08 \x01(\tH\x01\x88\x01\x01\x42\x1d\n\x1b_token_endpoint_auth_methodB\x13\n\x11_application_type\"S\n\x15RegisterClientRequest\x12:\n\x08metadata\x18\x01 \x01(\x0b\x32\".herald.identity.v1.ClientMetadataB\x04\xe2\x41\x01\x02\"\x90\x01\n\x0bOAuthClient\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x1b\n\rclient_secret\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\x12\x1b\n\x13\x63lient_id_issued_at\x18\x03 \x01(\x03\x12\x34\n\x08metadata\x18\x04 \x01(\x0b\x32\".herald.identity.v1.ClientMetadata\"\xc0\x01\n\x17\x41uthorizationParameters\x12\x15\n\rresponse_type\x18\x01 \x01(\t\x12\x11\n\tclient_id\x18\x02 \x01(\t\x12\x14\n\x0credirect_uri\x18\x03 \x01(\t\x12\r\n\x05scope\x18\x04 \x01(\t\x12\r\n\x05state\x18\x05 \x01(\t\x12\x16\n\x0e\x63ode_challenge\x18\x06 \x01(\t\x12\x1d\n\x15\x63ode_challenge_method\x18\x07 \x01(\t\x12\x10\n\x08resource\x18\x08 \x01(\t\"b\n\x19\x43heckAuthorizationRequest\x12\x45\n\nparameters\x18\x01 \x01(\x0b\x32+.herald.identity.v1.AuthorizationParametersB\x04\xe2\x41\x01\x02\"\x8a\x01\n\x14\x41uthorizationContext\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x13\n\x0b\x63lient_name\x18\x02 \x01(\t\x12\x12\n\nclient_uri\x18\x03 \x01(\t\x12\x0e\n\x06scopes\x18\x04 \x03(\t\x12\x14\n\x0credirect_uri\x18\x05 \x01(\t\x12\x10\n\x08resource\x18\x06 \x01(\t\"\x80\x01\n\x1b\x41pproveAuthorizationRequest\x12\x45\n\nparameters\x18\x01 \x01(\x0b\x32+.herald.identity.v1.AuthorizationParametersB\x04\xe2\x41\x01\x02\x12\x1a\n\x0corganization\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"F\n\x11\x41uthorizationCode\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x14\n\x0credirect_uri\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\"\xc7\x01\n\x14\x45xchangeTokenRequest\x12\x12\n\ngrant_type\x18\x01 \x01(\t\x12\x11\n\tclient_id\x18\x02 \x01(\t\x12\x15\n\rclient_secret\x18\x03 \x01(\t\x12\x0c\n\x04\x63ode\x18\x04 \x01(\t\x12\x14\n\x0credirect_uri\x18\x05 \x01(\t\x12\x15\n\rcode_verifier\x18\x06 \x01(\t\x12\x15\n\rrefresh_token\x18\x07 \x01(\t\x12\r\n\x05scope\x18\x08 \x01(\t\x12\x10\n\x08resource\x18\t \x01(\t\"s\n\rTokenResponse\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x01 \x01(\t\x12\x12\n\ntoken_type\x18\x02 \x01(\t\x12\x12\n\nexpires_in\x18\x03 \x01(\x03\x12\x15\n\rrefresh_token\x18\x04 \x01(\t\x12\r\n\x05scope\x18\x05 \x01(\t\"f\n\x12RevokeTokenRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x17\n\x0ftoken_type_hint\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x15\n\rclient_secret\x18\x04 \x01(\t\"\x15\n\x13RevokeTokenResponse\"j\n\x16IntrospectTokenRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x17\n\x0ftoken_type_hint\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x15\n\rclient_secret\x18\x04 \x01(\t\"\xa4\x01\n\x12TokenIntrospection\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\x08\x12\r\n\x05scope\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x12\n\ntoken_type\x18\x04 \x01(\t\x12\x0b\n\x03\x65xp\x18\x05 \x01(\x03\x12\x0b\n\x03iat\x18\x06 \x01(\x03\x12\x0b\n\x03sub\x18\x07 \x01(\t\x12\x0b\n\x03\x61ud\x18\x08 \x01(\t\x12\x14\n\x0corganization\x18\t \x01(\t\"\x10\n\x0eGetJwksRequest\"4\n\x04Jwks\x12,\n\x04keys\x18\x01 \x03(\x0b\x32\x1e.herald.identity.v1.JsonWebKey\"c\n\nJsonWebKey\x12\x0b\n\x03kty\x18\x01 \x01(\t\x12\x0b\n\x03kid\x18\x02 \x01(\t\x12\x0b\n\x03use\x18\x03 \x01(\t\x12\x0b\n\x03\x61lg\x18\x04 \x01(\t\x12\x0b\n\x03\x63rv\x18\x05 \x01(\t\x12\t\n\x01x\x18\x06 \x01(\t\x12\t\n\x01y\x18\x07 \x01(\t\"\x13\n\x11ListGrantsRequest\"?\n\x12ListGrantsResponse\x12)\n\x06grants\x18\x01 \x03(\x0b\x32\x19.herald.identity.v1.Grant\"\xe2\x01\n\x05Grant\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tclient_id\x18\x02 \x01(\t\x12\x13\n\x0b\x63lient_name\x18\x03 \x01(\t\x12\x0e\n\x06scopes\x18\x04 \x03(\t\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x33\n\x0flast_token_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0brevoke_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\",\n\x12RevokeGrantRequest\x12\x16\n\x08grant_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x32\xb6\t\n\x0cOAuthService\x12z\n\x0eRegisterClient\x12).herald.identity.v1.RegisterClientRequest\x1a\x1f.herald.identity.v1.OAuthClient\"\x1c\x82\xd3\xe4\x93\x02\x16\"\x11/v1/oauth/clients:\x01*\x12\x98\x01\n\x12\x43heckAuthorization\x12-.herald.identity.v1.CheckAuthorizationRequest\x1a(.herald.identity.v1.AuthorizationContext\")\x82\xd3\xe4\x93\x02#\"\x1e/v1/oauth/authorizations:check:\x01*\x12\x9b\x01\n\x14\x41pproveAuthorization\x12/.herald.identity.v1.ApproveAuthorizationRequest\x1a%.herald.identity.v1.AuthorizationCode\"+\x82\xd3\xe4\x93\x02%\" /v1/oauth/authorizations:approve:\x01*\x12\x82\x01\n\rExchangeToken\x12(.herald.identity.v1.ExchangeTokenRequest\x1a!.herald.identity.v1.TokenResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/oauth/tokens:exchange:\x01*\x12\x82\x01\n\x0bRevokeToken\x12&.herald.identity.v1.RevokeTokenRequest\x1a\'.herald.identity.v1.RevokeTokenResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/oauth/tokens:revoke:\x01*\x12\x8d\x01\n\x0fIntrospectToken\x12*.herald.identity.v1.IntrospectTokenRequest\x1a&.herald.identity.v1.TokenIntrospection\"&\x82\xd3\xe4\x93\x02 \"\x1b/v1/oauth/tokens:introspect:\x01*\x12_\n\x07GetJwks\x12\".herald.identity.v1.GetJwksRequest\x1a\x18.herald.identity.v1.Jwks\"\x16\x82\xd3\xe4\x93\x02\x10\x12\x0e/v1/oauth/jwks\x12u\n\nListGrants\x12%.herald.identity.v1.ListGrantsRequest\x1a&.herald.identity.v1.ListGrantsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/oauth/grants\x12\x7f\n\x0bRevokeGrant\x12&.herald.identity.v1.RevokeGrantRequest\x1a\x19.herald.identity.v1.Grant\"-\x82\xd3\xe4\x93\x02\'\"\"/v1/oauth/grants/{grant_id}:revoke:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eherald/identity/v1/oauth.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x88\x02\n\x0e\x43lientMetadata\x12\x13\n\x0b\x63lient_name\x18\x01 \x01(\t\x12\x15\n\rredirect_uris\x18\x02 \x03(\t\x12\x13\n\x0bgrant_types\x18\x03 \x03(\t\x12\x16\n\x0eresponse_types\x18\x04 \x03(\t\x12\'\n\x1atoken_endpoint_auth_method\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\r\n\x05scope\x18\x06 \x01(\t\x12\x12\n\nclient_uri\x18\x07 \x01(\t\x12\x1d\n\x10\x61pplication_type\x18\x08 \x01(\tH\x01\x88\x01\x01\x42\x1d\n\x1b_token_endpoint_auth_methodB\x13\n\x11_application_type\"S\n\x15RegisterClientRequest\x12:\n\x08metadata\x18\x01 \x01(\x0b\x32\".herald.identity.v1.ClientMetadataB\x04\xe2\x41\x01\x02\"\x90\x01\n\x0bOAuthClient\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x1b\n\rclient_secret\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\x12\x1b\n\x13\x63lient_id_issued_at\x18\x03 \x01(\x03\x12\x34\n\x08metadata\x18\x04 \x01(\x0b\x32\".herald.identity.v1.ClientMetadata\"\xc0\x01\n\x17\x41uthorizationParameters\x12\x15\n\rresponse_type\x18\x01 \x01(\t\x12\x11\n\tclient_id\x18\x02 \x01(\t\x12\x14\n\x0credirect_uri\x18\x03 \x01(\t\x12\r\n\x05scope\x18\x04 \x01(\t\x12\r\n\x05state\x18\x05 \x01(\t\x12\x16\n\x0e\x63ode_challenge\x18\x06 \x01(\t\x12\x1d\n\x15\x63ode_challenge_method\x18\x07 \x01(\t\x12\x10\n\x08resource\x18\x08 \x01(\t\"b\n\x19\x43heckAuthorizationRequest\x12\x45\n\nparameters\x18\x01 \x01(\x0b\x32+.herald.identity.v1.AuthorizationParametersB\x04\xe2\x41\x01\x02\"\x9f\x01\n\x14\x41uthorizationContext\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x13\n\x0b\x63lient_name\x18\x02 \x01(\t\x12\x12\n\nclient_uri\x18\x03 \x01(\t\x12\x0e\n\x06scopes\x18\x04 \x03(\t\x12\x14\n\x0credirect_uri\x18\x05 \x01(\t\x12\x10\n\x08resource\x18\x06 \x01(\t\x12\x13\n\x0b\x63lient_host\x18\x07 \x01(\t\"^\n\x15PrepareConsentRequest\x12\x45\n\nparameters\x18\x01 \x01(\x0b\x32+.herald.identity.v1.AuthorizationParametersB\x04\xe2\x41\x01\x02\"\x86\x01\n\x07\x43onsent\x12\x39\n\x07\x63ontext\x18\x01 \x01(\x0b\x32(.herald.identity.v1.AuthorizationContext\x12\x14\n\x0corganization\x18\x02 \x01(\t\x12\x16\n\x0egranted_scopes\x18\x03 \x03(\t\x12\x12\n\nnew_scopes\x18\x04 \x03(\t\"\x80\x01\n\x1b\x41pproveAuthorizationRequest\x12\x45\n\nparameters\x18\x01 \x01(\x0b\x32+.herald.identity.v1.AuthorizationParametersB\x04\xe2\x41\x01\x02\x12\x1a\n\x0corganization\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"F\n\x11\x41uthorizationCode\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x14\n\x0credirect_uri\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\"\xc7\x01\n\x14\x45xchangeTokenRequest\x12\x12\n\ngrant_type\x18\x01 \x01(\t\x12\x11\n\tclient_id\x18\x02 \x01(\t\x12\x15\n\rclient_secret\x18\x03 \x01(\t\x12\x0c\n\x04\x63ode\x18\x04 \x01(\t\x12\x14\n\x0credirect_uri\x18\x05 \x01(\t\x12\x15\n\rcode_verifier\x18\x06 \x01(\t\x12\x15\n\rrefresh_token\x18\x07 \x01(\t\x12\r\n\x05scope\x18\x08 \x01(\t\x12\x10\n\x08resource\x18\t \x01(\t\"s\n\rTokenResponse\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x01 \x01(\t\x12\x12\n\ntoken_type\x18\x02 \x01(\t\x12\x12\n\nexpires_in\x18\x03 \x01(\x03\x12\x15\n\rrefresh_token\x18\x04 \x01(\t\x12\r\n\x05scope\x18\x05 \x01(\t\"f\n\x12RevokeTokenRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x17\n\x0ftoken_type_hint\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x15\n\rclient_secret\x18\x04 \x01(\t\"\x15\n\x13RevokeTokenResponse\"j\n\x16IntrospectTokenRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x17\n\x0ftoken_type_hint\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x15\n\rclient_secret\x18\x04 \x01(\t\"\xa4\x01\n\x12TokenIntrospection\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\x08\x12\r\n\x05scope\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x12\n\ntoken_type\x18\x04 \x01(\t\x12\x0b\n\x03\x65xp\x18\x05 \x01(\x03\x12\x0b\n\x03iat\x18\x06 \x01(\x03\x12\x0b\n\x03sub\x18\x07 \x01(\t\x12\x0b\n\x03\x61ud\x18\x08 \x01(\t\x12\x14\n\x0corganization\x18\t \x01(\t\"\x10\n\x0eGetJwksRequest\"4\n\x04Jwks\x12,\n\x04keys\x18\x01 \x03(\x0b\x32\x1e.herald.identity.v1.JsonWebKey\"c\n\nJsonWebKey\x12\x0b\n\x03kty\x18\x01 \x01(\t\x12\x0b\n\x03kid\x18\x02 \x01(\t\x12\x0b\n\x03use\x18\x03 \x01(\t\x12\x0b\n\x03\x61lg\x18\x04 \x01(\t\x12\x0b\n\x03\x63rv\x18\x05 \x01(\t\x12\t\n\x01x\x18\x06 \x01(\t\x12\t\n\x01y\x18\x07 \x01(\t\"\x13\n\x11ListGrantsRequest\"?\n\x12ListGrantsResponse\x12)\n\x06grants\x18\x01 \x03(\x0b\x32\x19.herald.identity.v1.Grant\"\xe2\x01\n\x05Grant\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tclient_id\x18\x02 \x01(\t\x12\x13\n\x0b\x63lient_name\x18\x03 \x01(\t\x12\x0e\n\x06scopes\x18\x04 \x03(\t\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x33\n\x0flast_token_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0brevoke_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\",\n\x12RevokeGrantRequest\x12\x16\n\x08grant_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x32\xc5\n\n\x0cOAuthService\x12z\n\x0eRegisterClient\x12).herald.identity.v1.RegisterClientRequest\x1a\x1f.herald.identity.v1.OAuthClient\"\x1c\x82\xd3\xe4\x93\x02\x16\"\x11/v1/oauth/clients:\x01*\x12\x98\x01\n\x12\x43heckAuthorization\x12-.herald.identity.v1.CheckAuthorizationRequest\x1a(.herald.identity.v1.AuthorizationContext\")\x82\xd3\xe4\x93\x02#\"\x1e/v1/oauth/authorizations:check:\x01*\x12\x8c\x01\n\x0ePrepareConsent\x12).herald.identity.v1.PrepareConsentRequest\x1a\x1b.herald.identity.v1.Consent\"2\x82\xd3\xe4\x93\x02,\"\'/v1/oauth/authorizations:prepareConsent:\x01*\x12\x9b\x01\n\x14\x41pproveAuthorization\x12/.herald.identity.v1.ApproveAuthorizationRequest\x1a%.herald.identity.v1.AuthorizationCode\"+\x82\xd3\xe4\x93\x02%\" /v1/oauth/authorizations:approve:\x01*\x12\x82\x01\n\rExchangeToken\x12(.herald.identity.v1.ExchangeTokenRequest\x1a!.herald.identity.v1.TokenResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/oauth/tokens:exchange:\x01*\x12\x82\x01\n\x0bRevokeToken\x12&.herald.identity.v1.RevokeTokenRequest\x1a\'.herald.identity.v1.RevokeTokenResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/oauth/tokens:revoke:\x01*\x12\x8d\x01\n\x0fIntrospectToken\x12*.herald.identity.v1.IntrospectTokenRequest\x1a&.herald.identity.v1.TokenIntrospection\"&\x82\xd3\xe4\x93\x02 \"\x1b/v1/oauth/tokens:introspect:\x01*\x12_\n\x07GetJwks\x12\".herald.identity.v1.GetJwksRequest\x1a\x18.herald.identity.v1.Jwks\"\x16\x82\xd3\xe4\x93\x02\x10\x12\x0e/v1/oauth/jwks\x12u\n\nListGrants\x12%.herald.identity.v1.ListGrantsRequest\x1a&.herald.identity.v1.ListGrantsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/oauth/grants\x12\x7f\n\x0bRevokeGrant\x12&.herald.identity.v1.RevokeGrantRequest\x1a\x19.herald.identity.v1.Grant\"-\x82\xd3\xe4\x93\x02\'\"\"/v1/oauth/grants/{grant_id}:revoke:\x01*b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,6 +40,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_OAUTHCLIENT'].fields_by_name['client_secret']._serialized_options = b'\342A\001\003'
   _globals['_CHECKAUTHORIZATIONREQUEST'].fields_by_name['parameters']._loaded_options = None
   _globals['_CHECKAUTHORIZATIONREQUEST'].fields_by_name['parameters']._serialized_options = b'\342A\001\002'
+  _globals['_PREPARECONSENTREQUEST'].fields_by_name['parameters']._loaded_options = None
+  _globals['_PREPARECONSENTREQUEST'].fields_by_name['parameters']._serialized_options = b'\342A\001\002'
   _globals['_APPROVEAUTHORIZATIONREQUEST'].fields_by_name['parameters']._loaded_options = None
   _globals['_APPROVEAUTHORIZATIONREQUEST'].fields_by_name['parameters']._serialized_options = b'\342A\001\002'
   _globals['_APPROVEAUTHORIZATIONREQUEST'].fields_by_name['organization']._loaded_options = None
@@ -50,6 +52,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_OAUTHSERVICE'].methods_by_name['RegisterClient']._serialized_options = b'\202\323\344\223\002\026\"\021/v1/oauth/clients:\001*'
   _globals['_OAUTHSERVICE'].methods_by_name['CheckAuthorization']._loaded_options = None
   _globals['_OAUTHSERVICE'].methods_by_name['CheckAuthorization']._serialized_options = b'\202\323\344\223\002#\"\036/v1/oauth/authorizations:check:\001*'
+  _globals['_OAUTHSERVICE'].methods_by_name['PrepareConsent']._loaded_options = None
+  _globals['_OAUTHSERVICE'].methods_by_name['PrepareConsent']._serialized_options = b'\202\323\344\223\002,\"\'/v1/oauth/authorizations:prepareConsent:\001*'
   _globals['_OAUTHSERVICE'].methods_by_name['ApproveAuthorization']._loaded_options = None
   _globals['_OAUTHSERVICE'].methods_by_name['ApproveAuthorization']._serialized_options = b'\202\323\344\223\002%\" /v1/oauth/authorizations:approve:\001*'
   _globals['_OAUTHSERVICE'].methods_by_name['ExchangeToken']._loaded_options = None
@@ -75,37 +79,41 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CHECKAUTHORIZATIONREQUEST']._serialized_start=844
   _globals['_CHECKAUTHORIZATIONREQUEST']._serialized_end=942
   _globals['_AUTHORIZATIONCONTEXT']._serialized_start=945
-  _globals['_AUTHORIZATIONCONTEXT']._serialized_end=1083
-  _globals['_APPROVEAUTHORIZATIONREQUEST']._serialized_start=1086
-  _globals['_APPROVEAUTHORIZATIONREQUEST']._serialized_end=1214
-  _globals['_AUTHORIZATIONCODE']._serialized_start=1216
-  _globals['_AUTHORIZATIONCODE']._serialized_end=1286
-  _globals['_EXCHANGETOKENREQUEST']._serialized_start=1289
-  _globals['_EXCHANGETOKENREQUEST']._serialized_end=1488
-  _globals['_TOKENRESPONSE']._serialized_start=1490
-  _globals['_TOKENRESPONSE']._serialized_end=1605
-  _globals['_REVOKETOKENREQUEST']._serialized_start=1607
-  _globals['_REVOKETOKENREQUEST']._serialized_end=1709
-  _globals['_REVOKETOKENRESPONSE']._serialized_start=1711
-  _globals['_REVOKETOKENRESPONSE']._serialized_end=1732
-  _globals['_INTROSPECTTOKENREQUEST']._serialized_start=1734
-  _globals['_INTROSPECTTOKENREQUEST']._serialized_end=1840
-  _globals['_TOKENINTROSPECTION']._serialized_start=1843
-  _globals['_TOKENINTROSPECTION']._serialized_end=2007
-  _globals['_GETJWKSREQUEST']._serialized_start=2009
-  _globals['_GETJWKSREQUEST']._serialized_end=2025
-  _globals['_JWKS']._serialized_start=2027
-  _globals['_JWKS']._serialized_end=2079
-  _globals['_JSONWEBKEY']._serialized_start=2081
-  _globals['_JSONWEBKEY']._serialized_end=2180
-  _globals['_LISTGRANTSREQUEST']._serialized_start=2182
-  _globals['_LISTGRANTSREQUEST']._serialized_end=2201
-  _globals['_LISTGRANTSRESPONSE']._serialized_start=2203
-  _globals['_LISTGRANTSRESPONSE']._serialized_end=2266
-  _globals['_GRANT']._serialized_start=2269
-  _globals['_GRANT']._serialized_end=2495
-  _globals['_REVOKEGRANTREQUEST']._serialized_start=2497
-  _globals['_REVOKEGRANTREQUEST']._serialized_end=2541
-  _globals['_OAUTHSERVICE']._serialized_start=2544
-  _globals['_OAUTHSERVICE']._serialized_end=3750
+  _globals['_AUTHORIZATIONCONTEXT']._serialized_end=1104
+  _globals['_PREPARECONSENTREQUEST']._serialized_start=1106
+  _globals['_PREPARECONSENTREQUEST']._serialized_end=1200
+  _globals['_CONSENT']._serialized_start=1203
+  _globals['_CONSENT']._serialized_end=1337
+  _globals['_APPROVEAUTHORIZATIONREQUEST']._serialized_start=1340
+  _globals['_APPROVEAUTHORIZATIONREQUEST']._serialized_end=1468
+  _globals['_AUTHORIZATIONCODE']._serialized_start=1470
+  _globals['_AUTHORIZATIONCODE']._serialized_end=1540
+  _globals['_EXCHANGETOKENREQUEST']._serialized_start=1543
+  _globals['_EXCHANGETOKENREQUEST']._serialized_end=1742
+  _globals['_TOKENRESPONSE']._serialized_start=1744
+  _globals['_TOKENRESPONSE']._serialized_end=1859
+  _globals['_REVOKETOKENREQUEST']._serialized_start=1861
+  _globals['_REVOKETOKENREQUEST']._serialized_end=1963
+  _globals['_REVOKETOKENRESPONSE']._serialized_start=1965
+  _globals['_REVOKETOKENRESPONSE']._serialized_end=1986
+  _globals['_INTROSPECTTOKENREQUEST']._serialized_start=1988
+  _globals['_INTROSPECTTOKENREQUEST']._serialized_end=2094
+  _globals['_TOKENINTROSPECTION']._serialized_start=2097
+  _globals['_TOKENINTROSPECTION']._serialized_end=2261
+  _globals['_GETJWKSREQUEST']._serialized_start=2263
+  _globals['_GETJWKSREQUEST']._serialized_end=2279
+  _globals['_JWKS']._serialized_start=2281
+  _globals['_JWKS']._serialized_end=2333
+  _globals['_JSONWEBKEY']._serialized_start=2335
+  _globals['_JSONWEBKEY']._serialized_end=2434
+  _globals['_LISTGRANTSREQUEST']._serialized_start=2436
+  _globals['_LISTGRANTSREQUEST']._serialized_end=2455
+  _globals['_LISTGRANTSRESPONSE']._serialized_start=2457
+  _globals['_LISTGRANTSRESPONSE']._serialized_end=2520
+  _globals['_GRANT']._serialized_start=2523
+  _globals['_GRANT']._serialized_end=2749
+  _globals['_REVOKEGRANTREQUEST']._serialized_start=2751
+  _globals['_REVOKEGRANTREQUEST']._serialized_end=2795
+  _globals['_OAUTHSERVICE']._serialized_start=2798
+  _globals['_OAUTHSERVICE']._serialized_end=4147
 # @@protoc_insertion_point(module_scope)

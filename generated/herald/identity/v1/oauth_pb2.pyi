@@ -76,20 +76,40 @@ class CheckAuthorizationRequest(_message.Message):
     def __init__(self, parameters: _Optional[_Union[AuthorizationParameters, _Mapping]] = ...) -> None: ...
 
 class AuthorizationContext(_message.Message):
-    __slots__ = ("client_id", "client_name", "client_uri", "scopes", "redirect_uri", "resource")
+    __slots__ = ("client_id", "client_name", "client_uri", "scopes", "redirect_uri", "resource", "client_host")
     CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
     CLIENT_NAME_FIELD_NUMBER: _ClassVar[int]
     CLIENT_URI_FIELD_NUMBER: _ClassVar[int]
     SCOPES_FIELD_NUMBER: _ClassVar[int]
     REDIRECT_URI_FIELD_NUMBER: _ClassVar[int]
     RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_HOST_FIELD_NUMBER: _ClassVar[int]
     client_id: str
     client_name: str
     client_uri: str
     scopes: _containers.RepeatedScalarFieldContainer[str]
     redirect_uri: str
     resource: str
-    def __init__(self, client_id: _Optional[str] = ..., client_name: _Optional[str] = ..., client_uri: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., redirect_uri: _Optional[str] = ..., resource: _Optional[str] = ...) -> None: ...
+    client_host: str
+    def __init__(self, client_id: _Optional[str] = ..., client_name: _Optional[str] = ..., client_uri: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., redirect_uri: _Optional[str] = ..., resource: _Optional[str] = ..., client_host: _Optional[str] = ...) -> None: ...
+
+class PrepareConsentRequest(_message.Message):
+    __slots__ = ("parameters",)
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    parameters: AuthorizationParameters
+    def __init__(self, parameters: _Optional[_Union[AuthorizationParameters, _Mapping]] = ...) -> None: ...
+
+class Consent(_message.Message):
+    __slots__ = ("context", "organization", "granted_scopes", "new_scopes")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
+    GRANTED_SCOPES_FIELD_NUMBER: _ClassVar[int]
+    NEW_SCOPES_FIELD_NUMBER: _ClassVar[int]
+    context: AuthorizationContext
+    organization: str
+    granted_scopes: _containers.RepeatedScalarFieldContainer[str]
+    new_scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, context: _Optional[_Union[AuthorizationContext, _Mapping]] = ..., organization: _Optional[str] = ..., granted_scopes: _Optional[_Iterable[str]] = ..., new_scopes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ApproveAuthorizationRequest(_message.Message):
     __slots__ = ("parameters", "organization")

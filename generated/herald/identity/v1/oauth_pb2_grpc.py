@@ -57,6 +57,11 @@ class OAuthServiceStub:
                 request_serializer=herald_dot_identity_dot_v1_dot_oauth__pb2.CheckAuthorizationRequest.SerializeToString,
                 response_deserializer=herald_dot_identity_dot_v1_dot_oauth__pb2.AuthorizationContext.FromString,
                 _registered_method=True)
+        self.PrepareConsent = channel.unary_unary(
+                '/herald.identity.v1.OAuthService/PrepareConsent',
+                request_serializer=herald_dot_identity_dot_v1_dot_oauth__pb2.PrepareConsentRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_oauth__pb2.Consent.FromString,
+                _registered_method=True)
         self.ApproveAuthorization = channel.unary_unary(
                 '/herald.identity.v1.OAuthService/ApproveAuthorization',
                 request_serializer=herald_dot_identity_dot_v1_dot_oauth__pb2.ApproveAuthorizationRequest.SerializeToString,
@@ -121,9 +126,23 @@ class OAuthServiceServicer:
 
     def CheckAuthorization(self, request, context):
         """Checks an authorization request (RFC 6749 4.1.1, PKCE RFC 7636) and
-        returns what the consent page shows. Errors: `invalid_request`,
-        `invalid_client`, `unauthorized_client`, `unsupported_response_type`,
-        `invalid_scope`, `invalid_target`.
+        returns what the consent page shows. A `client_id` that is a URL is a
+        Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document):
+        the document is fetched (or taken from the cache) and checked first.
+        Errors: `invalid_request`, `invalid_client` (also for a metadata document
+        that cannot be fetched or is invalid), `unauthorized_client`,
+        `unsupported_response_type`, `invalid_scope`, `invalid_target`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PrepareConsent(self, request, context):
+        """Checks an authorization request for a signed-in human, like
+        CheckAuthorization, and says what the consent page asks: the scopes this
+        user already granted the client in the session's organization, and those
+        that are new (a step-up). Needs a session. Errors: those of
+        CheckAuthorization.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -131,7 +150,8 @@ class OAuthServiceServicer:
 
     def ApproveAuthorization(self, request, context):
         """Records a signed-in human's approval and issues a single-use code bound
-        to the chosen organization. Needs a session. Errors: those of
+        to the chosen organization. A metadata-document client is recorded (or
+        refreshed from its document) here. Needs a session. Errors: those of
         CheckAuthorization, NOT_FOUND when the user is not a member of the
         organization.
         """
@@ -203,6 +223,11 @@ def add_OAuthServiceServicer_to_server(servicer, server):
                     servicer.CheckAuthorization,
                     request_deserializer=herald_dot_identity_dot_v1_dot_oauth__pb2.CheckAuthorizationRequest.FromString,
                     response_serializer=herald_dot_identity_dot_v1_dot_oauth__pb2.AuthorizationContext.SerializeToString,
+            ),
+            'PrepareConsent': grpc.unary_unary_rpc_method_handler(
+                    servicer.PrepareConsent,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_oauth__pb2.PrepareConsentRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_oauth__pb2.Consent.SerializeToString,
             ),
             'ApproveAuthorization': grpc.unary_unary_rpc_method_handler(
                     servicer.ApproveAuthorization,
@@ -307,6 +332,33 @@ class OAuthService:
             '/herald.identity.v1.OAuthService/CheckAuthorization',
             herald_dot_identity_dot_v1_dot_oauth__pb2.CheckAuthorizationRequest.SerializeToString,
             herald_dot_identity_dot_v1_dot_oauth__pb2.AuthorizationContext.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PrepareConsent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.OAuthService/PrepareConsent',
+            herald_dot_identity_dot_v1_dot_oauth__pb2.PrepareConsentRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_oauth__pb2.Consent.FromString,
             options,
             channel_credentials,
             insecure,
