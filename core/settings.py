@@ -70,8 +70,9 @@ class CoreSettings(BaseSettings):
     webhook_endpoint_concurrency: int = Field(default=8, ge=1, le=100)
     # An endpoint whose every attempt failed for this long is disabled (Svix: 5 days).
     webhook_disable_after_seconds: float = Field(default=5 * 24 * 3600, gt=0)
-    # Whether webhook URLs may reach loopback, private or link-local addresses. Unset: only on
-    # the embedded default (sandbox publishing), so a newcomer can try a local receiver.
+    # Whether webhook URLs and OAuth client metadata documents (docs/oauth.md) may reach loopback,
+    # private or link-local addresses. Unset: only on the embedded default (sandbox publishing),
+    # so a newcomer can try a local receiver or a local agent.
     allow_private_targets: bool | None = None
     jobs_poll_seconds: float = Field(default=0.2, gt=0)
     # The gRPC health service follows the database (core/health.py): pinged this often, and
@@ -186,6 +187,9 @@ class CoreSettings(BaseSettings):
     # How long a sourcing call waits for its photos before answering `kind: run` (the core that
     # started it finishes it; docs/stock.md "Runs").
     stock_source_wait_seconds: float = Field(default=30.0, gt=0, le=300)
+    # When a worker takes over a sourcing run whose core has not finished it (the core stopped):
+    # the run's job is due this long after the run started (core/stock/runs.py).
+    stock_source_recover_seconds: float = Field(default=120.0, gt=0, le=600)
 
     @field_validator("rate_limit_api_key", "rate_limit_oauth_client")
     @classmethod

@@ -43,9 +43,17 @@ class Job:
 
 
 async def enqueue(
-    conn: AsyncConnection, kind: str, subject_id: str, org_id: str, now: datetime, *, max_attempts: int
+    conn: AsyncConnection,
+    kind: str,
+    subject_id: str,
+    org_id: str,
+    now: datetime,
+    *,
+    max_attempts: int,
+    due_at: datetime | None = None,
 ) -> str:
-    """Adds a job due now, in the caller's transaction (with the record it works on)."""
+    """Adds a job due now (or at `due_at`), in the caller's transaction (with the record it
+    works on)."""
     job_id = new_id("job")
     await conn.execute(
         insert(jobs).values(
@@ -54,7 +62,7 @@ async def enqueue(
             subject_id=subject_id,
             org_id=org_id,
             status="queued",
-            due_at=now,
+            due_at=due_at or now,
             lease_owner=None,
             attempts=0,
             max_attempts=max_attempts,

@@ -1,13 +1,19 @@
 """The stock providers of this deployment, from settings (docs/stock.md): the operator's keys,
-else the local demo provider while `stock_demo` is on, else none (STOCK_NOT_CONFIGURED)."""
+else the local demo provider while `stock_demo` is on, else none (STOCK_NOT_CONFIGURED); and the
+stock service they make up."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import urlsplit
+
+import httpx2
 
 from core.settings import CoreSettings
 from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY
 from core.stock.providers import PexelsProvider, StockProvider, UnsplashProvider
+from core.stock.service import StockService
+from core.storage.base import ObjectStorage
 
 PEXELS_API = "https://api.pexels.com"
 UNSPLASH_API = "https://api.unsplash.com"
@@ -57,3 +63,19 @@ def providers_from(settings: CoreSettings) -> dict[str, StockProvider | None]:
             timeout=timeout,
         )
     return found
+
+
+def stock_service(settings: CoreSettings, storage: ObjectStorage) -> StockService:
+    """The service as the core's settings configure it (the servicer's, and a worker's)."""
+    return StockService(
+        providers_from(settings),
+        storage,
+        httpx2.AsyncClient(timeout=settings.stock_timeout_seconds, follow_redirects=False),
+        image_cost=settings.stock_image_cost,
+        low_credit_threshold=settings.low_credit_threshold,
+        cache_seconds=settings.stock_search_cache_seconds,
+        max_bytes=settings.stock_fetch_max_bytes,
+        timeout=settings.stock_timeout_seconds,
+        wait_seconds=settings.stock_source_wait_seconds,
+        recover_after=timedelta(seconds=settings.stock_source_recover_seconds),
+    )

@@ -22,8 +22,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import asdict, dataclass
-from datetime import datetime
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
 
 import httpx2
 from sqlalchemy import insert, select, update
@@ -62,6 +62,15 @@ FETCH_CONCURRENCY = 4
 CACHE_ENTRIES = 2000
 
 
+@dataclass(slots=True)
+class _RunSlot:
+    """A sourcing's run, once its call answered with one (the lock orders recording and the
+    run's creation)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    run_id: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class _Fetched:
     ref: str
@@ -89,6 +98,7 @@ class StockService:
         max_bytes: int,
         timeout: float,
         wait_seconds: float = 30.0,
+        recover_after: timedelta = timedelta(minutes=2),
     ) -> None:
         self.providers = providers
         self.storage = storage
@@ -99,6 +109,7 @@ class StockService:
         self.max_bytes = max_bytes
         self.timeout = timeout
         self.wait_seconds = wait_seconds
+        self.recover_after = recover_after
         self._runs: set[asyncio.Task[None]] = set()
         self._cache: OrderedDict[tuple[str, ...], tuple[float, list[StockPhoto]]] = OrderedDict()
 
@@ -109,7 +120,7 @@ class StockService:
     ) -> Searched:
         query, count = rules.check_query(query), rules.check_count(count)
         provider, preset = rules.check_provider(provider), rules.check_preset(preset)
-        source = await self._available(tx, org_id, provider)
+        source = await self.available(tx, org_id, provider)
         key = (org_id, provider, preset, str(count), query.casefold())
         cached = self._cache.get(key)
         if cached is not None and cached[0] > time.monotonic():
@@ -144,7 +155,7 @@ class StockService:
         if len(query) > rules.MAX_SOURCE_QUERY:
             raise ValidationError(f"query is at most {rules.MAX_SOURCE_QUERY} characters")
         provider, preset = rules.check_provider(provider), rules.check_preset(preset)
-        source = await self._available(tx, org_id, provider)
+        source = await self.available(tx, org_id, provider)
         rules.check_destination(destination, preset)
         need = len(refs) * self.image_cost
         async with tx() as conn:
@@ -152,7 +163,8 @@ class StockService:
         if balance is None or balance < need:
             raise InsufficientCredits(f"sourcing {len(refs)} photo(s) needs {need} credit(s); the balance is {balance}")
 
-        work = asyncio.ensure_future(self._deliver(tx, org_id, source, refs, preset, provider, query))
+        slot = _RunSlot()
+        work = asyncio.ensure_future(self._deliver(tx, org_id, source, refs, preset, provider, query, slot))
         try:
             done, _ = await asyncio.wait({work}, timeout=self.wait_seconds)
         except asyncio.CancelledError:
@@ -160,12 +172,19 @@ class StockService:
             raise
         if done:
             return work.result()
-        # Outlasting the call: answer a run, and let this core finish the work and record it.
-        run_id = await runs.start(tx, org_id, len(refs), now)
-        follower = asyncio.ensure_future(runs.finish(tx, run_id, work))
+        # Outlasting the call: answer a run, which this core's work records when it ends (or,
+        # if this core stops, the run's job on a worker). The slot's lock orders the two: the
+        # work records either before the run exists (then this call answers its result) or
+        # with the run's outcome, in the transaction that charges.
+        async with slot.lock:
+            if work.done():
+                return work.result()
+            request = {"source_refs": refs, "preset": preset, "provider": provider, "query": query}
+            slot.run_id = await runs.start(tx, org_id, len(refs), now, request, self.recover_after)
+        follower = asyncio.ensure_future(runs.follow(tx, slot.run_id, work))
         self._runs.add(follower)
         follower.add_done_callback(self._runs.discard)
-        return Sourced(len(refs), [], [], balance, run_id=run_id, status="running")
+        return Sourced(len(refs), [], [], balance, run_id=slot.run_id, status="running")
 
     async def _deliver(
         self,
@@ -176,26 +195,38 @@ class StockService:
         preset: str,
         provider: str,
         query: str,
+        slot: _RunSlot,
     ) -> Sourced:
-        gate = asyncio.Semaphore(FETCH_CONCURRENCY)
-        outcomes = await asyncio.gather(*(self._fetch(gate, source, org_id, ref, preset) for ref in refs))
-        fetched = [o for o in outcomes if isinstance(o, _Fetched)]
-        failures = [o for o in outcomes if isinstance(o, Failure)]
+        fetched, failures = await self.fetch_all(source, org_id, refs, preset)
         if not fetched:
             summary = "; ".join(f"{f.source_ref}: {f.code}" for f in failures)
             raise SourceFailed(f"none of the {len(refs)} photo(s) could be saved ({summary}); nothing was charged")
         try:
-            delivered, balance, unused = await self._record(tx, org_id, provider, query, fetched, utcnow())
+            async with slot.lock, tx(writes=True) as conn:
+                delivered, balance, unused = await self.record(
+                    conn, org_id, provider, query, fetched, failures, utcnow(), run_id=slot.run_id
+                )
         except BaseException:
             await self._forget([f.key for f in fetched])
             raise
         await self._forget(unused)
+        await self.track(source, provider, delivered)
+        return Sourced(len(refs), delivered, failures, balance)
+
+    async def fetch_all(
+        self, source: StockProvider, org_id: str, refs: list[str], preset: str
+    ) -> tuple[list[_Fetched], list[Failure]]:
+        """Every photo fetched, cropped and stored (nothing recorded): what was, and what failed."""
+        gate = asyncio.Semaphore(FETCH_CONCURRENCY)
+        outcomes = await asyncio.gather(*(self._fetch(gate, source, org_id, ref, preset) for ref in refs))
+        return [o for o in outcomes if isinstance(o, _Fetched)], [o for o in outcomes if isinstance(o, Failure)]
+
+    async def track(self, source: StockProvider, provider: str, delivered: list[Delivered]) -> None:
         for item in delivered:  # the provider counts each delivered image once (Unsplash's rule)
             try:
                 await source.track_download(item.photo.source_ref)
             except StockProviderError as error:
                 log.warning("download tracking of %s %s failed: %s", provider, item.photo.source_ref, error.code)
-        return Sourced(len(refs), delivered, failures, balance)
 
     async def _fetch(
         self, gate: asyncio.Semaphore, source: StockProvider, org_id: str, ref: str, preset: str
@@ -226,73 +257,84 @@ class StockService:
             return Failure(ref, "STORAGE_FAILED", "the photo could not be stored")
         return _Fetched(ref, rendition.photo, image, key, media_id, hashlib.sha256(image.data).hexdigest())
 
-    async def _record(
-        self, tx: Transaction, org_id: str, provider: str, query: str, fetched: list[_Fetched], now: datetime
+    async def record(
+        self,
+        conn: AsyncConnection,
+        org_id: str,
+        provider: str,
+        query: str,
+        fetched: list[_Fetched],
+        failures: list[Failure],
+        now: datetime,
+        *,
+        run_id: str | None = None,
     ) -> tuple[list[Delivered], int, list[str]]:
-        """One transaction: the media rows (or the library's existing copy of the same bytes) and
-        one conditional debit for every delivered photo. Returns what was delivered, the balance
-        and the stored keys no row uses (duplicates)."""
+        """In the caller's transaction: the media rows (or the library's existing copy of the same
+        bytes), one conditional debit for every delivered photo and, for a run, its outcome
+        (RunTaken when it already has one). Returns what was delivered, the balance and the
+        stored keys no row uses (duplicates)."""
         delivered: list[Delivered] = []
         unused: list[str] = []
         rows: list[dict[str, object]] = []
-        async with tx(writes=True) as conn:
-            # One lookup for all photos: the library's copy of the same bytes, oldest first.
-            known: dict[str, str] = {}
-            for media_id, content_hash in await conn.execute(
-                select(media.c.id, media.c.content_hash)
-                .where(
-                    media.c.org_id == org_id,
-                    media.c.content_hash.in_({item.sha256 for item in fetched}),
-                    media.c.status == "confirmed",
-                )
-                .order_by(media.c.id)
-            ):
-                known.setdefault(content_hash, media_id)
-            for item in fetched:
-                existing = known.get(item.sha256)
-                if existing is not None:  # in the library, or twice in this call
-                    delivered.append(Delivered(existing, item.photo))
-                    unused.append(item.key)
-                    continue
-                known[item.sha256] = item.media_id
-                rows.append(
-                    {
-                        "id": item.media_id,
-                        "org_id": org_id,
-                        "kind": "image",
-                        "mime_type": item.image.mime_type,
-                        "size_bytes": len(item.image.data),
-                        "name": f"{provider}-{item.ref}.jpg"[:255],
-                        "description": item.photo.alt_text[:5000],
-                        "tags": "",
-                        "status": "confirmed",
-                        "content_hash": item.sha256,
-                        "width": item.image.width,
-                        "height": item.image.height,
-                        "storage_key": item.key,
-                        "created_at": now,
-                        "confirmed_at": now,
-                        "source_provider": provider,
-                        "source_ref": item.ref,
-                        "source_query": query,
-                        "attribution": attribution_json(item.photo.attribution),
-                    }
-                )
-                delivered.append(Delivered(item.media_id, item.photo))
-            if rows:
-                await conn.execute(insert(media), rows)
-            balance = await credits.debit(
-                conn,
-                org_id,
-                len(delivered) * self.image_cost,
-                reason="stock_image",
-                reference=_reference([d.media_id for d in delivered]),
-                now=now,
-                low_threshold=self.low_credit_threshold,
+        # One lookup for all photos: the library's copy of the same bytes, oldest first.
+        known: dict[str, str] = {}
+        for media_id, content_hash in await conn.execute(
+            select(media.c.id, media.c.content_hash)
+            .where(
+                media.c.org_id == org_id,
+                media.c.content_hash.in_({item.sha256 for item in fetched}),
+                media.c.status == "confirmed",
             )
-            # Only the records this call created became usable (a known image was already).
-            sourced = await media_service.get_many(conn, org_id, [r["id"] for r in rows])
-            await emit_confirmed(conn, org_id, sourced, now)
+            .order_by(media.c.id)
+        ):
+            known.setdefault(content_hash, media_id)
+        for item in fetched:
+            existing = known.get(item.sha256)
+            if existing is not None:  # in the library, or twice in this call
+                delivered.append(Delivered(existing, item.photo))
+                unused.append(item.key)
+                continue
+            known[item.sha256] = item.media_id
+            rows.append(
+                {
+                    "id": item.media_id,
+                    "org_id": org_id,
+                    "kind": "image",
+                    "mime_type": item.image.mime_type,
+                    "size_bytes": len(item.image.data),
+                    "name": f"{provider}-{item.ref}.jpg"[:255],
+                    "description": item.photo.alt_text[:5000],
+                    "tags": "",
+                    "status": "confirmed",
+                    "content_hash": item.sha256,
+                    "width": item.image.width,
+                    "height": item.image.height,
+                    "storage_key": item.key,
+                    "created_at": now,
+                    "confirmed_at": now,
+                    "source_provider": provider,
+                    "source_ref": item.ref,
+                    "source_query": query,
+                    "attribution": attribution_json(item.photo.attribution),
+                }
+            )
+            delivered.append(Delivered(item.media_id, item.photo))
+        if rows:
+            await conn.execute(insert(media), rows)
+        balance = await credits.debit(
+            conn,
+            org_id,
+            len(delivered) * self.image_cost,
+            reason="stock_image",
+            reference=_reference([d.media_id for d in delivered]),
+            now=now,
+            low_threshold=self.low_credit_threshold,
+        )
+        # Only the records this call created became usable (a known image was already).
+        sourced = await media_service.get_many(conn, org_id, [r["id"] for r in rows])
+        await emit_confirmed(conn, org_id, sourced, now)
+        if run_id is not None:
+            await runs.complete(conn, run_id, delivered, failures, now)
         return delivered, balance, unused
 
     async def _forget(self, keys: list[str]) -> None:
@@ -317,7 +359,7 @@ class StockService:
             .values(stock_disabled=",".join(sorted(set(disabled))))
         )
 
-    async def _available(self, tx: Transaction, org_id: str, provider: str) -> StockProvider:
+    async def available(self, tx: Transaction, org_id: str, provider: str) -> StockProvider:
         source = self.providers.get(provider)
         if source is None:
             raise StockNotConfigured(f"{provider} is not set up on this deployment")
@@ -340,3 +382,4 @@ def _reference(media_ids: list[str]) -> str:
     """The ledger's reference of a sourcing: its media ids, or the first and how many more."""
     joined = ",".join(media_ids)
     return joined if len(joined) <= 128 else f"{media_ids[0]} and {len(media_ids) - 1} more"
+

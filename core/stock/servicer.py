@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import httpx2
 from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 
 from core.identity.principal import CredentialKind
@@ -10,10 +9,9 @@ from core.rpc.context import current_call
 from core.rpc.policy import MethodPolicy
 from core.settings import CoreSettings
 from core.stock import runs
-from core.stock.config import providers_from
+from core.stock.config import stock_service
 from core.stock.providers import Attribution, StockPhoto
 from core.stock.results import Sourced
-from core.stock.service import StockService
 from core.storage.base import ObjectStorage
 
 # Searching creates nothing: reading media is enough. Sourcing writes media and charges for it.
@@ -58,18 +56,7 @@ def result_message(photo: StockPhoto) -> stock_pb2.StockResult:
 
 class StockServicer(stock_pb2_grpc.StockServiceServicer):
     def __init__(self, settings: CoreSettings, storage: ObjectStorage) -> None:
-        self.client = httpx2.AsyncClient(timeout=settings.stock_timeout_seconds, follow_redirects=False)
-        self.stock = StockService(
-            providers_from(settings),
-            storage,
-            self.client,
-            image_cost=settings.stock_image_cost,
-            low_credit_threshold=settings.low_credit_threshold,
-            cache_seconds=settings.stock_search_cache_seconds,
-            max_bytes=settings.stock_fetch_max_bytes,
-            timeout=settings.stock_timeout_seconds,
-            wait_seconds=settings.stock_source_wait_seconds,
-        )
+        self.stock = stock_service(settings, storage)
 
     async def SearchStock(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()

@@ -1,5 +1,5 @@
-"""`herald worker`: the publisher, the lease job queue (generation runs, token refreshes) and
-housekeeping. Any number of them share one database."""
+"""`herald worker`: the publisher, the lease job queue (generation runs, sourcing runs whose core
+stopped, webhook deliveries, token refreshes) and housekeeping. Any number of them share one database."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from core.generate.service import GenerateJobs, backends
 from core.jobs.runner import JobRunner
 from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
+from core.stock.config import stock_service
+from core.stock.run_jobs import SourcingJobs
 from core.storage.factory import object_storage
 from core.webhooks.delivery import WebhookDeliveries
 from core.webhooks.fanout import fan_out
@@ -39,7 +41,8 @@ async def run_worker(settings: CoreSettings) -> None:
             loop.add_signal_handler(sig, stop.set)
         generation = backends(settings)
         deliveries = WebhookDeliveries(settings, engine)
-        handlers: list = [GenerateJobs(settings, engine, generation), deliveries]
+        stock = stock_service(settings, object_storage(settings))
+        handlers: list = [GenerateJobs(settings, engine, generation), deliveries, SourcingJobs(engine, stock)]
         loops = [
             run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
             run_retention(engine, settings, stop),
@@ -61,6 +64,7 @@ async def run_worker(settings: CoreSettings) -> None:
                 if hasattr(backend, "close"):
                     await backend.close()
             await deliveries.close()
+            await stock.client.aclose()
     finally:
         await engine.dispose()
 

@@ -125,7 +125,8 @@ class GenerateRun(Base):
 
 class SourcingRun(Base):
     """A stock sourcing that outlasted its call (docs/stock.md, "Runs"): the core that started
-    it finishes it in the background and records the outcome here for get_sourcing_run."""
+    it finishes it in the background, or a worker does from `request` (a job of the lease queue
+    stands behind it), and the outcome is recorded here for get_sourcing_run."""
 
     __tablename__ = "sourcing_runs"
     __table_args__ = (
@@ -137,12 +138,14 @@ class SourcingRun(Base):
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
     status: Mapped[str] = mapped_column(String(16))
     requested_count: Mapped[int] = mapped_column(Integer)
+    # What was asked (source_refs, preset, provider, query), as JSON: a worker redoes it from this.
+    request: Mapped[str] = mapped_column(Text, default="", server_default="")
     # The answer once ready (the SourceMediaResponse as JSON), or why it failed.
     result: Mapped[str] = mapped_column(Text, default="")
     error_code: Mapped[str] = mapped_column(String(32), default="")
     error_message: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    # A run still `running` past this reads as failed: the core running it stopped (nothing was
-    # charged, since the charge is the run's last step).
+    # A run still `running` past this reads as failed: neither its core nor a worker finished it
+    # (nothing was charged, since the charge is the run's last step).
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     finished_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
