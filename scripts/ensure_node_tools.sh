@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# The Node tools the tests drive (tools/node/package.json: the MCP Inspector CLI and the Node 22
-# it needs, both from the npm registry). Installs them into tools/node/node_modules from the
-# committed lockfile when missing or older than the lockfile; the machine's Node only runs npm.
+# The Node tools the tests drive, both from the npm registry, each from its committed lockfile:
+# - tools/node: the MCP Inspector CLI and the Node 22 it needs;
+# - tools/conformance: the official MCP conformance suite (@modelcontextprotocol/conformance),
+#   run on tools/node's Node 22.
+# Each is installed into its node_modules when missing or older than its lockfile; the machine's
+# Node only runs npm.
 set -euo pipefail
-cd "$(dirname "$0")/../tools/node"
-stamp=node_modules/.herald-installed
-if [ -f "$stamp" ] && [ "$stamp" -nt package-lock.json ]; then
-  exit 0
-fi
-npm ci --no-audit --no-fund --loglevel=error >/dev/null
-touch "$stamp"
+tools="$(cd "$(dirname "$0")/../tools" && pwd)"
+for dir in node conformance; do
+  cd "$tools/$dir"
+  stamp=node_modules/.herald-installed
+  if [ -f "$stamp" ] && [ "$stamp" -nt package-lock.json ]; then
+    continue
+  fi
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+  touch "$stamp"
+done

@@ -113,14 +113,21 @@ def _complete(exchange: Exchange, body: dict[str, Any], cache: tuple[int, str] |
     return body
 
 
-async def _fault(request: Request, authorization: str, exchange: Exchange, code: int, message: str) -> HTTPResponse:
+async def _fault(
+    request: Request,
+    authorization: str,
+    exchange: Exchange,
+    code: int,
+    message: str,
+    data: Any = None,  # noqa: ANN401 - the error's data
+) -> HTTPResponse:
     """A protocol fault, once the token is known good (access is checked before anything else).
     On 2026-07-28 the code decides the HTTP status (404 for an unknown method, 400 for bad
     params); the handshake revisions answer 200."""
     await _check_token(request, authorization)
     if exchange.modern is not None:
-        return modern_error(request, exchange.id, code, message)
-    return error(request, exchange.id, code, message)
+        return modern_error(request, exchange.id, code, message, data)
+    return error(request, exchange.id, code, message, data=data)
 
 
 async def _dispatch(request: Request, authorization: str) -> HTTPResponse:
@@ -219,10 +226,18 @@ async def _call_tool(request: Request, authorization: str, exchange: Exchange) -
 async def _task_method(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
     """tasks/get, tasks/update, tasks/cancel (2026-07-28, the tasks extension): the task is the
     run, read with the tool that collects it, as the caller (its scopes, its organization)."""
+    if not tasks.negotiated(exchange.params, types.CLIENT_CAPABILITIES_META_KEY):
+        # The extension's methods are for clients that declare it (SEP-2663: -32021, naming it).
+        await _check_token(request, authorization)
+        required = types.MissingRequiredClientCapabilityErrorData(
+            required_capabilities=types.ClientCapabilities(extensions={tasks.EXTENSION_ID: {}})
+        ).model_dump(by_alias=True, exclude_none=True, mode="json")
+        missing = f"{exchange.method} needs the {tasks.EXTENSION_ID} extension in the client capabilities"
+        return modern_error(request, exchange.id, types.MISSING_REQUIRED_CLIENT_CAPABILITY, missing, required)
     task_id = exchange.params.get("taskId")
     if not isinstance(task_id, str) or not task_id:
         return await _fault(request, authorization, exchange, types.INVALID_PARAMS, "taskId must be a string")
-    if decode_header_value(request.headers.get("mcp-name")) != task_id:
+    if decode_header_value((request.headers.get("mcp-name") or "").strip(" \t")) != task_id:
         # The extension's routing header: Mcp-Name mirrors params.taskId.
         return modern_error(request, exchange.id, types.HEADER_MISMATCH, "mcp-name header does not match taskId")
     kind = tasks.kind_of(task_id)
@@ -257,10 +272,17 @@ async def _read_resource(request: Request, authorization: str, exchange: Exchang
     uri = exchange.params.get("uri")
     read = apps.read_resource(uri) if isinstance(uri, str) else None
     if read is None:
-        # Resources spec: an unknown resource is -32602 (invalid params).
-        return await _fault(request, authorization, exchange, types.INVALID_PARAMS, f"no resource {str(uri)[:120]!r}")
+        # Resources spec: an unknown resource is -32602 (invalid params), naming the uri.
+        missing = f"no resource {str(uri)[:120]!r}"
+        return await _fault(request, authorization, exchange, types.INVALID_PARAMS, missing, {"uri": uri})
     await _check_token(request, authorization)
     return result(request, exchange.id, _complete(exchange, read, cache=(TOOLS_TTL_MS, "public")))
+
+
+async def _list_resource_templates(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
+    """Herald's one resource has a fixed URI: no templates."""
+    await _check_token(request, authorization)
+    return result(request, exchange.id, _complete(exchange, {"resourceTemplates": []}, cache=(TOOLS_TTL_MS, "public")))
 
 
 Handler = Callable[[Request, str, Exchange], Awaitable[HTTPResponse]]
@@ -271,6 +293,7 @@ HANDSHAKE_METHODS: dict[str, Handler] = {
     "tools/call": _call_tool,
     "resources/list": _list_resources,
     "resources/read": _read_resource,
+    "resources/templates/list": _list_resource_templates,
 }
 # 2026-07-28: no initialize and no ping; server/discover is mandatory.
 MODERN_METHODS: dict[str, Handler] = {
@@ -279,6 +302,7 @@ MODERN_METHODS: dict[str, Handler] = {
     "tools/call": _call_tool,
     "resources/list": _list_resources,
     "resources/read": _read_resource,
+    "resources/templates/list": _list_resource_templates,
 }
 
 

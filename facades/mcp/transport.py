@@ -134,9 +134,18 @@ def _header_refusal(request: Request) -> HTTPResponse | None:
     return None
 
 
+# RFC 9110 5.5: a field value excludes the optional whitespace around it. Sanic strips only
+# the leading part, and the MCP header rules compare values exactly.
+_OWS = " \t"
+
+
+def _field_values(request: Request, name: str) -> list[str]:
+    return [value.strip(_OWS) for value in request.headers.getall(name, [])]
+
+
 def _version_refusal(request: Request, message_id: Any) -> HTTPResponse | None:  # noqa: ANN401 - a JSON-RPC id
     """`MCP-Protocol-Version`, when sent, must be one revision Herald speaks (either era)."""
-    versions = request.headers.getall(MCP_PROTOCOL_VERSION, [])
+    versions = _field_values(request, MCP_PROTOCOL_VERSION)
     if len(versions) > 1:
         return unsupported_version(request, message_id, ", ".join(versions))
     if versions and versions[0] not in _SERVED:
@@ -155,7 +164,7 @@ def _modern_exchange(request: Request, message: dict[str, Any], rpc: types.JSONR
     duplicated = find_duplicated_routing_header(request.headers.items())
     if duplicated is not None:
         return modern_error(request, rpc.id, types.HEADER_MISMATCH, f"the {duplicated} header appears more than once")
-    headers = {name.lower(): value for name, value in request.headers.items()}
+    headers = {name.lower(): value.strip(_OWS) for name, value in request.headers.items()}
     verdict = classify_inbound_request(message, headers=headers, supported_modern_versions=MODERN_PROTOCOL_VERSIONS)
     if isinstance(verdict, InboundLadderRejection):
         if verdict.code == types.UNSUPPORTED_PROTOCOL_VERSION:
@@ -189,7 +198,7 @@ def read_exchange(request: Request) -> Exchange | Notification | HTTPResponse:
         return error(request, message.get("id"), types.INVALID_REQUEST, "not a JSON-RPC request", status=400)
     if (refused := _version_refusal(request, rpc.id)) is not None:
         return refused
-    header = request.headers.get(MCP_PROTOCOL_VERSION)
+    header = next(iter(_field_values(request, MCP_PROTOCOL_VERSION)), None)
     if _carries_modern_meta(message) or (header is not None and header not in HANDSHAKE_PROTOCOL_VERSIONS):
         return _modern_exchange(request, message, rpc)
     return Exchange(rpc.id, rpc.method, dict(rpc.params or {}), None)

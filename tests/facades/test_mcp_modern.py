@@ -212,8 +212,10 @@ async def test_the_post_preview_app_is_the_one_resource(modern) -> None:
     await modern.refused(
         400, -32020, "resources/read", {"uri": "ui://herald/post-preview"}, headers={"Mcp-Name": "ui://x"}
     )
-    await modern.refused(
+    missing = await modern.refused(
         400, -32602, "resources/read", {"uri": "ui://herald/nope"}, headers={"Mcp-Name": "ui://herald/nope"}
     )
+    assert missing["data"] == {"uri": "ui://herald/nope"}
+    assert (await modern.result("resources/templates/list"))["resourceTemplates"] == []
     legacy = (await mcp(modern.http, modern.token, "resources/read", {"uri": "ui://herald/post-preview"})).json()
     assert legacy["result"]["contents"][0]["text"] == html

@@ -180,6 +180,10 @@ async def test_task_ids_and_headers_are_checked(http, token) -> None:
     assert bad.status_code == 400 and bad.json()["error"]["code"] == -32602
     mismatch = await client.post("tasks/get", {"taskId": "run_x"}, name="run_y")
     assert mismatch.status_code == 400 and mismatch.json()["error"]["code"] == -32020
+    # A client that did not declare the extension is told which capability the method needs.
+    undeclared = await Client(http, token, tasks=False).task("tasks/get", "run_x")
+    assert undeclared.status_code == 400 and undeclared.json()["error"]["code"] == -32021
+    assert undeclared.json()["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}
     # The handshake revisions have no tasks methods.
     legacy = await http.post(
         "/mcp",
