@@ -61,7 +61,7 @@ async def test_initialize_and_tools_list(http, channel, orgs):
     tools = await mcp(http, tokens["access_token"], "tools/list")
     names = [t["name"] for t in tools.json()["result"]["tools"]]
     assert "list_profiles" in names  # every tool: tests/facades/test_mcp_tools.py
-    unknown = await mcp(http, tokens["access_token"], "resources/list")
+    unknown = await mcp(http, tokens["access_token"], "prompts/list")
     assert unknown.json()["error"]["code"] == -32601
 
 
