@@ -5,8 +5,9 @@ result, and forwards the app's `tools/call` to /mcp with the agent's token (as a
 would). One card per destination for all eight platforms, counters against the API's numbers,
 problems highlighted, and the button creates the post.
 
-Screenshots go to $HERALD_SCREENSHOT_DIR when set (docs/images/ holds the committed ones),
-else to the test's temporary directory."""
+Screenshots go to $HERALD_SCREENSHOT_DIR when set (docs/images/ holds the committed ones, taken
+with Debian's fonts-noto-color-emoji installed so emoji render), else to the test's temporary
+directory."""
 
 from __future__ import annotations
 

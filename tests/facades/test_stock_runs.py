@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from core.db.models import credit_ledger, jobs, media, organizations, sourcing_runs
 from core.stock.demo import DEMO_PEXELS_KEY, DemoStockServer
 from tests.facades.test_stock import new_org, refs
-from tests.harness import Stack, database, running_stack
+from tests.harness import Stack, database, running_stack, wait_for_grpc
 
 
 @pytest.fixture(scope="module")
@@ -28,10 +28,10 @@ def demo(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dem
         yield server
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def stack(backend: str, demo: DemoStockServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """A stack of its own per test (one test stops its core): the call waits 0.5 s, and a
-    run's job is due 1 s after the run starts."""
+    """The call waits 0.5 s, and a run's job is due 1 s after the run starts. Shared by the
+    module's tests: the one that stops the core starts another before it ends."""
     workdir = tmp_path_factory.mktemp(f"stock-runs-{backend}")
     with (
         database(backend, workdir) as url,
@@ -48,6 +48,21 @@ def stack(backend: str, demo: DemoStockServer, tmp_path_factory: pytest.TempPath
         ) as stack,
     ):
         yield stack
+
+
+@pytest.fixture(scope="module")
+def core(stack: Stack) -> dict[str, object]:
+    """The stack's live core process (the test that stops it starts another)."""
+    return {"process": stack.processes[0]}
+
+
+@pytest.fixture(scope="module")
+def worker(stack: Stack) -> Iterator[object]:
+    proc = stack.spawn("core", "worker", log_name="worker")
+    yield proc
+    if proc.poll() is None:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 @pytest.fixture
@@ -91,16 +106,18 @@ async def _start_run(stack: Stack, engine: AsyncEngine, demo: DemoStockServer, s
     return owner, body["run_id"]
 
 
-async def test_a_run_whose_core_stopped_is_finished_by_a_worker(stack, engine, demo) -> None:
+async def test_a_run_whose_core_stopped_is_finished_by_a_worker(stack, engine, demo, worker, core) -> None:
+    process = core["process"]
     try:
         owner, run_id = await _start_run(stack, engine, demo, slow=3.0)
-        core = stack.processes[0]
-        os.kill(core.pid, signal.SIGKILL)  # the core doing the work is gone, mid-fetch
-        core.wait(timeout=10)
-        worker = stack.spawn("core", "worker", log_name="worker")
+        os.kill(process.pid, signal.SIGKILL)  # the core doing the work is gone, mid-fetch
+        process.wait(timeout=10)
         assert await _settled(engine, run_id) == "ready", stack.logs()
     finally:
         demo.clear_faults()
+        if process.poll() is not None:  # a core again, for the module's other test
+            core["process"] = stack.spawn("core", "core", log_name="core-again")
+            wait_for_grpc(stack.core_target, core["process"])
     assert worker.poll() is None
     debits, rows, job = await _books(engine, owner.org_id, run_id)
     assert (debits, rows, job) == (1, 2, "done")
@@ -109,10 +126,9 @@ async def test_a_run_whose_core_stopped_is_finished_by_a_worker(stack, engine, d
     assert balance == 10 - 2
 
 
-async def test_a_run_finished_by_its_core_and_a_worker_is_recorded_once(stack, engine, demo) -> None:
+async def test_a_run_finished_by_its_core_and_a_worker_is_recorded_once(stack, engine, demo, worker) -> None:
     """The worker takes the job after 1 s while the core is still fetching (2 s): both do the
     work, one records it."""
-    worker = stack.spawn("core", "worker", log_name="worker")
     try:
         owner, run_id = await _start_run(stack, engine, demo, slow=2.0)
         assert await _settled(engine, run_id) == "ready", stack.logs()
