@@ -10,7 +10,7 @@ from pydantic import Field
 
 from contract.base import Response, UtcTimestamp, timestamp
 from contract.resources import Connector
-from contract.writing import Credits, Problem
+from contract.writing import Credits, Problem, credits, problems_of
 
 
 class MediaPreview(Response):
@@ -49,10 +49,6 @@ class DestinationPreview(Response):
     parts: list[TextPreview] = Field(description="Every text the destination publishes; empty for an unknown profile.")
 
 
-def _problems(problems: Any) -> list[dict[str, str]]:  # noqa: ANN401 - repeated Problem
-    return [{"code": p.code, "message": p.message} for p in problems]
-
-
 def _media(m: posts_pb2.MediaPreview) -> dict[str, Any]:
     return {
         "media_id": m.media_id,
@@ -80,7 +76,7 @@ class PostPreview(Response):
         return {
             "valid": r.valid,
             "deliverable": r.deliverable,
-            "problems": _problems(r.problems),
+            "problems": problems_of(r.problems),
             "destinations": [
                 {
                     "profile": d.profile,
@@ -89,8 +85,8 @@ class PostPreview(Response):
                     "display_name": d.display_name if d.connector else None,
                     "post_type": d.post_type or None,
                     "valid": d.valid,
-                    "problems": _problems(d.problems),
-                    "warnings": _problems(d.warnings),
+                    "problems": problems_of(d.problems),
+                    "warnings": problems_of(d.warnings),
                     "parts": [
                         {
                             "role": p.role,
@@ -105,11 +101,7 @@ class PostPreview(Response):
                 }
                 for d in r.destinations
             ],
-            "credits": {
-                "required": r.credits_required,
-                "balance": r.credit_balance,
-                "sufficient": r.credit_balance >= r.credits_required,
-            },
+            "credits": credits(r.credits_required, r.credit_balance),
             "draft": r.draft,
             "schedule_at": timestamp(r.schedule_time) if r.HasField("schedule_time") else None,
         }

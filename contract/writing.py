@@ -51,8 +51,13 @@ class Credits(Response):
     sufficient: bool
 
 
-def _problems(problems: Any) -> list[dict[str, str]]:  # noqa: ANN401 - repeated Problem
+def problems_of(problems: Any) -> list[dict[str, str]]:  # noqa: ANN401 - repeated Problem
     return [{"code": p.code, "message": p.message} for p in problems]
+
+
+def credits(required: int, balance: int) -> dict[str, Any]:
+    """The Credits of a dry run or a preview."""
+    return {"required": required, "balance": balance, "sufficient": balance >= required}
 
 
 class ValidationReport(Response):
@@ -69,25 +74,21 @@ class ValidationReport(Response):
         return {
             "valid": r.valid,
             "deliverable": r.deliverable,
-            "problems": _problems(r.problems),
+            "problems": problems_of(r.problems),
             "profiles": [
                 {
                     "profile": c.profile,
                     "connector": c.connector or None,
                     "post_type": c.post_type or None,
                     "valid": c.valid,
-                    "problems": _problems(c.problems),
+                    "problems": problems_of(c.problems),
                     "length": c.length,
                     "max_length": c.max_length,
                     "unit": c.unit,
                 }
                 for c in r.profiles
             ],
-            "credits": {
-                "required": r.credits_required,
-                "balance": r.credit_balance,
-                "sufficient": r.credit_balance >= r.credits_required,
-            },
+            "credits": credits(r.credits_required, r.credit_balance),
         }
 
 

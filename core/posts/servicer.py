@@ -153,26 +153,18 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
 
     async def ValidatePosts(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        run = await dry_run.validate_posts(
-            call.conn,
-            call.principal.org_id,
-            _create_request(request.posts),
-            call.now,
-            balance=call.principal.credit_balance,
-            post_cost=call.settings.post_cost,
-            live=call.settings.publish_mode == "live",
-        )
+        run = await dry_run.validate_posts(*_checking(call, request.posts), **_checking_options(call))
         return posts_pb2.ValidatePostsResponse(
             valid=run.valid,
             deliverable=run.deliverable,
-            problems=[posts_pb2.Problem(code=p.code, message=p.message) for p in run.problems],
+            problems=_problems(run.problems),
             profiles=[
                 posts_pb2.ProfileCheck(
                     profile=c.profile,
                     connector=c.connector,
                     post_type=c.post_type,
                     valid=c.valid,
-                    problems=[posts_pb2.Problem(code=p.code, message=p.message) for p in c.problems],
+                    problems=_problems(c.problems),
                     length=c.length,
                     max_length=c.max_length,
                     unit=c.unit,
@@ -185,15 +177,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
 
     async def PreviewPosts(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        shown = await preview.preview_posts(
-            call.conn,
-            call.principal.org_id,
-            _create_request(request.posts),
-            call.now,
-            balance=call.principal.credit_balance,
-            post_cost=call.settings.post_cost,
-            live=call.settings.publish_mode == "live",
-        )
+        shown = await preview.preview_posts(*_checking(call, request.posts), **_checking_options(call))
         run = shown.run
         return posts_pb2.PreviewPostsResponse(
             valid=run.valid,
@@ -235,6 +219,19 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
                 for e in entries
             ]
         )
+
+
+def _checking(call, posts: posts_pb2.CreatePostsRequest) -> tuple:  # noqa: ANN001 - the Call
+    """The dry run's and the preview's positional arguments: what to check, for whom, when."""
+    return call.conn, call.principal.org_id, _create_request(posts), call.now
+
+
+def _checking_options(call) -> dict:  # noqa: ANN001 - the Call
+    return {
+        "balance": call.principal.credit_balance,
+        "post_cost": call.settings.post_cost,
+        "live": call.settings.publish_mode == "live",
+    }
 
 
 def _problems(problems: list[dry_run.Problem]) -> list[posts_pb2.Problem]:
