@@ -9,13 +9,13 @@ from herald.posts.v1 import posts_pb2
 from pydantic import Field
 
 from contract.base import Response, UtcTimestamp, timestamp
-from contract.resources import Connector
+from contract.resources import Connector, MediaKind
 from contract.writing import Credits, Problem, credits, problems_of
 
 
 class MediaPreview(Response):
     media_id: str
-    kind: Literal["image", "gif", "video"]
+    kind: MediaKind
     mime_type: str
     width: int | None = Field(description="Pixels; null when unknown.")
     height: int | None = Field(description="Pixels; null when unknown.")

@@ -35,7 +35,7 @@ _TRANSIENT = frozenset({"TIMEOUT", "FETCH_FAILED", "RATE_LIMITED", "PROVIDER_ERR
 
 
 @dataclass(frozen=True, slots=True)
-class _Fetched:
+class _Redone:
     run: runs.RunRow
     source: Any  # StockProvider
     fetched: list[Any]
@@ -52,7 +52,7 @@ class SourcingJobs:
     def _tx(self, *, writes: bool = False):  # noqa: ANN202 - the stock service's Transaction
         return transaction(self.engine, writes=writes)
 
-    async def work(self, job: Job) -> _Fetched | None:
+    async def work(self, job: Job) -> _Redone | None:
         async with transaction(self.engine) as conn:
             run = await runs.load(conn, job.subject_id)
         if run is None or run.status != "running":
@@ -70,9 +70,9 @@ class SourcingJobs:
             summary = "; ".join(f"{f.source_ref}: {f.code}" for f in failures)
             message = f"none of the {run.requested_count} photo(s) could be saved ({summary}); nothing was charged"
             raise JobFailure("SOURCE_FAILED", message, retryable=any(f.code in _TRANSIENT for f in failures))
-        return _Fetched(run, source, fetched, failures)
+        return _Redone(run, source, fetched, failures)
 
-    async def record(self, conn: AsyncConnection, job: Job, outcome: _Fetched | None, now: datetime) -> None:
+    async def record(self, conn: AsyncConnection, job: Job, outcome: _Redone | None, now: datetime) -> None:
         if outcome is None:
             return
         run, request = outcome.run, outcome.run.request

@@ -18,7 +18,7 @@ from herald.identity.v1 import identity_pb2
 from mcp.shared.inbound import decode_header_value
 from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, json
 
@@ -34,6 +34,7 @@ from facades.mcp.transport import (
     Notification,
     accepted,
     error,
+    field_value,
     foreign_origin,
     modern_error,
     read_exchange,
@@ -98,7 +99,7 @@ async def mcp_post(request: Request) -> HTTPResponse:
         return await refusal_response(request, refusal)
 
 
-def _dump(model: types.Implementation) -> dict[str, Any]:
+def _dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
@@ -170,7 +171,7 @@ async def _initialize(request: Request, authorization: str, exchange: Exchange) 
         server_info=server_info(request.app.ctx.settings.base_url),
         instructions=INSTRUCTIONS,
     )
-    return result(request, exchange.id, initialized.model_dump(by_alias=True, exclude_none=True, mode="json"))
+    return result(request, exchange.id, _dump(initialized))
 
 
 async def _discover(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
@@ -183,7 +184,7 @@ async def _discover(request: Request, authorization: str, exchange: Exchange) ->
         cache_scope="public",
         _meta={types.SERVER_INFO_META_KEY: _dump(server_info(request.app.ctx.settings.base_url))},
     )
-    return result(request, exchange.id, discovered.model_dump(by_alias=True, exclude_none=True, mode="json"))
+    return result(request, exchange.id, _dump(discovered))
 
 
 async def _ping(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
@@ -207,20 +208,25 @@ async def _call_tool(request: Request, authorization: str, exchange: Exchange) -
         return await _fault(request, authorization, exchange, types.INVALID_PARAMS, unknown)
     if not isinstance(arguments, dict):
         return await _fault(request, authorization, exchange, types.INVALID_PARAMS, "arguments must be an object")
-    settings = request.app.ctx.settings
-    call = ToolCall(request.app.ctx.core, authorization, settings.mcp_resource)
-    try:
-        called = await call.run(TOOLS[name], await request.app.ctx.contract.get(), arguments)
-    except ApiError as failure:
-        refusal = _refusal_from(failure) if failure.code in ACCESS_CODES else None
-        if refusal is not None:
-            raise refusal from None
-        called = tool_error(failure)
+    called = await _run_tool(request, authorization, name, arguments)
     # A client that takes tasks: a run that outlasted the call's wait is answered as one.
     takes_tasks = exchange.modern is not None and tasks.negotiated(exchange.params, types.CLIENT_CAPABILITIES_META_KEY)
     if takes_tasks and (task := tasks.created(name, called)) is not None:
         return result(request, exchange.id, task)
     return result(request, exchange.id, _complete(exchange, called))
+
+
+async def _run_tool(request: Request, authorization: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One tool's CallToolResult as the token's principal. A bad token or a missing scope is not
+    a result: it is the HTTP challenge (401 / 403) a client re-authorizes from."""
+    call = ToolCall(request.app.ctx.core, authorization, request.app.ctx.settings.mcp_resource)
+    try:
+        return await call.run(TOOLS[name], await request.app.ctx.contract.get(), arguments)
+    except ApiError as failure:
+        refusal = _refusal_from(failure) if failure.code in ACCESS_CODES else None
+        if refusal is not None:
+            raise refusal from None
+        return tool_error(failure)
 
 
 async def _task_method(request: Request, authorization: str, exchange: Exchange) -> HTTPResponse:
@@ -237,20 +243,13 @@ async def _task_method(request: Request, authorization: str, exchange: Exchange)
     task_id = exchange.params.get("taskId")
     if not isinstance(task_id, str) or not task_id:
         return await _fault(request, authorization, exchange, types.INVALID_PARAMS, "taskId must be a string")
-    if decode_header_value((request.headers.get("mcp-name") or "").strip(" \t")) != task_id:
+    if decode_header_value(field_value(request, "mcp-name")) != task_id:
         # The extension's routing header: Mcp-Name mirrors params.taskId.
         return modern_error(request, exchange.id, types.HEADER_MISMATCH, "mcp-name header does not match taskId")
     kind = tasks.kind_of(task_id)
     if kind is None:
         return await _fault(request, authorization, exchange, types.INVALID_PARAMS, f"no task {task_id[:80]!r}")
-    call = ToolCall(request.app.ctx.core, authorization, request.app.ctx.settings.mcp_resource)
-    try:
-        read = await call.run(TOOLS[kind.reader], await request.app.ctx.contract.get(), {"run_id": task_id})
-    except ApiError as failure:
-        refusal = _refusal_from(failure) if failure.code in ACCESS_CODES else None
-        if refusal is not None:
-            raise refusal from None
-        raise
+    read = await _run_tool(request, authorization, kind.reader, {"run_id": task_id})
     if read.get("isError"):
         failure = jsonlib.loads(read["content"][0]["text"])
         if failure["code"] in ("NOT_FOUND", "VALIDATION_ERROR"):

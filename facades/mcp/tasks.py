@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from contract.operations import OPERATIONS_BY_ID, TOOLS
+
 EXTENSION_ID = "io.modelcontextprotocol/tasks"
 METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # the ids' Crockford base32 (core/ids.py)
@@ -33,25 +35,34 @@ _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # the ids' Crockford base32 (cor
 
 @dataclass(frozen=True, slots=True)
 class RunKind:
-    """A kind of run: the tool that collects it, and how often to poll it."""
+    """A kind of run: the id prefix the core gives it, the tool that collects it, how often to
+    poll it."""
 
     prefix: str
     reader: str
     poll_interval_ms: int
 
 
-GENERATION = RunKind("run_", "get_generate_run", 1000)
-SOURCING = RunKind("srn_", "get_sourcing_run", 2000)
-KINDS = (GENERATION, SOURCING)
-# The tools whose call may outlast its wait.
-TASK_TOOLS = {
-    "generate_post": GENERATION,
-    "generate_thread": GENERATION,
-    "generate_variations": GENERATION,
-    "generate_hashtags": GENERATION,
-    "rewrite_for_destination": GENERATION,
-    "source_media": SOURCING,
-}
+KINDS = (RunKind("run_", "get_generate_run", 1000), RunKind("srn_", "get_sourcing_run", 2000))
+
+
+def _task_tools() -> dict[str, tuple[RunKind, str]]:
+    """The tools whose call may outlast its wait, from the operation table: an operation whose
+    OpenAPI link sends its run id to an operation whose tool collects a run. Each with its kind
+    of run and the field of its result that holds the run id."""
+    found = {}
+    for name, op in TOOLS.items():
+        if op.links is None:
+            continue
+        _, pointer, targets = op.links
+        reader = OPERATIONS_BY_ID[targets[0]].tool
+        kind = next((k for k in KINDS if reader is not None and k.reader == reader.name), None)
+        if kind is not None:
+            found[name] = (kind, pointer.rsplit("/", 1)[1])
+    return found
+
+
+TASK_TOOLS = _task_tools()
 
 
 def negotiated(params: dict[str, Any], capabilities_key: str) -> bool:
@@ -68,11 +79,11 @@ def kind_of(task_id: str) -> RunKind | None:
 
 def _pending_run(tool: str, structured: dict[str, Any]) -> str | None:
     """The run id of a call's result that is not finished yet, or None."""
-    if TASK_TOOLS.get(tool) is GENERATION and structured.get("status") in ("queued", "running"):
-        return structured.get("id")
-    if TASK_TOOLS.get(tool) is SOURCING and structured.get("kind") == "run" and structured.get("status") == "running":
-        return structured.get("run_id")
-    return None
+    kind_and_field = TASK_TOOLS.get(tool)
+    if kind_and_field is None or structured.get("status") not in ("queued", "running"):
+        return None
+    run_id = structured.get(kind_and_field[1])
+    return run_id if isinstance(run_id, str) and run_id else None
 
 
 def _created_at(run_id: str) -> str:
@@ -115,7 +126,7 @@ def created(tool: str, called: dict[str, Any]) -> dict[str, Any] | None:
     run_id = _pending_run(tool, structured)
     if not isinstance(run_id, str):
         return None
-    return {"resultType": "task", **_task(run_id, TASK_TOOLS[tool], "working", structured)}
+    return {"resultType": "task", **_task(run_id, TASK_TOOLS[tool][0], "working", structured)}
 
 
 def detailed(task_id: str, kind: RunKind, read: dict[str, Any]) -> dict[str, Any]:

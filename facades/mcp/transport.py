@@ -37,8 +37,6 @@ from sanic import Request
 from sanic.response import HTTPResponse, empty, json
 
 MCP_PROTOCOL_VERSION = "mcp-protocol-version"
-# The transport spec: a request without the header is taken as 2025-03-26.
-DEFAULT_PROTOCOL_VERSION = "2025-03-26"
 # What Herald speaks, newest first (UnsupportedProtocolVersionError's `supported`, and discovery's).
 SUPPORTED_VERSIONS = tuple(reversed(KNOWN_PROTOCOL_VERSIONS))
 _SERVED = frozenset(SUPPORTED_VERSIONS)
@@ -128,7 +126,8 @@ def _header_refusal(request: Request) -> HTTPResponse | None:
     """The HTTP rules checked before the body is read."""
     accept = request.headers.get("accept", "")
     if not any(kind in accept for kind in ("application/json", "text/event-stream", "*/*")):
-        return error(request, None, types.INVALID_REQUEST, "Accept must include application/json", status=406)
+        accepts = "Accept must include application/json or text/event-stream"
+        return error(request, None, types.INVALID_REQUEST, accepts, status=406)
     if (request.headers.get("content-type") or "").split(";")[0].strip().lower() != "application/json":
         return error(request, None, types.INVALID_REQUEST, "Content-Type must be application/json", status=415)
     return None
@@ -141,6 +140,11 @@ _OWS = " \t"
 
 def _field_values(request: Request, name: str) -> list[str]:
     return [value.strip(_OWS) for value in request.headers.getall(name, [])]
+
+
+def field_value(request: Request, name: str) -> str | None:
+    """A header's (first) value without its optional whitespace; None when absent."""
+    return next(iter(_field_values(request, name)), None)
 
 
 def _version_refusal(request: Request, message_id: Any) -> HTTPResponse | None:  # noqa: ANN401 - a JSON-RPC id
@@ -198,7 +202,7 @@ def read_exchange(request: Request) -> Exchange | Notification | HTTPResponse:
         return error(request, message.get("id"), types.INVALID_REQUEST, "not a JSON-RPC request", status=400)
     if (refused := _version_refusal(request, rpc.id)) is not None:
         return refused
-    header = next(iter(_field_values(request, MCP_PROTOCOL_VERSION)), None)
+    header = field_value(request, MCP_PROTOCOL_VERSION)
     if _carries_modern_meta(message) or (header is not None and header not in HANDSHAKE_PROTOCOL_VERSIONS):
         return _modern_exchange(request, message, rpc)
     return Exchange(rpc.id, rpc.method, dict(rpc.params or {}), None)

@@ -193,6 +193,24 @@ async def test_task_ids_and_headers_are_checked(http, token) -> None:
     assert legacy.json()["error"]["code"] == -32601
 
 
+async def test_a_task_the_organization_cannot_read_says_why_with_its_code(http, tasks_stack) -> None:
+    """A run read for an organization without a plan: the implementation-defined -32000, whose
+    data is the tool error with its stable code."""
+    engine = create_async_engine(tasks_stack.database_url)
+    await admin.bootstrap(
+        engine, email="unpaid@example.com", password="correct horse battery", org="unpaid", credits_=0, plan="none"
+    )
+    await engine.dispose()
+    channel = grpc.aio.insecure_channel(tasks_stack.core_target)
+    session = await sign_in(channel, "unpaid@example.com")
+    await channel.close()
+    token = (await tokens_for(http, session, (await register(http))["client_id"], "generate:read"))["access_token"]
+    response = await Client(http, token).task("tasks/get", "run_00000000000000000000000000")
+    assert response.status_code == 200
+    error = response.json()["error"]
+    assert (error["code"], error["data"]["code"]) == (-32000, "SUBSCRIPTION_REQUIRED")
+
+
 async def test_a_task_survives_a_killed_worker(http, token, workers, fake, tasks_stack) -> None:
     """The worker running the task's job is SIGKILLed while the model answers; once its lease
     ends another worker runs the job again and the task completes, once."""

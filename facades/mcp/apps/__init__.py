@@ -19,8 +19,11 @@ from typing import Any
 import mcp_types as types
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 
+from contract.operations import TOOLS
+
 HERE = Path(__file__).resolve().parent
-POST_PREVIEW_URI = "ui://herald/post-preview"
+# The URI is the operation table's (the tool names it); this module serves it.
+POST_PREVIEW_URI = TOOLS["preview_post"].tool.ui
 # No connect, resource or frame domains: everything the page needs is inline.
 _UI_META: dict[str, Any] = {"ui": {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": True}}
 
@@ -53,6 +56,11 @@ RESOURCES = {
         file="post_preview.html",
     )
 }
+
+
+_UNSERVED = {op.tool.ui for op in TOOLS.values() if op.tool.ui} - set(RESOURCES)
+if _UNSERVED:  # a tool pointing at a UI no one serves would leave hosts with a broken frame
+    raise RuntimeError(f"MCP Apps resources named by tools but not served: {sorted(_UNSERVED)}")
 
 
 def capabilities() -> dict[str, Any]:
