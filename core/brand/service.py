@@ -3,18 +3,20 @@ never-publish check every post passes when it is created, edited and claimed for
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 import grpc
-from sqlalchemy import and_, insert, select, update
+from sqlalchemy import and_, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand.never_publish import Matcher, matcher
 from core.brand.voice import VoiceDocument, effective, validated
 from core.db.models import brand_voices, organizations, profiles, users
+from core.db.prepared import Prepared
 from core.errors import Conflict, DomainError, NotFound
 from core.ids import new_id
 
@@ -49,17 +51,27 @@ class Voice:
     updated_by: str
 
 
-async def _current(conn: AsyncConnection, org_id: str, scopes: Iterable[str]) -> dict[str, StoredVoice]:
-    rows = await conn.execute(
+@functools.cache
+def _current_of(count: int) -> Prepared:
+    """The current documents of `count` scopes (every post runs it: core/db/prepared.py)."""
+    scopes = [bindparam(f"scope_{i}") for i in range(count)]
+    return Prepared(
         select(
             brand_voices.c.scope,
             brand_voices.c.document,
             brand_voices.c.version,
             brand_voices.c.created_at,
             brand_voices.c.created_by,
-        ).where(brand_voices.c.org_id == org_id, brand_voices.c.is_current, brand_voices.c.scope.in_(list(scopes)))
+        ).where(brand_voices.c.org_id == bindparam("org"), brand_voices.c.is_current, brand_voices.c.scope.in_(scopes))
     )
-    return {r.scope: StoredVoice(VoiceDocument.from_json(r.document), r.version, r.created_at, r.created_by) for r in rows}
+
+
+async def _current(conn: AsyncConnection, org_id: str, scopes: Iterable[str]) -> dict[str, StoredVoice]:
+    scopes = list(scopes)
+    rows = await _current_of(len(scopes)).all(conn, {"org": org_id, **{f"scope_{i}": s for i, s in enumerate(scopes)}})
+    return {
+        r.scope: StoredVoice(VoiceDocument.from_json(r.document), r.version, r.created_at, r.created_by) for r in rows
+    }
 
 
 async def _profile_id(conn: AsyncConnection, org_id: str, slug: str) -> str:

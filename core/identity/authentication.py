@@ -9,6 +9,7 @@ from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core.db.models import api_keys, memberships, oauth_grants, oauth_tokens, organizations, sessions, users
+from core.db.prepared import Prepared
 from core.errors import Unauthorized
 from core.identity.credentials import API_KEY_PREFIX, parse_api_key, secret_matches
 from core.identity.principal import CredentialKind, Principal
@@ -34,8 +35,8 @@ _API_KEY_LOOKUP = select(
         and_(memberships.c.user_id == api_keys.c.user_id, memberships.c.org_id == api_keys.c.org_id),
     )
 )
-# Built once; the key id is a bound parameter, so SQLAlchemy's compiled cache always hits.
-_API_KEY_LOOKUP = _API_KEY_LOOKUP.where(api_keys.c.key_id == bindparam("key_id"))
+# Every API call runs it: built once, run on the driver (core/db/prepared.py).
+_API_KEY_LOOKUP = Prepared(_API_KEY_LOOKUP.where(api_keys.c.key_id == bindparam("key_id")))
 
 
 # Sessions and access tokens: found by the SHA-256 of the whole token (unique index), joined to
@@ -54,9 +55,7 @@ _SESSION_LOOKUP = (
     .select_from(
         sessions.join(organizations, organizations.c.id == sessions.c.org_id)
         .join(users, users.c.id == sessions.c.user_id)
-        .join(
-            memberships, and_(memberships.c.user_id == sessions.c.user_id, memberships.c.org_id == sessions.c.org_id)
-        )
+        .join(memberships, and_(memberships.c.user_id == sessions.c.user_id, memberships.c.org_id == sessions.c.org_id))
     )
     .where(sessions.c.token_hash == bindparam("token_hash"))
 )
@@ -168,7 +167,7 @@ async def _authenticate_api_key(conn: AsyncConnection, token: str, now: datetime
     key_id = parse_api_key(token)
     if key_id is None:
         raise Unauthorized("malformed API key")
-    row = (await conn.execute(_API_KEY_LOOKUP, {"key_id": key_id})).first()
+    row = await _API_KEY_LOOKUP.first(conn, {"key_id": key_id})
     # One message for unknown, wrong and revoked keys: the answer must not tell them apart.
     if row is None or not secret_matches(token, row.secret_hash) or row.revoked_at is not None:
         raise Unauthorized("invalid or revoked API key")

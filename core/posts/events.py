@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from herald.posts.v1 import posts_pb2
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -26,8 +27,10 @@ async def emit(
     now: datetime,
     *,
     request_ids: Sequence[str | None] | None = None,
+    messages: Sequence[posts_pb2.Post] | None = None,
 ) -> None:
-    data = [Post.from_proto(post_message(r)) for r in records]
+    """One event per record; `messages`: the records' messages when the caller already built them."""
+    data = [Post.from_proto(m) for m in (messages if messages is not None else map(post_message, records))]
     await fanout.emit(conn, org_id, event_type, data, now, request_ids=request_ids)
 
 

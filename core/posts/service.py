@@ -4,20 +4,23 @@ core/posts/validation.py; the publisher (core/publisher) moves posts on from `qu
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from herald.posts.v1 import posts_pb2
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contract.logs import REQUEST_ID
 from core.brand import service as brand
 from core.db.models import posts, profiles
+from core.db.prepared import Prepared
 from core.errors import NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
 from core.posts import drafts, events, idempotency, parts, slotting
 from core.posts.features import refuse_missing_scopes, unsupported
+from core.posts.messages import post_message
 from core.posts.parts import PartRecord, new_delivery_key
 from core.posts.records import EDITABLE, POST_COLUMNS, STATUSES, PostRecord, load
 from core.posts.rules import MediaInfo
@@ -35,12 +38,24 @@ from core.posts.validation import (
 from core.posts.versions import ThreadItem, Version, check_first_comment, check_media_ids, check_text, check_thread
 from core.profiles.service import CONNECTORS
 
+# The columns create_posts gives (the others take their defaults); run on the driver.
+_INSERT_POSTS = Prepared(
+    insert(posts),
+    columns=[
+        "id", "org_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type", "status",
+        "schedule_at", "due_at", "created_at", "updated_at", "attempts", "charged", "units", "delivery_key",
+        "failure_reason", "failure_detail", "platform_error", "platform_post_id", "platform_url", "request_id",
+    ],
+)  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class CreateOutcome:
     records: list[PostRecord]
     # The stored first response, when the request replays an Idempotency-Key.
     replay: bytes | None = None
+    # The records as messages, built once for their post.created events and the response.
+    messages: list[posts_pb2.Post] = field(default_factory=list)
 
 
 async def create_posts(
@@ -111,14 +126,15 @@ async def create_posts(
         item_rows, item_media = parts.part_rows(org_id, post_id, target.version)
         part_rows += item_rows
         media_rows += item_media
-    await conn.execute(insert(posts), rows)
+    await _INSERT_POSTS.many(conn, rows)
     await parts.insert_parts(conn, part_rows, media_rows)
     # Built from what was inserted: reading the rows back cost two round trips per request.
     records = [_record(r, target.version, now) for r, target in zip(rows, plan.targets, strict=True)]
-    await events.emit(conn, org_id, "post.created", records, now)
+    messages = [post_message(r) for r in records]
+    await events.emit(conn, org_id, "post.created", records, now, messages=messages)
     if idempotency_key and encode is not None:
         await idempotency.store_response(conn, org_id, idempotency_key, encode(records))
-    return CreateOutcome(records)
+    return CreateOutcome(records, messages=messages)
 
 
 def _record(row: dict, version: Version, now: datetime) -> PostRecord:

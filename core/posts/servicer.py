@@ -92,7 +92,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         )
         if outcome.replay is not None:
             return posts_pb2.CreatePostsResponse.FromString(outcome.replay)
-        return _response(outcome.records)
+        return posts_pb2.CreatePostsResponse(posts=outcome.messages)
 
     async def ListPosts(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()

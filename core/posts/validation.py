@@ -11,6 +11,7 @@ library; the destination rules run when it is scheduled.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.brand import service as brand
 from core.connections.errors import ProfileNotConnected
 from core.db.models import media, profiles
+from core.db.prepared import Prepared
 from core.errors import DomainError, ValidationError
 from core.posts.features import refuse_missing_scopes, unsupported
 from core.posts.rules import (
@@ -258,18 +260,23 @@ def refuse_unconnected(targets: list[TargetProfile]) -> None:
         )
 
 
-_PROFILES = select(
-    profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status, profiles.c.granted_scopes
-).where(profiles.c.org_id == bindparam("org"), profiles.c.slug.in_(bindparam("slugs", expanding=True)))
-# next_slot's read: the slot tables too (core/posts/slotting.py `next_slots` decides whether
-# they must be read again under a row lock).
-_SLOTTED = _PROFILES.add_columns(profiles.c.slot_table, profiles.c.slot_watermark)
+@functools.cache
+def _profiles_of(count: int, slots: bool) -> Prepared:
+    """The profiles named by `count` slugs (a statement per count, so each is compiled once);
+    with `slots`, next_slot's slot tables too (core/posts/slotting.py `next_slots` decides
+    whether they must be read again under a row lock)."""
+    columns = [profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status]
+    columns += [profiles.c.granted_scopes] + ([profiles.c.slot_table, profiles.c.slot_watermark] if slots else [])
+    named = [bindparam(f"slug_{i}") for i in range(count)]
+    return Prepared(select(*columns).where(profiles.c.org_id == bindparam("org"), profiles.c.slug.in_(named)))
 
 
 async def _load_profiles(
     conn: AsyncConnection, org_id: str, slugs: list[str], *, slots: bool = False
 ) -> list[TargetProfile]:
-    rows = await conn.execute(_SLOTTED if slots else _PROFILES, {"org": org_id, "slugs": slugs})
+    rows = await _profiles_of(len(slugs), slots).all(
+        conn, {"org": org_id, **{f"slug_{i}": slug for i, slug in enumerate(slugs)}}
+    )
     by_slug = {
         r.slug: TargetProfile(
             r.id,

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from contract.logs import REQUEST_ID
 from core.db.engine import is_sqlite, transaction
 from core.db.models import webhook_attempts, webhook_events, webhook_messages, webhooks
+from core.db.prepared import Prepared
 from core.errors import NotFound
 from core.ids import new_id
 from core.jobs import queue
@@ -32,6 +33,12 @@ from core.webhooks.signing import event_body
 KIND = "webhook.deliver"
 # Events fanned out per transaction of a worker's round.
 FAN_OUT_BATCH = 256
+
+
+# Every change runs it (with the change): built once, run on the driver (core/db/prepared.py).
+_INSERT_EVENTS = Prepared(
+    insert(webhook_events), columns=["id", "org_id", "type", "body", "created_at", "fanned_out_at", "request_id"]
+)
 
 
 def _event_row(
@@ -65,8 +72,7 @@ async def emit(
     current = REQUEST_ID.get()
     causes = request_ids or [current] * len(data)
     rows = [_event_row(org_id, event_type, item, now, cause) for item, cause in zip(data, causes, strict=True)]
-    if rows:
-        await conn.execute(insert(webhook_events), rows)
+    await _INSERT_EVENTS.many(conn, rows)
     return [r["id"] for r in rows]
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.identity.credentials import hash_secret, mint_api_key, parse_api_key, secret_matches
 from core.identity.passwords import hash_password, verify_password
-from core.ids import new_id
+from core.ids import _encode, id_at, new_id
 
 
 def test_minted_keys_are_well_formed_and_unique() -> None:
@@ -57,3 +59,14 @@ def test_ids_sort_by_creation_within_a_process() -> None:
     assert ids == sorted(ids)
     assert len(set(ids)) == 2000
     assert all(i.startswith("led_") and len(i) == 30 for i in ids[:5])
+
+
+@given(st.integers(min_value=0, max_value=(1 << 80) - 1), st.integers(min_value=0, max_value=(1 << 50) - 1))
+def test_an_id_body_is_crockford_base32_of_its_time_and_randomness(rand: int, millis: int) -> None:
+    # Decoded character by character, the body gives back the milliseconds and the random part.
+    body = _encode(millis, 10) + _encode(rand, 16)
+    value = 0
+    for char in body:
+        value = value * 32 + "0123456789abcdefghjkmnpqrstvwxyz".index(char)
+    assert (value >> 80, value & ((1 << 80) - 1)) == (millis, rand)
+    assert id_at("led", millis) <= f"led_{body}"
