@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contract.logs import REQUEST_ID
 from core.brand import service as brand
 from core.db.models import posts, profiles
-from core.db.prepared import Prepared
+from core.db.prepared import Prepared, pipelined
 from core.errors import NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
@@ -126,12 +126,15 @@ async def create_posts(
         item_rows, item_media = parts.part_rows(org_id, post_id, target.version)
         part_rows += item_rows
         media_rows += item_media
-    await _INSERT_POSTS.many(conn, rows)
-    await parts.insert_parts(conn, part_rows, media_rows)
-    # Built from what was inserted: reading the rows back cost two round trips per request.
-    records = [_record(r, target.version, now) for r, target in zip(rows, plan.targets, strict=True)]
-    messages = [post_message(r) for r in records]
-    await events.emit(conn, org_id, "post.created", records, now, messages=messages)
+    # next_slot on PostgreSQL holds its profiles' rows locked until the commit (core/posts/
+    # slotting.py), and other requests for them wait: its writes go in one round trip.
+    async with pipelined(conn, enabled=bool(slots)):
+        await _INSERT_POSTS.many(conn, rows)
+        await parts.insert_parts(conn, part_rows, media_rows)
+        # Built from what was inserted: reading the rows back cost two round trips per request.
+        records = [_record(r, target.version, now) for r, target in zip(rows, plan.targets, strict=True)]
+        messages = [post_message(r) for r in records]
+        await events.emit(conn, org_id, "post.created", records, now, messages=messages)
     if idempotency_key and encode is not None:
         await idempotency.store_response(conn, org_id, idempotency_key, encode(records))
     return CreateOutcome(records, messages=messages)

@@ -20,11 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, select, text, update
+from sqlalchemy import Text, bindparam, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.engine import is_sqlite
 from core.db.models import posts, profiles
+from core.db.prepared import Prepared
+from core.db.types import UTCDateTime
 from core.errors import NotFound, ValidationError
 from core.posts.slots import HORIZON, SlotTable, candidates, parse_table
 
@@ -75,10 +77,13 @@ _TAKEN = select(posts.c.profile_id, posts.c.schedule_at).where(
     posts.c.schedule_at > bindparam("after"),
     posts.c.status.not_in(FREE_STATUSES),
 )
-# PostgreSQL: the lock and both reads in one round trip (migration 0009 has the function).
-_LOCKED_READ = text(
-    "SELECT profile_id AS id, profile_slug AS slug, table_json AS slot_table, watermark AS slot_watermark, taken "
-    "FROM herald_slot_rows(:ids, :at)"
+# PostgreSQL: the lock and both reads in one round trip (migration 0009 has the function); run
+# on the driver (core/db/prepared.py): the rows' lock is held from here to the commit.
+_LOCKED_READ = Prepared(
+    text(
+        "SELECT profile_id AS id, profile_slug AS slug, table_json AS slot_table, watermark AS slot_watermark, taken "
+        "FROM herald_slot_rows(:ids, :at)"
+    ).columns(id=Text, slug=Text, slot_table=Text, slot_watermark=UTCDateTime, taken=UTCDateTime)
 )
 _MARK = update(profiles).where(profiles.c.id == bindparam("profile")).values(slot_watermark=bindparam("mark"))
 
@@ -104,7 +109,7 @@ async def next_slots(
             taken[row.profile_id].add(row.schedule_at.replace(second=0, microsecond=0))
     else:
         states, taken = [], {}
-        for row in await conn.execute(_LOCKED_READ, {"ids": sorted(profile_ids), "at": now}):
+        for row in await _LOCKED_READ.all(conn, {"ids": sorted(profile_ids), "at": now}):
             if row.taken is None:
                 states.append(SlotState(row.id, row.slug, row.slot_table, row.slot_watermark))
             else:

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from core import admin
 from core.db.models import organizations, posts, profiles, webhook_events
-from core.db.prepared import Prepared
+from core.db.prepared import Prepared, pipelined
 from core.ids import new_id
 from tests.core.module_database import engine, url
 
@@ -142,7 +142,10 @@ async def test_the_engines_statement_listeners_see_each_statement(engine) -> Non
     finally:
         event.remove(engine.sync_engine, "before_cursor_execute", record)
     statements = [s for s in seen if not s[0].startswith("begin")]
-    assert statements == [("insert into webhook_events", True), ("select webhook_events.id, webhook_events.type,", False)]
+    assert statements == [
+        ("insert into webhook_events", True),
+        ("select webhook_events.id, webhook_events.type,", False),
+    ]
 
 
 def test_statements_a_driver_cannot_be_given_are_refused_when_compiled(engine) -> None:
@@ -155,3 +158,24 @@ def test_statements_a_driver_cannot_be_given_are_refused_when_compiled(engine) -
     with pytest.raises(ValueError, match="default is not a constant"):
         Prepared(insert(table), columns=["id"])._for(engine.dialect)
     Prepared(insert(table), columns=["id", "at"])._for(engine.dialect)  # named: fine
+
+
+async def test_pipelined_writes_land_together_and_fail_as_sqlalchemys(engine) -> None:
+    org = await _org(engine, "prepared-pipeline@example.com")
+    first, second, third = (_event(org, datetime.now(UTC)) for _ in range(3))
+    async with engine.begin() as conn:
+        async with pipelined(conn):
+            await _EVENTS.many(conn, [first])
+            await _EVENTS.many(conn, [second])
+        # After the block, in the same transaction, both are there.
+        assert [r.id for r in await _EVENT.all(conn, {"id": second["id"]})] == [second["id"]]
+    with pytest.raises(IntegrityError):
+        async with engine.begin() as conn:
+            async with pipelined(conn):
+                await _EVENTS.many(conn, [third])
+                await _EVENTS.many(conn, [first])  # its id again: the whole transaction fails
+    async with engine.connect() as conn:
+        ids = [third["id"], first["id"], second["id"]]
+        assert await conn.scalar(select(func.count()).where(webhook_events.c.id.in_(ids))) == 2
+        # The connection left pipeline mode: SQLAlchemy's own statements work on it as before.
+        assert (await conn.execute(select(webhook_events.c.id).where(webhook_events.c.id == first["id"]))).scalar()
