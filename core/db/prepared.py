@@ -85,6 +85,16 @@ class Prepared:
         rows = await self.all(conn, params)
         return rows[0] if rows else None
 
+    async def run(self, conn: AsyncConnection, params: Mapping[str, Any]) -> None:
+        """The statement once, its result (if any) unread: a write."""
+        compiled = self._for(conn.dialect)
+        args = _arguments(compiled, params)
+        _announce(conn, compiled.sql, args, False)
+        try:
+            await (await _driver(conn).execute(compiled.sql, args)).close()
+        except conn.dialect.loaded_dbapi.Error as error:
+            raise _wrapped(compiled.sql, args, error, conn.dialect) from error
+
     async def many(self, conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
         """The statement once per row (psycopg pipelines them: one round trip)."""
         if not rows:

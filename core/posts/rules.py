@@ -43,7 +43,7 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
     from twitter_text import extract_urls_with_indices
 
-from core.posts.x_count import weighted_length
+from core.posts.x_count import may_hold_url, weighted_length
 
 MediaKind = Literal["image", "gif", "video"]
 
@@ -246,6 +246,8 @@ def default_post_type(connector: str) -> str:
 
 
 def _graphemes(text: str) -> int:
+    if text.isascii():  # each ASCII character is a grapheme of its own, but CR LF is one (UAX #29)
+        return len(text) - text.count("\r\n")
     return sum(1 for _ in _GRAPHEME.finditer(text))
 
 
@@ -256,6 +258,8 @@ def _utf16_units(text: str) -> int:
 def _mastodon_length(text: str) -> int:
     # StatusLengthValidator: URLs with a scheme become 23 characters and @user@domain becomes @user,
     # overlapping entities resolved in favour of the URL; then graphemes are counted.
+    if "://" not in text and "@" not in text:  # neither a URL with a scheme nor a mention
+        return _graphemes(text)
     urls = [tuple(u["indices"]) for u in extract_urls_with_indices(text, extract_urls_without_protocol=False)]
     pieces, position = [], 0
     entities = [(s, e, "x" * 23) for s, e in urls]
@@ -275,6 +279,8 @@ def _threads_length(text: str) -> int:
     # holding an emoji weighs its UTF-8 bytes (😀 4, 👨‍👩‍👧 18). Counting every character in bytes
     # would refuse ordinary non-Latin posts that Threads takes; counting emoji as 1 would pass
     # posts that Threads refuses.
+    if text.isascii():  # no emoji: every grapheme weighs 1
+        return _graphemes(text)
     return sum(len(g.encode()) if _EMOJI.search(g) else 1 for g in _GRAPHEME.findall(text))
 
 
@@ -308,7 +314,7 @@ def text_problems(connector: str, text: str) -> list[str]:
     if "max_utf8_bytes" in p and (size := len(text.encode())) > p["max_utf8_bytes"]:
         problems.append(f"content is {size} UTF-8 bytes, over the {name} limit of {p['max_utf8_bytes']} bytes")
     if "max_links" in p:
-        links = {u["url"] for u in extract_urls_with_indices(text)}
+        links = {u["url"] for u in extract_urls_with_indices(text)} if may_hold_url(text) else set()
         if len(links) > p["max_links"]:
             problems.append(f"content has {len(links)} distinct links, over the {name} limit of {p['max_links']}")
     for key, pattern, what in (

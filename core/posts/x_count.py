@@ -90,6 +90,12 @@ def _weight(segment: str) -> int:
     return len(segment) if segment.isascii() else len(segment) + len(_HEAVY.findall(segment))
 
 
+def may_hold_url(text: str) -> bool:
+    """False when `extract_urls_with_indices` can find no URL in `text`, with or without a
+    scheme: no '.' in it is followed by a character a TLD could start with (module docstring)."""
+    return "." in text and _URL_DOT.search(text) is not None
+
+
 def fast_weighted_length(text: str) -> int | None:
     """X's weighted length of `text` when no emoji entity can occur in it, else None."""
     if not text.isascii():
@@ -98,7 +104,7 @@ def fast_weighted_length(text: str) -> int | None:
             return None
     if "\r" in text:
         text = _LINE_ENDING.sub("\n", text)
-    if "." not in text or _URL_DOT.search(text) is None:  # no URL can be found (module docstring)
+    if not may_hold_url(text):
         return _weight(text)
     # parse_tweet's walk: a URL entity starting at the current position counts 23 and skips
     # len(url) code points (one entity per start index, the last one wins); others are skipped.

@@ -296,3 +296,22 @@ async def test_the_dry_run_takes_the_new_fields_and_counts_each_delivery(http, o
     problems = {p["profile"]: p["problems"] for p in dry["profiles"]}
     assert problems["p-bluesky"] == [] and "thread item 1" in problems["p-x"][0]["message"]
     assert (await post_json(http, org, body)).status_code == 400  # creation agrees with the dry run
+
+
+async def test_thread_texts_are_stored_exactly_whatever_their_characters(http, org) -> None:
+    # The parts of a request are written in one statement (PostgreSQL: as one JSON document):
+    # quotes, backslashes, JSON-looking text, line endings, emoji and other scripts come back as sent.
+    texts = ['"quoted" \\ back\\slash {"a": [1]}', "line\r\nending\tand tab", "emoji 👍🏽 and 日本語, é", "spaces   "]
+    body = {
+        "content": "Main",
+        "profiles": ["p-x", "p-mastodon"],
+        "thread": [{"content": t} for t in texts],
+        "first_comment": 'a "comment" \\',
+        "schedule_at": later(),
+    }
+    created = await post_json(http, org, body)
+    assert created.status_code == 201, created.text
+    for post in created.json()["posts"]:
+        stored = (await http.get(f"/v1/posts/{post['id']}", headers=org.auth)).json()
+        assert [t["content"] for t in stored["thread"]] == texts
+        assert stored["first_comment"] == 'a "comment" \\'
