@@ -169,6 +169,23 @@ class CoreServer:
         await self.server.stop(grace)
 
 
+class _GenericHandlersOnly:
+    """The server as the generated `add_*Servicer_to_server` see it, taking their generic handlers
+    but not their registered methods: grpc.aio's server keeps one pending task per registered
+    method and waits on all of them (asyncio.wait) at every call, so ~80 registered methods cost
+    every call of every method (docs/performance.md, "gRPC's registered methods"). The generic
+    handlers serve the same methods through the same interceptors."""
+
+    def __init__(self, server: grpc.aio.Server) -> None:
+        self._server = server
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:  # noqa: ANN401
+        self._server.add_generic_rpc_handlers(handlers)
+
+    def add_registered_method_handlers(self, service: str, handlers: Any) -> None:  # noqa: ANN401
+        pass
+
+
 def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectStorage | None = None) -> CoreServer:
     servicers = _servicers(settings, storage or object_storage(settings))
     server = grpc.aio.server(
@@ -180,8 +197,9 @@ def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectSto
         # Several core processes may listen on one address (`herald serve` starts one per CPU).
         options=[("grpc.so_reuseport", 1)],
     )
+    generic_only = _GenericHandlersOnly(server)
     for svc in SERVICES:
-        svc.register(servicers[svc.descriptor.name], server)
+        svc.register(servicers[svc.descriptor.name], generic_only)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = [svc.descriptor.full_name for svc in SERVICES]

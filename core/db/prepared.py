@@ -133,6 +133,10 @@ def _compile(statement: Executable, dialect: Dialect, columns: list[str] | None)
         defaults[column.key] = default.arg
     binds = []
     for name, bind in compiled.binds.items():
+        if bind.expanding:
+            raise ValueError(f"a prepared statement takes no expanding parameter ({name!r}): one per value")
+        if not bind.required and name not in defaults:  # a value written in the statement (literal(1))
+            defaults[name] = bind.effective_value
         process = bind.type.dialect_impl(dialect).bind_processor(dialect)
         if process is not None:
             binds.append((name, process))
