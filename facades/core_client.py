@@ -55,6 +55,42 @@ class _Stubs:
     methods: dict[str, Any] = field(default_factory=dict)
 
 
+class _InFlight:
+    """Calls in flight per channel. A call goes, when it starts, to the connected channel with the
+    fewest, the first of them on a tie: at low concurrency the same channel (so the same core process)
+    serves one call after another and stays warm, and under load the calls spread over every
+    channel (measured in docs/performance.md, "The facade's channel choice")."""
+
+    def __init__(self, pool: list[_Stubs]) -> None:
+        self.counts = [0] * len(pool)
+        self.channels = [stubs.channel for stubs in pool]
+        # Each multicallable, by identity, to the same method on every channel (by channel index).
+        self.same: dict[int, list[Any]] = {}
+        for name in ("identity", "accounts", "oauth", "credits", "profiles", "posts", "media", "brand"):
+            for method in vars(getattr(pool[0], name)):
+                self.add([getattr(getattr(stubs, name), method) for stubs in pool])
+
+    def add(self, methods: list[Any]) -> None:
+        for method in methods:
+            self.same[id(method)] = methods
+
+    def pick(self, method: Any) -> tuple[Any, int | None]:  # noqa: ANN401
+        """The channel with the fewest calls in flight, and `method` on it (an unknown callable:
+        as given, uncounted)."""
+        methods = self.same.get(id(method))
+        if methods is None:
+            return method, None
+        counts, best = self.counts, None
+        for index, count in enumerate(counts):
+            # A channel that is not connected fails its calls at once, so it would always look
+            # the least busy: it is chosen only when none is connected.
+            if (best is None or count < counts[best]) and self.channels[index].get_state() is _READY:
+                best = index
+        if best is None:
+            best = counts.index(min(counts))
+        return methods[best], best
+
+
 @cache
 def _message_types(path: str) -> tuple[Any, Any]:
     """The request and response classes of a core method, from its gRPC path."""
@@ -111,12 +147,15 @@ def _open(target: str) -> _Stubs:
 
 
 class CoreClient:
-    """A fixed set of channels to the core, opened once per facade process and used round-robin:
-    `core.profiles.ListProfiles` picks the next channel's stub."""
+    """A fixed set of channels to the core, opened once per facade process: `core.profiles.ListProfiles`
+    is the stub of the channel with the fewest calls in flight (_InFlight)."""
 
     def __init__(self, target: str, timeout: float, channels: int = 1, *, wait: float = 0.0) -> None:
         self._pool = [_open(target) for _ in range(channels)]
+        # The stubs' channel does not matter for call(), which sends through the least busy one;
+        # the others (readiness) take the channels in turn.
         self._next = itertools.cycle(self._pool).__next__
+        self._in_flight = _InFlight(self._pool)
         self.timeout = timeout
         # How long a call waits for the core to be connected (one starting, one restarting)
         # before it fails 503 SERVICE_UNAVAILABLE.
@@ -154,10 +193,18 @@ class CoreClient:
         callable_ = stubs.methods.get(path)
         if callable_ is None:
             request_type, response_type = _message_types(path)
-            callable_ = stubs.channel.unary_unary(
-                path, request_serializer=request_type.SerializeToString, response_deserializer=response_type.FromString
-            )
-            stubs.methods[path] = callable_
+            on_each = [
+                s.channel.unary_unary(
+                    path,
+                    request_serializer=request_type.SerializeToString,
+                    response_deserializer=response_type.FromString,
+                )
+                for s in self._pool
+            ]
+            for s, made in zip(self._pool, on_each, strict=True):
+                s.methods[path] = made
+            self._in_flight.add(on_each)
+            callable_ = stubs.methods[path]
         return callable_
 
     @property
@@ -207,12 +254,19 @@ class CoreClient:
             metadata.append(("herald-audience", audience))
         if self.wait and not self._connected():
             await self._await_core()
-        call = method(request, metadata=tuple(metadata), timeout=self.timeout)
+        method, channel = self._in_flight.pick(method)
+        counts = self._in_flight.counts
+        if channel is not None:
+            counts[channel] += 1
         try:
+            call = method(request, metadata=tuple(metadata), timeout=self.timeout)
             response = await call
             trailing = await call.trailing_metadata()
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
+        finally:
+            if channel is not None:
+                counts[channel] -= 1
         remaining: int | None = None
         low = False
         ratelimit = None
