@@ -170,10 +170,9 @@ async def test_pipelined_writes_land_together_and_fail_as_sqlalchemys(engine) ->
         # After the block, in the same transaction, both are there.
         assert [r.id for r in await _EVENT.all(conn, {"id": second["id"]})] == [second["id"]]
     with pytest.raises(IntegrityError):
-        async with engine.begin() as conn:
-            async with pipelined(conn):
-                await _EVENTS.many(conn, [third])
-                await _EVENTS.many(conn, [first])  # its id again: the whole transaction fails
+        async with engine.begin() as conn, pipelined(conn):
+            await _EVENTS.many(conn, [third])
+            await _EVENTS.many(conn, [first])  # its id again: the whole transaction fails
     async with engine.connect() as conn:
         ids = [third["id"], first["id"], second["id"]]
         assert await conn.scalar(select(func.count()).where(webhook_events.c.id.in_(ids))) == 2
