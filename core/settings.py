@@ -23,7 +23,7 @@ class CoreSettings(BaseSettings):
     data_dir: Path = Path("var")
     # Empty means the embedded default: a SQLite file under data_dir.
     database_url: str = ""
-    database_pool_size: int = Field(default=10, ge=1, le=200)
+    database_pool_size: int = Field(default=20, ge=1, le=200)
     core_listen: str = "127.0.0.1:50051"
     # How many core processes `herald serve` starts; 0 means one per CPU.
     core_processes: int = Field(default=0, ge=0, le=64)
