@@ -81,10 +81,13 @@ async def create_posts(
             conn,
             [t.profile.id for t in plan.targets],
             now,
+            # SQLite: the rows as validation read them (PostgreSQL reads them again, locked).
             read=[
                 slotting.SlotState(p.id, p.slug, p.slot_table, p.slot_watermark)
                 for p in (t.profile for t in plan.targets)
-            ],
+            ]
+            if conn.dialect.name == "sqlite"
+            else None,
         )
         if request.next_slot
         else {}

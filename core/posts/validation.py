@@ -123,7 +123,11 @@ async def validate_create(
         schedule_at = parse_datetime(request.schedule_at, "schedule_at") if request.schedule_at else None
     else:
         schedule_at = parse_schedule(request.schedule_at, now)
-    profiles_ = await _load_profiles(conn, org_id, request.profiles, slots=request.next_slot and not request.draft)
+    # next_slot's slot tables come with the profiles on SQLite (its write transaction already
+    # holds the lock); PostgreSQL reads them again under the rows' lock (core/posts/slotting.py),
+    # so they are not read twice.
+    slots = request.next_slot and not request.draft and conn.dialect.name == "sqlite"
+    profiles_ = await _load_profiles(conn, org_id, request.profiles, slots=slots)
     targets = [_target(p, request) for p in profiles_]
     refuse_unsupported(targets)
     if live:
