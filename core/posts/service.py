@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contract.logs import REQUEST_ID
 from core.brand import service as brand
+from core.db.engine import is_sqlite
 from core.db.models import posts, profiles
 from core.db.prepared import Prepared, pipelined
 from core.errors import NotFound, ValidationError
@@ -66,7 +67,7 @@ async def create_posts(
     *,
     idempotency_key: str = "",
     request_digest: str = "",
-    encode: Callable[[list[PostRecord]], bytes] | None = None,
+    encode: Callable[[list[posts_pb2.Post]], bytes] | None = None,
     live: bool = False,
 ) -> CreateOutcome:
     """Creates one post per profile, or nothing: every check runs before the first insert.
@@ -86,7 +87,7 @@ async def create_posts(
                 slotting.SlotState(p.id, p.slug, p.slot_table, p.slot_watermark)
                 for p in (t.profile for t in plan.targets)
             ]
-            if conn.dialect.name == "sqlite"
+            if is_sqlite(conn.engine)
             else None,
         )
         if request.next_slot
@@ -139,7 +140,7 @@ async def create_posts(
         messages = [post_message(r) for r in records]
         await events.emit(conn, org_id, "post.created", records, now, messages=messages)
     if idempotency_key and encode is not None:
-        await idempotency.store_response(conn, org_id, idempotency_key, encode(records))
+        await idempotency.store_response(conn, org_id, idempotency_key, encode(messages))
     return CreateOutcome(records, messages=messages)
 
 

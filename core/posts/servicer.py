@@ -10,7 +10,6 @@ from core.pagination import page_request
 from core.posts import dry_run, outbox, preview, recent, service
 from core.posts.idempotency import request_hash
 from core.posts.messages import post_message
-from core.posts.records import PostRecord
 from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
 from core.rpc.context import current_call
@@ -70,10 +69,6 @@ def _create_request(request: posts_pb2.CreatePostsRequest) -> CreateRequest:
     )
 
 
-def _response(records: list[PostRecord]) -> posts_pb2.CreatePostsResponse:
-    return posts_pb2.CreatePostsResponse(posts=[post_message(r) for r in records])
-
-
 class PostServicer(posts_pb2_grpc.PostServiceServicer):
     async def CreatePosts(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
@@ -87,7 +82,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             call.now,
             idempotency_key=request.request_id,
             request_digest=request_hash(fingerprint.SerializeToString(deterministic=True)),
-            encode=lambda records: _response(records).SerializeToString(),
+            encode=lambda messages: posts_pb2.CreatePostsResponse(posts=messages).SerializeToString(),
             live=call.settings.publish_mode == "live",
         )
         if outcome.replay is not None:

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand import service as brand
 from core.connections.errors import ProfileNotConnected
+from core.db.engine import is_sqlite
 from core.db.models import media, profiles
 from core.db.prepared import Prepared
 from core.errors import DomainError, ValidationError
@@ -126,7 +127,7 @@ async def validate_create(
     # next_slot's slot tables come with the profiles on SQLite (its write transaction already
     # holds the lock); PostgreSQL reads them again under the rows' lock (core/posts/slotting.py),
     # so they are not read twice.
-    slots = request.next_slot and not request.draft and conn.dialect.name == "sqlite"
+    slots = request.next_slot and not request.draft and is_sqlite(conn.engine)
     profiles_ = await _load_profiles(conn, org_id, request.profiles, slots=slots)
     targets = [_target(p, request) for p in profiles_]
     refuse_unsupported(targets)
