@@ -93,6 +93,23 @@ def wait_until(predicate, timeout: float, what: str, every: float = 0.1) -> None
         time.sleep(every)
 
 
+def kill_when(worker: subprocess.Popen, predicate, timeout: float, what: str) -> None:  # noqa: ANN001
+    """SIGKILL `worker` in a state where `predicate` holds. The worker is frozen (SIGSTOP) while
+    the state is read, so the kill lands in exactly the state seen: a batch cannot finish between
+    the look and the kill. When the state is not there yet, the worker goes on (SIGCONT)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        worker.send_signal(signal.SIGSTOP)
+        if predicate():
+            worker.send_signal(signal.SIGKILL)
+            worker.wait(timeout=10)
+            return
+        worker.send_signal(signal.SIGCONT)
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        time.sleep(0.1)
+
+
 def pending(url: str, org_id: str) -> int:
     s = asyncio.run(snapshot(url, org_id))["by_status"]
     return sum(s.get(k, 0) for k in ("scheduled", "queued", "publishing"))
@@ -145,9 +162,7 @@ def test_sigkill_mid_batch_second_worker_finishes(backend, tmp_path) -> None:  #
                 counts = asyncio.run(snapshot(url, org_id))["by_status"]
                 return counts.get("published", 0) >= 100 and counts.get("publishing", 0) > 0
 
-            wait_until(mid_batch, 120, "100 published and a batch in flight")
-            first.send_signal(signal.SIGKILL)
-            first.wait(timeout=10)
+            kill_when(first, mid_batch, 120, "100 published and a batch in flight")
             at_kill = asyncio.run(snapshot(url, org_id))
             # The kill left claimed posts behind: the crash window this test is about.
             assert at_kill["by_status"].get("publishing", 0) > 0, at_kill
@@ -256,13 +271,11 @@ def test_sigkill_mid_thread_every_item_exactly_once(backend, tmp_path) -> None: 
         try:
 
             def mid_thread() -> bool:
-                # Two parts still pending: 300 ms at least before that thread can end.
+                # Two parts still pending (the worker is frozen while this is read).
                 published, in_flight = asyncio.run(threads_in_flight(url, pending_at_least=2))
                 return published >= 10 and in_flight > 0
 
-            wait_until(mid_thread, 60, "10 published and a thread in flight")
-            first.send_signal(signal.SIGKILL)
-            first.wait(timeout=10)
+            kill_when(first, mid_thread, 60, "10 published and a thread in flight")
             # The kill left a thread half out: the post `publishing`, some parts out, some not.
             assert asyncio.run(threads_in_flight(url))[1] > 0, asyncio.run(snapshot(url, org_id))
             at_kill = asyncio.run(thread_rows(url, org_id))
