@@ -23,7 +23,7 @@ Each run, on emptied tables and an emptied fake:
 1. Starts K real `python -m core worker` processes (the core's default poll interval and batch
    size unless --poll-seconds / --batch-size) and waits until each has a database connection
    and is idle. Start-up is not measured.
-2. *Scheduled* (--workers): creates --posts posts, one per call of core.posts.service.create_posts
+2. *Scheduled* (--workers): creates --posts posts, one per call of core.posts.create.create_posts
    (live=True), each to one profile in turn, with schedule_at = t0 + i / --rate, all in ONE
    transaction committed before t0 (t0 = now + --lead, by default enough for the creation).
    *Burst* (--burst-workers): creates --burst-posts posts due now (4 profiles per call) in one
@@ -533,7 +533,7 @@ async def create_posts(
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from core.db.types import utcnow
-    from core.posts import service
+    from core.posts import create
     from core.posts.validation import CreateRequest
 
     engine = create_async_engine(url)
@@ -543,7 +543,7 @@ async def create_posts(
             transaction = await conn.begin()
             for content, to, at in zip(contents, slugs, schedule, strict=True):
                 when = at.isoformat().replace("+00:00", "Z") if at is not None else None
-                await service.create_posts(
+                await create.create_posts(
                     conn, org_id, CreateRequest(content, to, schedule_at=when), utcnow(), live=True
                 )
             before_commit()

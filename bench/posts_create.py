@@ -7,7 +7,7 @@
    organization (1,000,000 credits) with an API key and 3 profiles: p-x (x), p-bsky (bluesky),
    p-li (linkedin).
 2. Captures the SQL of one request, as the core sends it to the driver: it runs the core's own
-   `authenticate` and `core.posts.service.create_posts` on a real connection with a SQLAlchemy
+   `authenticate` and `core.posts.create.create_posts` on a real connection with a SQLAlchemy
    `before_cursor_execute` hook and rolls back. That gives the five statements of the request
    (API key lookup, profiles by slug, INSERT of the 3 posts as one executemany, the posts read
    back by id, their post_media), byte for byte, with their parameters.
@@ -103,7 +103,7 @@ async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> d
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from core.identity.authentication import authenticate
-    from core.posts import service
+    from core.posts import create
     from core.posts.validation import CreateRequest
 
     engine = create_async_engine(database_url)
@@ -118,7 +118,7 @@ async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> d
         async with engine.connect() as conn:
             transaction = await conn.begin()
             await authenticate(conn, f"Bearer {api_key}", now, audience="")
-            outcome = await service.create_posts(conn, org_id, CreateRequest(TEMPLATE_CONTENT, SLUGS), now)
+            outcome = await create.create_posts(conn, org_id, CreateRequest(TEMPLATE_CONTENT, SLUGS), now)
             await transaction.rollback()
     finally:
         await engine.dispose()

@@ -13,7 +13,7 @@ each worker count K, on one fresh migrated database (dropped at the end), emptie
    each is up and polling the empty queue (PostgreSQL: K sessions on the database; SQLite: each
    worker has the database file open), and their CPU has settled. Process start-up is therefore
    not in the measurement.
-3. Creates the N posts with core.posts.service.create_posts (4 profiles per call) in ONE
+3. Creates the N posts with core.posts.create.create_posts (4 profiles per call) in ONE
    transaction: all N become due at its COMMIT. The clock starts at that commit.
 4. Polls the database every 100 ms until every post is in a final state. The end is the largest
    `published_at` the workers wrote (so the 100 ms polling does not blur it); also reported: the
@@ -139,7 +139,7 @@ async def create_due_posts(url: str, org_id: str, n: int, before_commit: Any) ->
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from core.db.types import utcnow
-    from core.posts import service
+    from core.posts import create
     from core.posts.validation import CreateRequest
 
     engine = create_async_engine(url)
@@ -149,7 +149,7 @@ async def create_due_posts(url: str, org_id: str, n: int, before_commit: Any) ->
             now = utcnow()
             slugs = [f"p-{p}" for p in PLATFORMS]
             for i in range(n // len(PLATFORMS)):
-                await service.create_posts(
+                await create.create_posts(
                     conn, org_id, CreateRequest(f"Bench post {i}: publisher throughput.", slugs), now
                 )
             before_commit()

@@ -123,6 +123,21 @@ async def pipelined(conn: AsyncConnection, *, enabled: bool = True) -> AsyncIter
         raise _wrapped("(pipeline)", None, error, conn.dialect) from error
 
 
+async def commit_now(conn: AsyncConnection) -> None:
+    """Commits the caller's transaction now, on the driver (PostgreSQL; inside `pipelined`, in
+    the round trip of the statements before it). For a transaction holding locks that others
+    wait for: they are released without waiting for the caller to return through its layers.
+    The unit of work's own commit then has nothing left to do (psycopg's commit of an idle
+    connection sends nothing), and nothing may be written on `conn` after this: it would not
+    be part of the committed transaction."""
+    if conn.dialect.name != "postgresql":
+        raise ValueError("commit_now is for PostgreSQL: SQLite's unit of work commits")
+    try:
+        await _driver(conn).commit()
+    except conn.dialect.loaded_dbapi.Error as error:
+        raise _wrapped("COMMIT", None, error, conn.dialect) from error
+
+
 def _compile(statement: Executable, dialect: Dialect, columns: list[str] | None) -> _Compiled:
     compiled: Compiled = statement.compile(dialect=dialect, column_keys=columns)
     defaults = {}

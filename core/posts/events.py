@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from herald.posts.v1 import posts_pb2
 from sqlalchemy import select
@@ -27,11 +28,17 @@ async def emit(
     now: datetime,
     *,
     request_ids: Sequence[str | None] | None = None,
-    messages: Sequence[posts_pb2.Post] | None = None,
+    data: Sequence[dict[str, Any]] | None = None,
 ) -> None:
-    """One event per record; `messages`: the records' messages when the caller already built them."""
-    data = [Post.from_proto(m) for m in (messages if messages is not None else map(post_message, records))]
+    """One event per record; `data`: the records' `post_data` when the caller already built it."""
+    if data is None:
+        data = post_data([post_message(r) for r in records])
     await fanout.emit(conn, org_id, event_type, data, now, request_ids=request_ids)
+
+
+def post_data(messages: Sequence[posts_pb2.Post]) -> list[dict[str, Any]]:
+    """What a post's event carries: the post as GET /v1/posts/{id} renders it."""
+    return [Post.from_proto(m) for m in messages]
 
 
 async def emit_current(

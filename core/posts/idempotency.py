@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import grpc
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import idempotency_keys
+from core.db.prepared import Prepared
 from core.errors import DomainError, ValidationError
 
 RETENTION = timedelta(hours=24)
@@ -80,12 +81,16 @@ async def reserve(conn: AsyncConnection, org_id: str, key: str, digest: str, now
     return Reservation(key, row.response)
 
 
+# Run on the driver (core/db/prepared.py): it may go in a pipelined round trip with the posts.
+_STORE = Prepared(
+    update(idempotency_keys)
+    .where(idempotency_keys.c.org_id == bindparam("org"), idempotency_keys.c.key == bindparam("idempotency_key"))
+    .values(response=bindparam("response"))
+)
+
+
 async def store_response(conn: AsyncConnection, org_id: str, key: str, response: bytes) -> None:
-    await conn.execute(
-        update(idempotency_keys)
-        .where(idempotency_keys.c.org_id == org_id, idempotency_keys.c.key == key)
-        .values(response=response)
-    )
+    await _STORE.run(conn, {"org": org_id, "idempotency_key": key, "response": response})
 
 
 async def purge_expired(conn: AsyncConnection, now: datetime) -> int:

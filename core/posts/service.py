@@ -3,178 +3,32 @@ core/posts/validation.py; the publisher (core/publisher) moves posts on from `qu
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from herald.posts.v1 import posts_pb2
-from sqlalchemy import insert, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contract.logs import REQUEST_ID
 from core.brand import service as brand
-from core.db.engine import is_sqlite
 from core.db.models import posts, profiles
-from core.db.prepared import Prepared, pipelined
 from core.errors import NotFound, ValidationError
-from core.ids import new_id
 from core.pagination import Page, next_token
-from core.posts import drafts, events, idempotency, parts, slotting
+from core.posts import drafts, events, parts, slotting
 from core.posts.features import refuse_missing_scopes, unsupported
-from core.posts.messages import post_message
-from core.posts.parts import PartRecord, new_delivery_key
+from core.posts.parts import new_delivery_key
 from core.posts.records import EDITABLE, POST_COLUMNS, STATUSES, PostRecord, load
 from core.posts.rules import MediaInfo
 from core.posts.schedule import parse_datetime, parse_schedule
 from core.posts.validation import (
-    CreateRequest,
     InvalidPostState,
     check_content_for,
     check_media_for,
     check_version_media,
     check_version_texts,
     load_media,
-    validate_create,
 )
 from core.posts.versions import ThreadItem, Version, check_first_comment, check_media_ids, check_text, check_thread
 from core.profiles.service import CONNECTORS
-
-# The columns create_posts gives (the others take their defaults); run on the driver.
-_INSERT_POSTS = Prepared(
-    insert(posts),
-    columns=[
-        "id", "org_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type", "status",
-        "schedule_at", "due_at", "created_at", "updated_at", "attempts", "charged", "units", "delivery_key",
-        "failure_reason", "failure_detail", "platform_error", "platform_post_id", "platform_url", "request_id",
-    ],
-)  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class CreateOutcome:
-    records: list[PostRecord]
-    # The stored first response, when the request replays an Idempotency-Key.
-    replay: bytes | None = None
-    # The records as messages, built once for their post.created events and the response.
-    messages: list[posts_pb2.Post] = field(default_factory=list)
-
-
-async def create_posts(
-    conn: AsyncConnection,
-    org_id: str,
-    request: CreateRequest,
-    now: datetime,
-    *,
-    idempotency_key: str = "",
-    request_digest: str = "",
-    encode: Callable[[list[posts_pb2.Post]], bytes] | None = None,
-    live: bool = False,
-) -> CreateOutcome:
-    """Creates one post per profile, or nothing: every check runs before the first insert.
-    `live`: every profile must have a connected account (PROFILE_NOT_CONNECTED)."""
-    if idempotency_key:
-        reservation = await idempotency.reserve(conn, org_id, idempotency_key, request_digest, now)
-        if reservation.replay is not None:
-            return CreateOutcome([], reservation.replay)
-    plan = await validate_create(conn, org_id, request, now, live=live)
-    slots = (
-        await slotting.next_slots(
-            conn,
-            [t.profile.id for t in plan.targets],
-            now,
-            # SQLite: the rows as validation read them (PostgreSQL reads them again, locked).
-            read=[
-                slotting.SlotState(p.id, p.slug, p.slot_table, p.slot_watermark)
-                for p in (t.profile for t in plan.targets)
-            ]
-            if is_sqlite(conn.engine)
-            else None,
-        )
-        if request.next_slot
-        else {}
-    )
-    rows, media_rows, part_rows = [], [], []
-    request_id = REQUEST_ID.get()  # its publish events carry it later (core/posts/events.py)
-    for target in plan.targets:
-        post_id = new_id("pst")
-        when = slots.get(target.profile.id) or plan.schedule_at
-        status = "draft" if request.draft else "scheduled" if when else "queued"
-        rows.append(
-            {
-                "id": post_id,
-                "org_id": org_id,
-                "profile_id": target.profile.id,
-                "profile_slug": target.profile.slug,
-                "connector": target.profile.connector,
-                "content": target.version.content,
-                "title": target.version.title,
-                "post_type": target.post_type,
-                "status": status,
-                "schedule_at": when or now,
-                "due_at": when or now,
-                "created_at": now,
-                "updated_at": now,
-                "attempts": 0,
-                "charged": 0,
-                "units": target.version.units,
-                "delivery_key": new_delivery_key(),
-                "failure_reason": "",
-                "failure_detail": "",
-                "platform_error": "",
-                "platform_post_id": "",
-                "platform_url": "",
-                "request_id": request_id,
-            }
-        )
-        media_rows += parts.main_media_rows(org_id, post_id, target.version)
-        item_rows, item_media = parts.part_rows(org_id, post_id, target.version)
-        part_rows += item_rows
-        media_rows += item_media
-    # next_slot on PostgreSQL holds its profiles' rows locked until the commit (core/posts/
-    # slotting.py), and other requests for them wait: its writes go in one round trip.
-    async with pipelined(conn, enabled=bool(slots)):
-        await _INSERT_POSTS.many(conn, rows)
-        await parts.insert_parts(conn, part_rows, media_rows)
-        # Built from what was inserted: reading the rows back cost two round trips per request.
-        records = [_record(r, target.version, now) for r, target in zip(rows, plan.targets, strict=True)]
-        messages = [post_message(r) for r in records]
-        await events.emit(conn, org_id, "post.created", records, now, messages=messages)
-    if idempotency_key and encode is not None:
-        await idempotency.store_response(conn, org_id, idempotency_key, encode(messages))
-    return CreateOutcome(records, messages=messages)
-
-
-def _record(row: dict, version: Version, now: datetime) -> PostRecord:
-    return PostRecord(
-        id=row["id"],
-        profile_id=row["profile_id"],
-        profile=row["profile_slug"],
-        connector=row["connector"],
-        content=row["content"],
-        status=row["status"],
-        schedule_at=row["schedule_at"],
-        created_at=now,
-        updated_at=now,
-        media_ids=version.media_ids,
-        post_type=row["post_type"],
-        title=row["title"],
-        failure_reason="",
-        failure_detail="",
-        platform_error="",
-        platform_post_id="",
-        platform_url="",
-        published_at=None,
-        attempts=0,
-        parts=tuple(
-            PartRecord(i, "thread", item.content, item.media_ids, "pending", "", "")
-            for i, item in enumerate(version.thread)
-        )
-        + (
-            (PartRecord(len(version.thread), "comment", version.first_comment, (), "pending", "", ""),)
-            if version.first_comment is not None
-            else ()
-        ),
-    )
 
 
 async def get_post(conn: AsyncConnection, org_id: str, post_id: str, *, for_update: bool = False) -> PostRecord:

@@ -8,6 +8,7 @@ from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.pagination import page_request
 from core.posts import dry_run, outbox, preview, recent, service
+from core.posts.create import create_posts
 from core.posts.idempotency import request_hash
 from core.posts.messages import post_message
 from core.posts.validation import CreateRequest
@@ -75,7 +76,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         fingerprint = posts_pb2.CreatePostsRequest()
         fingerprint.CopyFrom(request)
         fingerprint.ClearField("request_id")
-        outcome = await service.create_posts(
+        outcome = await create_posts(
             call.conn,
             call.principal.org_id,
             _create_request(request),
@@ -84,6 +85,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             request_digest=request_hash(fingerprint.SerializeToString(deterministic=True)),
             encode=lambda messages: posts_pb2.CreatePostsResponse(posts=messages).SerializeToString(),
             live=call.settings.publish_mode == "live",
+            ends_transaction=True,  # the unit of work commits right after
         )
         if outcome.replay is not None:
             return posts_pb2.CreatePostsResponse.FromString(outcome.replay)

@@ -2,26 +2,29 @@
 their profile's next free slot (docs/posts.md "Time slots").
 
 A slot is taken when a post of the profile that is not a draft, canceled or failed has its
-`schedule_at` in that minute. Concurrent `next_slot` requests never take one slot twice: the
-profiles' rows are locked (FOR UPDATE, in id order so two requests cannot deadlock) before the
-taken slots are read, and held until the
-posts are inserted in the same transaction; on SQLite the write transaction already serializes
-them.
+`schedule_at` in that minute. Concurrent `next_slot` requests never take one slot twice: on
+PostgreSQL each profile's lock (a transaction-level advisory lock, taken in key order so two
+requests cannot deadlock: migration 0019) is taken before the taken slots are read and held
+until the posts are inserted in the same transaction; on SQLite the write transaction already
+serializes them.
 
 A full queue must not make each request read it all: `profiles.slot_watermark` is a slot given
 earlier, every slot before it being taken, so the search starts there and reads only the posts
-after it; it is moved forward when a search walked past WATERMARK_STEP taken slots. Whatever may free a slot at or before the watermark — a canceled or rescheduled post,
-a new slot table — forgets it (`freed`), and the next search reads from now again. (A post only
-fails once due, so failing frees no future slot.)
+after it; it is moved forward when a search walked past WATERMARK_STEP taken slots. Whatever
+may free a slot at or before the watermark — a canceled or rescheduled post, a new slot table —
+forgets it (`freed`, `set_slots`), and the next search reads from now again. (A post only fails
+once due, so failing frees no future slot.) A search moves the watermark only if it is still the
+one it read: one forgotten meanwhile stays forgotten.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Text, bindparam, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.types import NullType
 
 from core.db.engine import is_sqlite
 from core.db.models import posts, profiles
@@ -77,26 +80,34 @@ _TAKEN = select(posts.c.profile_id, posts.c.schedule_at).where(
     posts.c.schedule_at > bindparam("after"),
     posts.c.status.not_in(FREE_STATUSES),
 )
-# PostgreSQL: the lock and both reads in one round trip (migration 0009 has the function); run
-# on the driver (core/db/prepared.py): the rows' lock is held from here to the commit.
+# PostgreSQL: the locks and the read in one round trip (migration 0019 has the function), the
+# taken slots as minutes since the epoch; run on the driver (core/db/prepared.py). The locks are
+# held from here to the commit.
 _LOCKED_READ = Prepared(
     text(
         "SELECT profile_id AS id, profile_slug AS slug, table_json AS slot_table, watermark AS slot_watermark, taken "
-        "FROM herald_slot_rows(:ids, :at)"
-    ).columns(id=Text, slug=Text, slot_table=Text, slot_watermark=UTCDateTime, taken=UTCDateTime)
+        "FROM herald_slot_state(:ids, :at)"
+    ).columns(id=Text, slug=Text, slot_table=Text, slot_watermark=UTCDateTime, taken=NullType)
 )
-_MARK = update(profiles).where(profiles.c.id == bindparam("profile")).values(slot_watermark=bindparam("mark"))
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Moved only from the watermark the search read (None included): one forgotten meanwhile
+# (`freed`, `set_slots`) stays forgotten.
+_MARK = (
+    update(profiles)
+    .where(profiles.c.id == bindparam("profile"), profiles.c.slot_watermark.is_not_distinct_from(bindparam("seen")))
+    .values(slot_watermark=bindparam("mark"))
+)
 
 
 async def next_slots(
     conn: AsyncConnection, profile_ids: list[str], now: datetime, *, read: list[SlotState] | None = None
 ) -> dict[str, datetime]:
-    """The next free slot after `now` of each profile, with the profiles' rows locked until the
+    """The next free slot after `now` of each profile, with each profile locked until the
     caller's transaction ends; each profile's watermark moves to the slot it gave when the
     search walked past WATERMARK_STEP. `read`: the rows as this write transaction read them
     already (creation reads them with the profiles). On SQLite the write transaction holds the
     database's write lock from its start, so they are current; on PostgreSQL they are read
-    again, locked, as late as possible: the lock is held until the posts are committed."""
+    again, once locked, as late as possible: the locks are held until the posts are committed."""
     if is_sqlite(conn.engine):
         states = read or [
             SlotState(r.id, r.slug, r.slot_table, r.slot_watermark)
@@ -109,11 +120,9 @@ async def next_slots(
             taken[row.profile_id].add(row.schedule_at.replace(second=0, microsecond=0))
     else:
         states, taken = [], {}
-        for row in await _LOCKED_READ.all(conn, {"ids": sorted(profile_ids), "at": now}):
-            if row.taken is None:
-                states.append(SlotState(row.id, row.slug, row.slot_table, row.slot_watermark))
-            else:
-                taken.setdefault(row.id, set()).add(row.taken.replace(second=0, microsecond=0))
+        for row in await _LOCKED_READ.all(conn, {"ids": profile_ids, "at": now}):
+            states.append(SlotState(row.id, row.slug, row.slot_table, row.slot_watermark))
+            taken[row.id] = {_EPOCH + timedelta(minutes=minute) for minute in row.taken}
         starts = _starts(states, now)
     order = {profile_id: i for i, profile_id in enumerate(profile_ids)}
     states.sort(key=lambda state: order[state.id])  # the caller's order, for the messages
@@ -156,7 +165,7 @@ async def _assign(
                 f"profile {state.slug!r}: no free time slot in the next {HORIZON.days} days: every slot is taken"
             )
         if skipped >= WATERMARK_STEP:  # moved only now and then: one write saved on most requests
-            marks.append({"profile": state.id, "mark": out[state.id]})
+            marks.append({"profile": state.id, "seen": state.slot_watermark, "mark": out[state.id]})
     if marks:
         await conn.execute(_MARK, marks)
     return out

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from core import admin
 from core.db.models import organizations, posts, profiles, webhook_events
-from core.db.prepared import Prepared, pipelined
+from core.db.prepared import Prepared, commit_now, pipelined
 from core.ids import new_id
 from tests.core.module_database import engine, url
 
@@ -178,3 +178,29 @@ async def test_pipelined_writes_land_together_and_fail_as_sqlalchemys(engine) ->
         assert await conn.scalar(select(func.count()).where(webhook_events.c.id.in_(ids))) == 2
         # The connection left pipeline mode: SQLAlchemy's own statements work on it as before.
         assert (await conn.execute(select(webhook_events.c.id).where(webhook_events.c.id == first["id"]))).scalar()
+
+
+async def test_commit_now_commits_with_the_pipelined_writes_and_leaves_the_unit_of_work_nothing(engine) -> None:
+    org = await _org(engine, "prepared-commit@example.com")
+    kept, failed = _event(org, datetime.now(UTC)), _event(org, datetime.now(UTC))
+    if engine.dialect.name != "postgresql":
+        async with engine.begin() as conn:
+            with pytest.raises(ValueError, match="PostgreSQL"):
+                await commit_now(conn)
+        return
+    async with engine.begin() as conn:
+        async with pipelined(conn):
+            await _EVENTS.many(conn, [kept])
+            await commit_now(conn)
+        # Committed already: another connection sees the row before this unit of work ends.
+        async with engine.connect() as other:
+            assert await other.scalar(select(webhook_events.c.id).where(webhook_events.c.id == kept["id"]))
+    # The unit of work's own commit had nothing to do; a commit that fails is SQLAlchemy's error,
+    # and the write before it is not kept.
+    with pytest.raises(IntegrityError):
+        async with engine.begin() as conn, pipelined(conn):
+            await _EVENTS.many(conn, [failed])
+            await _EVENTS.many(conn, [kept])  # its id again
+            await commit_now(conn)
+    async with engine.connect() as conn:
+        assert await conn.scalar(select(func.count()).where(webhook_events.c.id.in_([kept["id"], failed["id"]]))) == 1

@@ -16,7 +16,7 @@ from core.connectors.registry import CONNECTORS
 from core.db.engine import create_engine, transaction
 from core.db.models import credit_ledger, organizations, posts
 from core.db.types import utcnow
-from core.posts import service
+from core.posts.create import create_posts
 from core.posts.validation import CreateRequest
 from core.publisher import outcomes, queue
 from core.publisher.publisher import Publisher
@@ -47,7 +47,7 @@ async def scenario(url: str, error: DeliveryError | None, rounds: int, **setting
         )
         await admin.add_profile(engine, org="outcomes", slug="px", platform="x", tags=[])
         async with engine.begin() as conn:
-            created = await service.create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
+            created = await create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
         post_id = created.records[0].id
         connectors = {**CONNECTORS, "x": AnsweringConnector(error)} if error else CONNECTORS
         publisher = Publisher(settings, engine, "worker-a", connectors=connectors)
@@ -109,7 +109,7 @@ def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN00
             )
             await admin.add_profile(engine, org="lease", slug="px", platform="x", tags=[])
             async with engine.begin() as conn:
-                await service.create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
+                await create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
             stale = (await queue.claim_due(engine, settings, "worker-a", utcnow(), 10, lambda _id, _key: ""))[0]
             await asyncio.sleep(0.3)  # worker-a's lease runs out
             b = Publisher(settings, engine, "worker-b")
@@ -164,7 +164,7 @@ def test_a_slow_delivery_does_not_hold_back_the_posts_due_after_it(url) -> None:
             )
             await admin.add_profile(engine, org="slow", slug="px", platform="x", tags=[])
             async with engine.begin() as conn:
-                await service.create_posts(conn, boot["org_id"], CreateRequest("slow", ["px"]), utcnow())
+                await create_posts(conn, boot["org_id"], CreateRequest("slow", ["px"]), utcnow())
             publisher = Publisher(settings, engine, "worker-a", connectors={**CONNECTORS, "x": connector})
             running = asyncio.create_task(publisher.run(stop))
             await asyncio.wait_for(connector.holding.wait(), 10)
@@ -172,7 +172,7 @@ def test_a_slow_delivery_does_not_hold_back_the_posts_due_after_it(url) -> None:
                 # As the core writes (the write lock taken up front on SQLite): a deferred
                 # transaction that reads, then writes while the worker writes, is refused at once.
                 async with transaction(engine, writes=True) as conn:
-                    await service.create_posts(conn, boot["org_id"], CreateRequest(f"fast {n}", ["px"]), utcnow())
+                    await create_posts(conn, boot["org_id"], CreateRequest(f"fast {n}", ["px"]), utcnow())
 
             async def statuses() -> dict[str, str]:
                 async with engine.connect() as conn:

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from core import admin
 from core.db.models import credit_ledger, organizations, outbox, post_parts, posts
 from core.db.types import utcnow
-from core.posts import service
+from core.posts.create import create_posts
 from core.posts.validation import CreateRequest
 from core.posts.versions import Extras, ThreadItem
 from tests.facades.test_posts_threads import parent_reference
@@ -36,7 +36,7 @@ async def seed(url: str, posts_wanted: int, credits: int) -> str:
             await admin.add_profile(engine, org="workers", slug=f"p-{platform}", platform=platform, tags=[])
         for i in range(posts_wanted // len(PLATFORMS)):
             async with engine.begin() as conn:
-                await service.create_posts(
+                await create_posts(
                     conn, boot["org_id"], CreateRequest(f"post {i}", [f"p-{p}" for p in PLATFORMS]), utcnow()
                 )
         return boot["org_id"]
@@ -196,7 +196,7 @@ async def seed_threads(url: str, posts_wanted: int, credits: int) -> str:
                 thread=tuple(ThreadItem(f"post {i} item {n}") for n in (1, 2, 3)), first_comment=f"post {i} comment"
             )
             async with engine.begin() as conn:
-                await service.create_posts(
+                await create_posts(
                     conn, boot["org_id"], CreateRequest(f"post {i}", [f"p-{platform}"], extras=extras), utcnow()
                 )
         return boot["org_id"]

@@ -15,6 +15,7 @@ from core.connections.vault import TokenVault
 from core.db.models import jobs, webhook_events, webhook_messages
 from core.db.types import utcnow
 from core.posts import service as posts
+from core.posts.create import create_posts
 from core.posts.validation import CreateRequest
 from core.settings import CoreSettings
 from core.webhooks import fanout
@@ -66,12 +67,12 @@ async def test_a_rolled_back_change_leaves_no_event_and_a_committed_one_leaves_o
 
     with pytest.raises(Abandon):
         async with engine.begin() as conn:
-            await posts.create_posts(conn, org_id, CreateRequest("never", ["px"]), utcnow())
+            await create_posts(conn, org_id, CreateRequest("never", ["px"]), utcnow())
             assert await conn.scalar(select(func.count()).select_from(webhook_events)) >= 1  # written, uncommitted
             raise Abandon
     assert await count(engine, webhook_events, org_id=org_id) == 0
     async with engine.begin() as conn:
-        await posts.create_posts(conn, org_id, CreateRequest("kept", ["px"]), utcnow())
+        await create_posts(conn, org_id, CreateRequest("kept", ["px"]), utcnow())
     async with engine.connect() as conn:
         kinds = (await conn.execute(select(webhook_events.c.type).where(webhook_events.c.org_id == org_id))).all()
     assert [k.type for k in kinds] == ["post.created"]
@@ -87,7 +88,7 @@ async def test_fan_out_writes_a_message_per_subscribed_enabled_endpoint_once(eng
     while await fanout.fan_out(engine, settings, utcnow()):  # what earlier tests left
         pass
     async with engine.begin() as conn:
-        created = await posts.create_posts(conn, org_id, CreateRequest("two", ["px"]), utcnow())
+        created = await create_posts(conn, org_id, CreateRequest("two", ["px"]), utcnow())
     async with engine.begin() as conn:
         await posts.cancel_post(conn, org_id, created.records[0].id, utcnow())
     assert await fanout.fan_out(engine, settings, utcnow()) == 2

@@ -5,15 +5,16 @@ across daylight-saving changes, and concurrent requests never share one."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
-from core.db.models import posts
+from core.db.models import posts, webhook_events
 from core.posts.rules import PLATFORM_LIMITS
 from tests.conftest import Org
 
@@ -158,6 +159,30 @@ async def test_next_slot_gives_each_profile_its_own_next_free_slot(http, org) ->
         local = when.astimezone(ZoneInfo(zone))
         assert when > now and local.weekday() in days and (local.hour, local.minute) == clock
         assert when - now <= timedelta(days=7)
+
+
+async def test_next_slot_answer_replay_row_and_event_all_carry_the_slot(http, org, engine) -> None:
+    """The slot is known only once the profile is locked, after the post's answer, event and row
+    were built (core/posts/create.py): each of them, and the idempotent replay, shows the slot."""
+    await put_slots(http, org, "p-x", "UTC", [{"day": d, "time": "06:30"} for d in ("mon", "thu")])
+    headers = {**org.auth, "Idempotency-Key": "slot-once"}
+    body = {"content": "into the queue", "profiles": ["p-x"], "next_slot": True}
+    first = await http.post("/v1/posts", json=body, headers=headers)
+    assert first.status_code == 201, first.text
+    post = first.json()["posts"][0]
+    when = parse(post["schedule_at"])
+    assert when > datetime.now(UTC) and when.weekday() in (0, 3) and (when.hour, when.minute) == (6, 30)
+    replay = await http.post("/v1/posts", json=body, headers=headers)
+    assert replay.status_code == 201 and replay.json() == first.json()
+    assert (await http.get(f"/v1/posts/{post['id']}", headers=org.auth)).json()["schedule_at"] == post["schedule_at"]
+    async with engine.connect() as conn:
+        stored = (await conn.execute(select(posts.c.schedule_at, posts.c.due_at).where(posts.c.id == post["id"]))).one()
+        bodies = (
+            await conn.scalars(select(webhook_events.c.body).where(webhook_events.c.type == "post.created"))
+        ).all()
+    assert stored.schedule_at.replace(tzinfo=UTC) == stored.due_at.replace(tzinfo=UTC) == when
+    data = [json.loads(b)["data"] for b in bodies if json.loads(b)["data"]["id"] == post["id"]]
+    assert data == [post]  # exactly the answer, the slot included
 
 
 async def test_twenty_concurrent_next_slot_posts_take_twenty_distinct_slots(http, org) -> None:
