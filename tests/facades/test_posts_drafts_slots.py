@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 
 from core.db.models import posts, webhook_events
 from core.posts.rules import PLATFORM_LIMITS
+from core.posts.slots import DAYS
 from tests.conftest import Org
 
 
@@ -161,19 +162,21 @@ async def test_next_slot_gives_each_profile_its_own_next_free_slot(http, org) ->
         assert when - now <= timedelta(days=7)
 
 
-async def test_next_slot_answer_replay_row_and_event_all_carry_the_slot(http, org, engine) -> None:
+@pytest.mark.parametrize("key", ["", "slot-once"])
+async def test_next_slot_answer_replay_row_and_event_all_carry_the_slot(http, org, engine, key: str) -> None:
     """The slot is known only once the profile is locked, after the post's answer, event and row
     were built (core/posts/create.py): each of them, and the idempotent replay, shows the slot."""
     await put_slots(http, org, "p-x", "UTC", [{"day": d, "time": "06:30"} for d in ("mon", "thu")])
-    headers = {**org.auth, "Idempotency-Key": "slot-once"}
+    headers = {**org.auth, "Idempotency-Key": key} if key else org.auth
     body = {"content": "into the queue", "profiles": ["p-x"], "next_slot": True}
     first = await http.post("/v1/posts", json=body, headers=headers)
     assert first.status_code == 201, first.text
     post = first.json()["posts"][0]
     when = parse(post["schedule_at"])
     assert when > datetime.now(UTC) and when.weekday() in (0, 3) and (when.hour, when.minute) == (6, 30)
-    replay = await http.post("/v1/posts", json=body, headers=headers)
-    assert replay.status_code == 201 and replay.json() == first.json()
+    if key:
+        replay = await http.post("/v1/posts", json=body, headers=headers)
+        assert replay.status_code == 201 and replay.json() == first.json()
     assert (await http.get(f"/v1/posts/{post['id']}", headers=org.auth)).json()["schedule_at"] == post["schedule_at"]
     async with engine.connect() as conn:
         stored = (await conn.execute(select(posts.c.schedule_at, posts.c.due_at).where(posts.c.id == post["id"]))).one()
@@ -183,6 +186,24 @@ async def test_next_slot_answer_replay_row_and_event_all_carry_the_slot(http, or
     assert stored.schedule_at.replace(tzinfo=UTC) == stored.due_at.replace(tzinfo=UTC) == when
     data = [json.loads(b)["data"] for b in bodies if json.loads(b)["data"]["id"] == post["id"]]
     assert data == [post]  # exactly the answer, the slot included
+
+
+async def test_next_slot_past_a_long_run_of_slots_taken_by_fixed_times(http, org) -> None:
+    """Posts given a `schedule_at` in a slot's minute take it too: next_slot walks past a run of
+    them longer than the watermark's step, gives the first free slot, then the next."""
+    await put_slots(http, org, "p-masto", "UTC", [{"day": d, "time": f"{h:02d}:00"} for d in DAYS for h in (6, 18)])
+    first = parse((await next_slot_post(http, org, "p-masto"))["schedule_at"])
+    run = [first + timedelta(hours=12 * i) for i in range(1, 71)]
+    for at in run:
+        response = await http.post(
+            "/v1/posts",
+            json={"content": "fixed", "profiles": ["p-masto"], "schedule_at": at.isoformat()},
+            headers=org.auth,
+        )
+        assert response.status_code == 201, response.text
+    second = parse((await next_slot_post(http, org, "p-masto"))["schedule_at"])
+    third = parse((await next_slot_post(http, org, "p-masto"))["schedule_at"])
+    assert second == run[-1] + timedelta(hours=12) and third == second + timedelta(hours=12)
 
 
 async def test_twenty_concurrent_next_slot_posts_take_twenty_distinct_slots(http, org) -> None:
