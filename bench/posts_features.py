@@ -149,7 +149,8 @@ def seed(database_url: str, rounds: int, spread: int) -> dict[str, Any]:
     from tests.harness import bootstrap_org
 
     api_key = bootstrap_org(database_url, ORG, credits=1_000_000)
-    slot_sets = spread_sets(SA_SLUGS, spread) + [ns_slugs("c"), ns_slugs("p")]
+    # The phases at 1 in flight keep one set: sa-* itself, also when the loaded ones are spread.
+    slot_sets = spread_sets(SA_SLUGS, spread) + ([SA_SLUGS] if spread > 1 else []) + [ns_slugs("c"), ns_slugs("p")]
     slot_sets += [group for r in range(rounds) for group in spread_sets(ns_slugs(str(r + 1)), spread)]
     profiles = [(slug, slug.split("-")[1]) for group in slot_sets for slug in group] + TH_PROFILES
 
