@@ -206,6 +206,29 @@ async def test_next_slot_past_a_long_run_of_slots_taken_by_fixed_times(http, org
     assert second == run[-1] + timedelta(hours=12) and third == second + timedelta(hours=12)
 
 
+async def test_next_slot_with_a_thread_and_a_first_comment_is_stored_whole(http, org) -> None:
+    """A next_slot post's thread items and first comment go in the same round trip as the post
+    and the COMMIT (core/posts/create.py): all of them are stored, in order, with the slot."""
+    await put_slots(http, org, "p-bsky", "Europe/Paris", [{"day": d, "time": "12:15"} for d in DAYS])
+    await put_slots(http, org, "p-masto", "Europe/Paris", [{"day": d, "time": "07:45"} for d in DAYS])
+    body = {
+        "content": "a thread into the queue",
+        "profiles": ["p-bsky", "p-masto"],
+        "next_slot": True,
+        "thread": [{"content": f"item {i}"} for i in range(1, 4)],
+        "first_comment": "the comment",
+    }
+    created = await http.post("/v1/posts", json=body, headers=org.auth)
+    assert created.status_code == 201, created.text
+    for post, clock in zip(created.json()["posts"], ((12, 15), (7, 45)), strict=True):
+        local = parse(post["schedule_at"]).astimezone(ZoneInfo("Europe/Paris"))
+        assert (local.hour, local.minute) == clock and post["status"] == "scheduled"
+        stored = (await http.get(f"/v1/posts/{post['id']}", headers=org.auth)).json()
+        assert stored == post
+        assert [t["content"] for t in stored["thread"]] == ["item 1", "item 2", "item 3"]
+        assert stored["first_comment"] == "the comment"
+
+
 async def test_twenty_concurrent_next_slot_posts_take_twenty_distinct_slots(http, org) -> None:
     slots = [{"day": d, "time": f"{h:02d}:00"} for d in ("mon", "tue", "wed", "thu", "fri") for h in (8, 12, 17)]
     await put_slots(http, org, "p-bsky", "Asia/Tokyo", slots)
