@@ -125,8 +125,8 @@ async def validate_create(
     else:
         schedule_at = parse_schedule(request.schedule_at, now)
     # next_slot's slot tables come with the profiles on SQLite (its write transaction already
-    # holds the lock); PostgreSQL reads them again under the rows' lock (core/posts/slotting.py),
-    # so they are not read twice.
+    # holds the lock); PostgreSQL reads them once it holds the profiles' locks
+    # (core/posts/slotting.py), so they are not read twice.
     slots = request.next_slot and not request.draft and is_sqlite(conn.engine)
     profiles_ = await _load_profiles(conn, org_id, request.profiles, slots=slots)
     targets = [_target(p, request) for p in profiles_]
