@@ -51,6 +51,13 @@ CREDIT_REFUSALS = Counter(
     "insufficient_credits when it came due).",
     ["where"],
 )
+NEXT_SLOT_TURNS = Counter(
+    "herald_next_slot_turns",
+    "next_slot requests on PostgreSQL by how they got their slots (core/posts/slot_turns.py): `led` a turn on "
+    "their profiles' locks, `joined` another request's turn, or took one `alone` (not committing at once, or "
+    "the turn they joined gave them nothing).",
+    ["turn"],
+)
 QUEUE_DEPTH = Gauge(
     "herald_queue_depth",
     "Work due now and not yet taken, by queue: `publish` (posts) and each job kind.",

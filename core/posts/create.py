@@ -7,7 +7,9 @@ the records, the messages and the events' data — is built before the lock is t
 request's time in place of the slot; once the slots are known they are written into those
 (`_place`), and the writes go in one round trip, with the COMMIT when the caller's unit of
 work ends with them (the gRPC servicer's does): waiting for the call to return through the
-servicer and the unit of work before committing held the locks ~3 ms more under load.
+servicer and the unit of work before committing held the locks ~3 ms more under load. The
+requests for the same profiles that arrive meanwhile in the same core process join that turn
+(core/posts/slot_turns.py): the lock holder gives them the next slots and holds those for them.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from core.db.engine import is_sqlite
 from core.db.models import posts
 from core.db.prepared import Prepared, commit_now, pipelined
 from core.ids import new_id
-from core.posts import events, idempotency, parts, slotting
+from core.posts import events, idempotency, parts, slot_turns, slotting
 from core.posts.messages import post_message
 from core.posts.parts import PartRecord, new_delivery_key
 from core.posts.records import PostRecord
@@ -126,18 +128,28 @@ async def create_posts(
     records = [_record(r, target.version, now) for r, target in zip(rows, plan.targets, strict=True)]
     messages = [post_message(r) for r in records]
     data = events.post_data(messages)
-    if locked_late:
-        _place(await slotting.next_slots(conn, profile_ids, now), rows, records, messages, data)
-    # next_slot on PostgreSQL holds its profiles' locks until the commit: its writes go in one
-    # round trip, with the COMMIT when the caller's transaction ends here.
-    async with pipelined(conn, enabled=locked_late):
-        await _INSERT_POSTS.many(conn, rows)
-        await parts.insert_parts(conn, part_rows, media_rows)
-        await events.emit(conn, org_id, "post.created", records, now, data=data)
-        if idempotency_key and encode is not None:
-            await idempotency.store_response(conn, org_id, idempotency_key, encode(messages))
-        if locked_late and ends_transaction:
-            await commit_now(conn)
+    turn, committed = None, False
+    try:
+        if locked_late:
+            turn = await slot_turns.take(conn, profile_ids, now, lead=ends_transaction)
+            _place(turn.given, rows, records, messages, data)
+        # next_slot on PostgreSQL holds its profiles' locks until the commit (or holds its slots,
+        # when it joined another request's turn): its writes go in one round trip, with the
+        # COMMIT when the caller's transaction ends here.
+        async with pipelined(conn, enabled=locked_late):
+            await _INSERT_POSTS.many(conn, rows)
+            await parts.insert_parts(conn, part_rows, media_rows)
+            await events.emit(conn, org_id, "post.created", records, now, data=data)
+            if idempotency_key and encode is not None:
+                await idempotency.store_response(conn, org_id, idempotency_key, encode(messages))
+            if turn is not None:
+                await turn.write(conn)
+            if locked_late and ends_transaction:
+                await commit_now(conn)
+        committed = True
+    finally:
+        if turn is not None:  # the requests that joined its turn get their slots, or take their own
+            turn.settle(committed and ends_transaction)
     return CreateOutcome(records, messages=messages)
 
 

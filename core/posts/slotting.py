@@ -85,9 +85,9 @@ _TAKEN = select(posts.c.profile_id, posts.c.schedule_at).where(
 # held from here to the commit.
 _LOCKED_READ = Prepared(
     text(
-        "SELECT profile_id AS id, profile_slug AS slug, table_json AS slot_table, watermark AS slot_watermark, taken "
-        "FROM herald_slot_state(:ids, :at)"
-    ).columns(id=Text, slug=Text, slot_table=Text, slot_watermark=UTCDateTime, taken=NullType)
+        "SELECT profile_id AS id, profile_slug AS slug, table_json AS slot_table, watermark AS slot_watermark, "
+        "taken, held FROM herald_slot_state(:ids, :at)"
+    ).columns(id=Text, slug=Text, slot_table=Text, slot_watermark=UTCDateTime, taken=NullType, held=NullType)
 )
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # Moved only from the watermark the search read (None included): one forgotten meanwhile
@@ -113,59 +113,93 @@ async def next_slots(
             SlotState(r.id, r.slug, r.slot_table, r.slot_watermark)
             for r in await conn.execute(_READ, {"ids": profile_ids})
         ]
-        starts = _starts(states, now)
         taken: dict[str, set[datetime]] = {s.id: set() for s in states}
-        after = min(starts.values()).replace(second=0, microsecond=0)
+        after = min(starts(states, now).values()).replace(second=0, microsecond=0)
         for row in await conn.execute(_TAKEN, {"ids": list(taken), "after": after}):
             taken[row.profile_id].add(row.schedule_at.replace(second=0, microsecond=0))
+        held: dict[str, set[datetime]] = {}
     else:
-        states, taken = [], {}
-        for row in await _LOCKED_READ.all(conn, {"ids": profile_ids, "at": now}):
-            states.append(SlotState(row.id, row.slug, row.slot_table, row.slot_watermark))
-            taken[row.id] = {_EPOCH + timedelta(minutes=minute) for minute in row.taken}
-        starts = _starts(states, now)
+        states, taken, held = await locked_state(conn, profile_ids, now)
+    given = await assign(conn, states, starts(states, now), taken, held, now)
+    return {profile_id: slots[0] for profile_id, slots in given.items()}
+
+
+async def locked_state(
+    conn: AsyncConnection, profile_ids: list[str], now: datetime
+) -> tuple[list[SlotState], dict[str, set[datetime]], dict[str, set[datetime]]]:
+    """PostgreSQL: locks the profiles until the transaction ends, then reads their rows (in
+    `profile_ids`' order), the minutes their posts take and the minutes held for requests still
+    writing theirs (slot_turns), from each profile's start."""
+    states, taken, held = [], {}, {}
+    for row in await _LOCKED_READ.all(conn, {"ids": profile_ids, "at": now}):
+        states.append(SlotState(row.id, row.slug, row.slot_table, row.slot_watermark))
+        taken[row.id] = {_EPOCH + timedelta(minutes=minute) for minute in row.taken}
+        held[row.id] = {_EPOCH + timedelta(minutes=minute) for minute in row.held}
     order = {profile_id: i for i, profile_id in enumerate(profile_ids)}
     states.sort(key=lambda state: order[state.id])  # the caller's order, for the messages
-    return await _assign(conn, states, starts, taken, now)
+    return states, taken, held
 
 
-def _starts(states: list[SlotState], now: datetime) -> dict[str, datetime]:
+def starts(states: list[SlotState], now: datetime) -> dict[str, datetime]:
     """Where each profile's search starts: its watermark (every slot before it is taken) or now."""
     return {s.id: max(now, s.slot_watermark) if s.slot_watermark is not None else now for s in states}
 
 
-async def _assign(
+def epoch_minute(instant: datetime) -> int:
+    """A slot's minute as herald_slot_state counts them (and slot_holds stores them)."""
+    return int((instant - _EPOCH).total_seconds()) // 60
+
+
+async def assign(
     conn: AsyncConnection,
     states: list[SlotState],
     starts: dict[str, datetime],
     taken: dict[str, set[datetime]],
+    held: dict[str, set[datetime]],
     now: datetime,
-) -> dict[str, datetime]:
+    count: int = 1,
+) -> dict[str, list[datetime]]:
+    """Up to `count` free slots of each profile, earliest first (at least one, else
+    ValidationError): the first for the caller's own posts, the others for the requests it
+    takes its turn for (slot_turns), which the caller holds for them. A slot is free when no post
+    takes it (`taken`) and no request holds it (`held`).
+
+    The watermark (every slot before it taken by a post) moves only over slots posts take, and
+    to the caller's first slot, which its posts take in this transaction; never past a held
+    one, whose request may yet die and free it."""
     tables = {s.id: SlotTable.from_json(s.slot_table) for s in states}
     bare = [s.slug for s in states if not tables[s.id] or not tables[s.id].slots]
     if bare:
         raise ValidationError(
             f"{', '.join(map(repr, bare))} has no time slots: set them with PUT /v1/profiles/{{slug}}/slots"
         )
-    out, marks = {}, []
+    out: dict[str, list[datetime]] = {}
+    marks = []
     for state in states:
         table = tables[state.id]
         assert table is not None
-        held = taken.get(state.id, set())
-        skipped = 0
+        posted, holding = taken.get(state.id, set()), held.get(state.id, set())
+        free: list[datetime] = []
+        # The slots posts take before the first held or free one, and the last of them.
+        prefix, last_posted, walled = 0, None, False
         for instant in candidates(table, starts[state.id]):
-            if instant > now + HORIZON:
+            if instant > now + HORIZON or len(free) == count:
                 break
-            if instant not in held:
-                out[state.id] = instant
-                break
-            skipped += 1
-        if state.id not in out:
+            if instant in posted:
+                if not walled and not free:
+                    prefix, last_posted = prefix + 1, instant
+            elif instant in holding:
+                walled = walled or not free
+            else:
+                free.append(instant)
+        if not free:
             raise ValidationError(
                 f"profile {state.slug!r}: no free time slot in the next {HORIZON.days} days: every slot is taken"
             )
-        if skipped >= WATERMARK_STEP:  # moved only now and then: one write saved on most requests
-            marks.append({"profile": state.id, "seen": state.slot_watermark, "mark": out[state.id]})
+        out[state.id] = free
+        if prefix >= WATERMARK_STEP:  # moved only now and then: one write saved on most requests
+            mark = last_posted if walled else free[0]
+            marks.append({"profile": state.id, "seen": state.slot_watermark, "mark": mark})
     if marks:
         await conn.execute(_MARK, marks)
     return out

@@ -89,6 +89,6 @@ async def test_a_search_does_not_move_a_watermark_forgotten_while_it_ran(engine)
         await conn.execute(update(profiles).where(profiles.c.id == state.id).values(slot_watermark=None))
         taken = {state.id: {mark - timedelta(days=d) for d in range(slotting.WATERMARK_STEP + 1)}}
         start = {state.id: now}
-        out = await slotting._assign(conn, [read], start, taken, now)
-    assert out[state.id] == mark + timedelta(days=1)  # it walked past WATERMARK_STEP taken slots
+        out = await slotting.assign(conn, [read], start, taken, {}, now)
+    assert out[state.id] == [mark + timedelta(days=1)]  # it walked past WATERMARK_STEP taken slots
     assert await _watermark(engine, org_id) is None  # and left the forgotten watermark forgotten

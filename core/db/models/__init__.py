@@ -7,7 +7,7 @@ from core.db.models.accounts import ApiKey, CreditLedgerEntry, Membership, Organ
 from core.db.models.base import ID, NAMING, Base
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
 from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia, PostPart
-from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag
+from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag, SlotHold
 from core.db.models.webhooks import Webhook, WebhookAttempt, WebhookEvent, WebhookMessage
 from core.db.models.writing import BrandVoice, GenerateRun, Job, SourcingRun
 
@@ -18,6 +18,7 @@ api_keys = ApiKey.__table__
 credit_ledger = CreditLedgerEntry.__table__
 profiles = Profile.__table__
 profile_tags = ProfileTag.__table__
+slot_holds = SlotHold.__table__
 connect_attempts = ConnectAttempt.__table__
 platform_apps = PlatformApp.__table__
 media = Media.__table__
@@ -53,6 +54,7 @@ __all__ = [
     "Session",
     "Profile",
     "ProfileTag",
+    "SlotHold",
     "ConnectAttempt",
     "PlatformApp",
     "Media",
@@ -77,6 +79,7 @@ __all__ = [
     "credit_ledger",
     "profiles",
     "profile_tags",
+    "slot_holds",
     "connect_attempts",
     "platform_apps",
     "media",

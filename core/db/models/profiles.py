@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Optional
 
 from sqlalchemy import (
+    BigInteger,
     CheckConstraint,
     ForeignKey,
     Index,
@@ -79,6 +80,22 @@ class Profile(Base):
     refresh_lease_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     # The platform asked us to wait (429, an exhausted rate-limit window) until then.
     throttled_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+
+
+class SlotHold(Base):
+    """A time slot promised to a `next_slot` request still writing its post (core/posts/slot_turns.py):
+    taken like a post's slot until that post is committed (which deletes the hold in its
+    transaction) or until `expires_at` (a request that died on the way)."""
+
+    __tablename__ = "slot_holds"
+    __table_args__ = (Index("ix_slot_holds_token", "token"),)
+
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
+    # The slot's minute, as minutes since the epoch (what herald_slot_state returns).
+    minute: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    # The request's: it deletes its holds with it.
+    token: Mapped[str] = mapped_column(String(32))
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class ProfileTag(Base):
