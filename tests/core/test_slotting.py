@@ -1,6 +1,7 @@
 """next_slot's watermark (core/posts/slotting.py), on both databases: it moves past a run of
 taken slots, the searches after it still give the next free slot, a canceled post forgets it
-so its slot is given again, and a search never moves a watermark that was forgotten while it ran."""
+so its slot is given again, a search never moves a watermark that was forgotten while it ran,
+and never past a slot held for a request still writing its posts."""
 
 from __future__ import annotations
 
@@ -92,3 +93,25 @@ async def test_a_search_does_not_move_a_watermark_forgotten_while_it_ran(engine)
         out = await slotting.assign(conn, [read], start, taken, {}, now)
     assert out[state.id] == [mark + timedelta(days=1)]  # it walked past WATERMARK_STEP taken slots
     assert await _watermark(engine, org_id) is None  # and left the forgotten watermark forgotten
+
+
+async def test_the_watermark_stops_before_a_held_slot(engine) -> None:
+    """A slot held for a request still writing its posts (core/posts/slot_turns.py) may be freed
+    if that request dies: the watermark moves over the slots posts take before it, not past it."""
+    org_id, _ = await _profile(engine, "slotting-held")
+    now = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+    nine = [datetime(2026, 12, 2 + i, 9, 0, tzinfo=UTC) for i in range(30)]
+    async with transaction(engine, writes=True) as conn:
+        state = (
+            await conn.execute(
+                select(profiles.c.id, profiles.c.slug, profiles.c.slot_table, profiles.c.slot_watermark).where(
+                    profiles.c.org_id == org_id
+                )
+            )
+        ).one()
+        read = slotting.SlotState(state.id, state.slug, state.slot_table, state.slot_watermark)
+        taken = {state.id: set(nine[:20]) - {nine[18]}}  # 18 taken, one held, one more taken
+        held = {state.id: {nine[18]}}
+        out = await slotting.assign(conn, [read], {state.id: now}, taken, held, now, count=3)
+    assert out[state.id] == nine[20:23]  # the first free slots, for the request and two that joined it
+    assert await _watermark(engine, org_id) == nine[17]

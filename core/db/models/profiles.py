@@ -90,7 +90,9 @@ class SlotHold(Base):
     __tablename__ = "slot_holds"
     __table_args__ = (Index("ix_slot_holds_token", "token"),)
 
-    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
+    # No foreign key: a hold lives minutes at most, and checking the key would lock the profile's
+    # row (KEY SHARE) on every hold written; a deleted profile's holds expire like any other.
+    profile_id: Mapped[str] = mapped_column(ID, primary_key=True)
     # The slot's minute, as minutes since the epoch (what herald_slot_state returns).
     minute: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     # The request's: it deletes its holds with it.

@@ -5,7 +5,8 @@ are held in `slot_holds`
 `herald_slot_state(ids, at)` returns a sixth column, `held`: the profile's unexpired holds from
 its search's start, as minutes since the epoch like `taken`. The hold of a request is deleted in
 the transaction that inserts its posts; one whose request died expires (`expires_at`) and is
-removed by housekeeping.
+removed by housekeeping. No foreign key to profiles: a hold lives minutes at most, and checking
+the key would lock the profile's row (KEY SHARE) for every hold written.
 
 Revision ID: 0020
 Revises: 0019
@@ -67,9 +68,6 @@ def upgrade() -> None:
         sa.Column("minute", sa.BigInteger(), nullable=False),
         sa.Column("token", sa.String(length=32), nullable=False),
         sa.Column("expires_at", core.db.types.UTCDateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["profile_id"], ["profiles.id"], name=op.f("fk_slot_holds_profile_id_profiles"), ondelete="CASCADE"
-        ),
         sa.PrimaryKeyConstraint("profile_id", "minute", name=op.f("pk_slot_holds")),
     )
     op.create_index("ix_slot_holds_token", "slot_holds", ["token"], unique=False)
