@@ -4,16 +4,13 @@ mentions, hashtags), sentences and clauses, keywords, and splitting at safe boun
 
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
 
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
-    from twitter_text import extract_urls_with_indices
+from core.posts.x_count import extract_urls_with_indices
 
 # @user, and Mastodon's @user@instance.
 MENTION = regex.compile(

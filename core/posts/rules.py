@@ -30,7 +30,6 @@ Decisions where PLATFORMS.md leaves room:
 from __future__ import annotations
 
 import copy
-import warnings
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,12 +37,7 @@ from typing import Any, Literal
 
 import regex
 
-with warnings.catch_warnings():
-    # twitter-text-parser 3.0 imports pkg_resources, which warns on import (pyproject pins setuptools<81).
-    warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
-    from twitter_text import extract_urls_with_indices
-
-from core.posts.x_count import may_hold_url, weighted_length
+from core.posts.x_count import extract_urls_with_indices, may_hold_url, weighted_length
 
 MediaKind = Literal["image", "gif", "video"]
 

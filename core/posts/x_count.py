@@ -35,25 +35,47 @@ Anything else (emoji, other scripts, lone surrogates, ...) goes to `parse_tweet`
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 import warnings
+from typing import Any
 
-with warnings.catch_warnings():
-    # twitter-text-parser 3.0 imports pkg_resources, which warns on import (pyproject pins setuptools<81).
-    warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
-    from twitter_text import extract_urls_with_indices, parse_tweet
-    from twitter_text.config import config
+# twitter-text's URL entities count this many (its config's `transformed_url_length`, checked
+# when it is loaded).
+_URL_WEIGHT = 23
 
-_CONFIG = config["defaults"]
-_URL_WEIGHT = _CONFIG["transformed_url_length"]  # 23
-assert _CONFIG["scale"] == 100 and _CONFIG["default_weight"] == 200 and _CONFIG["emoji_parsing_enabled"]
-assert [(r["start"], r["end"], r["weight"]) for r in _CONFIG["ranges"]] == [
-    (0, 4351, 100),
-    (8192, 8205, 100),
-    (8208, 8223, 100),
-    (8242, 8247, 100),
-], "twitter-text's weight ranges changed: review core/posts/x_count.py"
+
+@functools.cache
+def _twitter() -> Any:
+    """twitter-text, loaded on first use: compiling its patterns costs ~0.3 s of CPU, which
+    every core, worker and admin process paid at start though most never count a link."""
+    with warnings.catch_warnings():
+        # twitter-text-parser 3.0 imports pkg_resources, which warns on import (pyproject pins setuptools<81).
+        warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
+        import twitter_text
+        from twitter_text.config import config
+    defaults = config["defaults"]
+    assert defaults["transformed_url_length"] == _URL_WEIGHT
+    assert defaults["scale"] == 100 and defaults["default_weight"] == 200 and defaults["emoji_parsing_enabled"]
+    assert [(r["start"], r["end"], r["weight"]) for r in defaults["ranges"]] == [
+        (0, 4351, 100),
+        (8192, 8205, 100),
+        (8208, 8223, 100),
+        (8242, 8247, 100),
+    ], "twitter-text's weight ranges changed: review core/posts/x_count.py"
+    return twitter_text
+
+
+def extract_urls_with_indices(text: str, **options: bool) -> list[dict]:
+    """twitter-text's `extract_urls_with_indices`."""
+    return _twitter().extract_urls_with_indices(text, **options)
+
+
+def parse_tweet(text: str) -> Any:
+    """twitter-text's `parse_tweet`."""
+    return _twitter().parse_tweet(text)
+
 
 # Code points weighing 1 that no emoji entity can contain on their own (see the module docstring).
 LIGHT_RANGES = (

@@ -30,6 +30,10 @@ from tests.e2e.live_helpers import connect, live_stack, png, upload
 from tests.fakes.platforms import FakeMastodon, FakeX
 from tests.harness import Stack
 
+# On PostgreSQL, the production database, only: SIGKILLed workers on both backends are
+# tests/core/test_publisher_workers.py; what this module adds is the platforms' side of a crash.
+pytestmark = pytest.mark.one_backend("postgresql")
+
 POSTS = 100  # each to both profiles: 200 deliveries
 LEASE_SECONDS = 3
 

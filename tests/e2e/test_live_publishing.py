@@ -42,6 +42,11 @@ from tests.fakes.platforms import FakeMastodon, FakeX
 from tests.fakes.platforms.x import SCOPES as X_SCOPES
 from tests.harness import Stack
 
+# On PostgreSQL, the production database, only: what the backends do differently for delivery
+# (the claim, the lease, the outcome's writes) runs on both in tests/core/test_publisher_*.py and
+# tests/facades/test_posts_threads.py; what this module adds is the connectors' HTTP.
+pytestmark = pytest.mark.one_backend("postgresql")
+
 PLATFORM_TIMEOUT = 2.0  # HERALD_PLATFORM_TIMEOUT_SECONDS: a hung request fails after this
 MASTODON_SCOPES = {"read:accounts", "write:statuses", "write:media"}
 MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"\x00" * 1000

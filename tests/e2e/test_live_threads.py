@@ -11,9 +11,8 @@ X (tests/fakes/platforms/x.py) part by part, each a reply to the one before it.
   part exactly once on X.
 
 The stack is this module's own (live mode, X's hosts overridden to the fake); every test has an
-organization with 10 credits and an X account of its own. It runs on every backend, like
-test_live_publishing: what it checks is written to the database (a post's status, its parts,
-the ledger)."""
+organization with 10 credits and an X account of its own. It runs on every backend: what it
+checks is written to the database (a post's status, its parts, the ledger)."""
 
 from __future__ import annotations
 
