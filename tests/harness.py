@@ -156,11 +156,13 @@ def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, 
     stack = Stack(database_url, workdir, core_target, base_url, env)
     stack.storage_url = f"http://127.0.0.1:{storage_port}"
     try:
+        # All at once: the facade waits for a core by itself (its calls wait HERALD_CORE_WAIT_SECONDS
+        # for a connection, and /readyz answers 503 until a core and its database answer).
         cores = [stack.spawn("core", "core", log_name=f"core{i}") for i in range(core_processes)]
-        for core in cores:
-            wait_for_grpc(core_target, core)
         facade = stack.spawn("facades", log_name="facade")
         storage = stack.spawn("core", "storage", log_name="storage")
+        for core in cores:
+            wait_for_grpc(core_target, core)
         wait_for_http(f"{base_url}/readyz", facade)  # a core answers it, its database too
         wait_for_http(f"{stack.storage_url}/healthz", storage)
         yield stack
