@@ -6,7 +6,9 @@ are held in `slot_holds`
 its search's start, as minutes since the epoch like `taken`. The hold of a request is deleted in
 the transaction that inserts its posts; one whose request died expires (`expires_at`) and is
 removed by housekeeping. No foreign key to profiles: a hold lives minutes at most, and checking
-the key would lock the profile's row (KEY SHARE) for every hold written.
+the key would lock the profile's row (KEY SHARE) for every hold written. On PostgreSQL the table
+is UNLOGGED: three rows written and deleted per request need no WAL, and what a crash loses (the
+table is emptied) is only the holds of requests that died with it.
 
 Revision ID: 0020
 Revises: 0019
@@ -69,6 +71,9 @@ def upgrade() -> None:
         sa.Column("token", sa.String(length=32), nullable=False),
         sa.Column("expires_at", core.db.types.UTCDateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("profile_id", "minute", name=op.f("pk_slot_holds")),
+        # PostgreSQL: no WAL for rows that live milliseconds. A crash empties the table, and the
+        # requests whose holds it kept died with their connections.
+        prefixes=["UNLOGGED"] if op.get_bind().dialect.name == "postgresql" else [],
     )
     op.create_index("ix_slot_holds_token", "slot_holds", ["token"], unique=False)
     if op.get_bind().dialect.name == "postgresql":
