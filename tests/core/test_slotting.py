@@ -47,6 +47,18 @@ async def _watermark(engine, org_id: str) -> datetime | None:  # noqa: ANN001
         )
 
 
+async def _state(conn, org_id: str) -> slotting.SlotState:  # noqa: ANN001
+    """The organization's one profile as a search reads it."""
+    row = (
+        await conn.execute(
+            select(profiles.c.id, profiles.c.slug, profiles.c.slot_table, profiles.c.slot_watermark).where(
+                profiles.c.org_id == org_id
+            )
+        )
+    ).one()
+    return slotting.SlotState(row.id, row.slug, row.slot_table, row.slot_watermark)
+
+
 async def test_the_watermark_moves_past_taken_slots_and_a_canceled_post_frees_its_slot(engine) -> None:
     org_id, _ = await _profile(engine, "slotting-mark")
     now = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)  # past today's 09:00: the first slot is tomorrow's
@@ -78,19 +90,12 @@ async def test_a_search_does_not_move_a_watermark_forgotten_while_it_ran(engine)
     mark = await _watermark(engine, org_id)
     assert mark is not None
     async with transaction(engine, writes=True) as conn:
-        state = (
-            await conn.execute(
-                select(profiles.c.id, profiles.c.slug, profiles.c.slot_table, profiles.c.slot_watermark).where(
-                    profiles.c.org_id == org_id
-                )
-            )
-        ).one()
+        state = await _state(conn, org_id)
         # The search read the watermark; then a cancel (or a new table) forgot it, and committed.
-        read = slotting.SlotState(state.id, state.slug, state.slot_table, state.slot_watermark)
         await conn.execute(update(profiles).where(profiles.c.id == state.id).values(slot_watermark=None))
         taken = {state.id: {mark - timedelta(days=d) for d in range(slotting.WATERMARK_STEP + 1)}}
         start = {state.id: now}
-        out = await slotting.assign(conn, [read], start, taken, {}, now)
+        out = await slotting.assign(conn, [state], start, taken, {}, now)
     assert out[state.id] == [mark + timedelta(days=1)]  # it walked past WATERMARK_STEP taken slots
     assert await _watermark(engine, org_id) is None  # and left the forgotten watermark forgotten
 
@@ -102,16 +107,9 @@ async def test_the_watermark_stops_before_a_held_slot(engine) -> None:
     now = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
     nine = [datetime(2026, 12, 2 + i, 9, 0, tzinfo=UTC) for i in range(30)]
     async with transaction(engine, writes=True) as conn:
-        state = (
-            await conn.execute(
-                select(profiles.c.id, profiles.c.slug, profiles.c.slot_table, profiles.c.slot_watermark).where(
-                    profiles.c.org_id == org_id
-                )
-            )
-        ).one()
-        read = slotting.SlotState(state.id, state.slug, state.slot_table, state.slot_watermark)
+        state = await _state(conn, org_id)
         taken = {state.id: set(nine[:20]) - {nine[18]}}  # 18 taken, one held, one more taken
         held = {state.id: {nine[18]}}
-        out = await slotting.assign(conn, [read], {state.id: now}, taken, held, now, count=3)
+        out = await slotting.assign(conn, [state], {state.id: now}, taken, held, now, count=3)
     assert out[state.id] == nine[20:23]  # the first free slots, for the request and two that joined it
     assert await _watermark(engine, org_id) == nine[17]
