@@ -1,6 +1,7 @@
 """Bench: 2 facades and 2 cores with and without Envoy in front (issue 13, envoy/cluster.yaml).
 
     .venv/bin/python -m bench.envoy_cluster [--duration 10] [--concurrency 32] [--rounds 2] [--envoy-threads 2]
+        [--envoy-channels N] [--together]
 
 On one PostgreSQL database (bench/posts_create.py's organization: 3 profiles), alternating for
 --rounds rounds, each layout started fresh:
@@ -12,6 +13,9 @@ On one PostgreSQL database (bench/posts_create.py's organization: 3 profiles), a
   gRPC's client-side round robin with health checks), Envoy only in front of the facades.
 Each layout: a closed loop of --concurrency `GET /v1/profiles`, then of `POST /v1/posts` (3
 profiles, unique content), --duration s each after a warm-up; every answer must be 200 / 201.
+With --together the three layouts are up at once (the envoy and edge layouts sharing their two
+cores) and loaded in turn, the order reversed every other round: the machine's speed, which
+drifts by tens of percent within minutes here, then moves under all three alike.
 Prints req/s per round, the medians and envoy/direct; writes bench/results/envoy_cluster-*.json.
 """
 
