@@ -133,10 +133,11 @@ async def create_posts(
         if locked_late:
             turn = await slot_turns.take(conn, profile_ids, now, lead=ends_transaction)
             _place(turn.given, rows, records, messages, data)
-        # next_slot on PostgreSQL holds its profiles' locks until the commit (or holds its slots,
-        # when it joined another request's turn): its writes go in one round trip, with the
-        # COMMIT when the caller's transaction ends here.
-        async with pipelined(conn, enabled=locked_late):
+        # The writes go to PostgreSQL in one round trip (psycopg's pipeline): at 1 in flight that
+        # took a POST /v1/posts from 4.5-6.5 to 3.8 ms. next_slot holds its profiles' locks until
+        # the commit (or holds its slots, when it joined another request's turn): its COMMIT goes
+        # in that round trip too, when the caller's transaction ends here.
+        async with pipelined(conn):
             await _INSERT_POSTS.many(conn, rows)
             await parts.insert_parts(conn, part_rows, media_rows)
             await events.emit(conn, org_id, "post.created", records, now, data=data)
