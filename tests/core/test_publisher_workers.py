@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
@@ -96,11 +98,24 @@ def wait_until(predicate, timeout: float, what: str, every: float = 0.1) -> None
 def kill_when(worker: subprocess.Popen, predicate, timeout: float, what: str) -> None:  # noqa: ANN001
     """SIGKILL `worker` in a state where `predicate` holds. The worker is frozen (SIGSTOP) while
     the state is read, so the kill lands in exactly the state seen: a batch cannot finish between
-    the look and the kill. When the state is not there yet, the worker goes on (SIGCONT)."""
+    the look and the kill. When the state is not there yet, the worker goes on (SIGCONT).
+
+    On SQLite a worker frozen in the instant it resets the WAL holds a lock readers wait for: that
+    look answers "database is locked", and counts as not there yet."""
     deadline = time.monotonic() + timeout
     while True:
         worker.send_signal(signal.SIGSTOP)
-        if predicate():
+        try:
+            seen = predicate()
+        except OperationalError as error:
+            if getattr(error.orig, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
+                worker.send_signal(signal.SIGCONT)
+                raise
+            seen = False
+        except BaseException:
+            worker.send_signal(signal.SIGCONT)  # else it stays frozen and cannot be stopped
+            raise
+        if seen:
             worker.send_signal(signal.SIGKILL)
             worker.wait(timeout=10)
             return
