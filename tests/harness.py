@@ -5,6 +5,7 @@ Used by tests/conftest.py and by bench/: one way to start Herald for measurement
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -136,6 +137,33 @@ def wait_for_grpc(target: str, proc: subprocess.Popen, timeout: float = 30.0) ->
     raise TimeoutError(target)
 
 
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` holds a TCP socket listening on `port` (Linux: /proc)."""
+    sockets = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                sockets.add(target[8:-1])
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            fields = row.split()
+            # local address `hex ip:hex port`, state 0A = LISTEN, inode.
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A" and fields[9] in sockets:
+                return True
+    return False
+
+
+def wait_for_listening(proc: subprocess.Popen, port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not listens(proc.pid, port):
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"pid {proc.pid} does not listen on {port}")
+        time.sleep(0.05)
+
+
 @contextmanager
 def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, **extra_env: str) -> Iterator[Stack]:
     """The core(s), the facade and the embedded storage server, on free loopback ports."""
@@ -159,8 +187,13 @@ def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, 
         # All at once: the facade waits for a core by itself (its calls wait HERALD_CORE_WAIT_SECONDS
         # for a connection, and /readyz answers 503 until a core and its database answer).
         cores = [stack.spawn("core", "core", log_name=f"core{i}") for i in range(core_processes)]
-        facade = stack.spawn("facades", log_name="facade")
         storage = stack.spawn("core", "storage", log_name="storage")
+        if core_processes > 1:
+            # Several: the facade starts once every one listens, else it may connect all its
+            # channels to the first (they move only when the core closes them for their age).
+            for core in cores:
+                wait_for_listening(core, core_port)
+        facade = stack.spawn("facades", log_name="facade")
         for core in cores:
             wait_for_grpc(core_target, core)
         wait_for_http(f"{base_url}/readyz", facade)  # a core answers it, its database too
