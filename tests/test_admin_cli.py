@@ -106,6 +106,7 @@ def test_bootstrap_profile_credits_plan(herald, http_sync) -> None:  # noqa: ANN
         (("plan", "--org", "missing-org", "--plan", "active"), "NOT_FOUND"),
     ],
 )
+@pytest.mark.one_backend  # the refusals' shape; what the database decides runs on both above and below
 def test_errors_are_one_json_object_with_a_code(herald, args, code) -> None:  # noqa: ANN001
     status, out = herald(*args)
     assert status == 1
@@ -127,6 +128,7 @@ def test_add_profile_rules(herald) -> None:  # noqa: ANN001
     assert herald("credits", "--org", "cli-rules", "--add", "0")[1]["code"] == "VALIDATION_ERROR"
 
 
+@pytest.mark.one_backend
 def test_existing_user_with_another_password_is_refused(herald) -> None:  # noqa: ANN001
     herald("bootstrap", "--email", "pw@example.com", "--password", "a long password", "--org", "cli-pw")
     status, out = herald("bootstrap", "--email", "pw@example.com", "--password", "another password", "--org", "cli-pw")

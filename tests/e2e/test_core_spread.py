@@ -73,7 +73,7 @@ def test_a_core_started_after_the_facade_connected_gets_calls_once_connections_r
 
         # Several connection ages go by under load: the core closes each connection (GOAWAY) and
         # the facade opens another, and not one call fails for it (_load checks every answer).
-        asyncio.run(_load(stack.base_url, headers, 1500, 16))
+        asyncio.run(_load(stack.base_url, headers, 800, 16))
 
         cores = [first, late]
         before = [_cpu_ticks(p.pid) for p in cores]
