@@ -304,6 +304,26 @@ def _stack_ready(settings: CoreSettings) -> bool:
     return True
 
 
+def _await_listening(
+    cores: list[subprocess.Popen], listen: str, stopping: Callable[[], bool], within: float = 60.0
+) -> None:
+    """Waits until every core process listens on `listen`'s port (Linux; elsewhere it returns at
+    once), or one has exited (the supervisor's loop then stops the rest), or a signal asked to
+    stop, or `within` runs out."""
+    from core import procfs
+
+    if not procfs.available():
+        return
+    port = int(listen.rpartition(":")[2])
+    deadline = time.monotonic() + within
+    waiting = list(cores)
+    while waiting and not stopping() and time.monotonic() < deadline:
+        if any(c.poll() is not None for c in cores):
+            return
+        waiting = [c for c in waiting if not procfs.listens(c.pid, port)]
+        time.sleep(0.05)
+
+
 def _serve(settings: CoreSettings) -> int:
     """Supervises one process per role (one core per CPU); stops them all when one dies or on
     SIGINT/SIGTERM. An address already in use is one line and exit 1, before anything starts."""
@@ -317,16 +337,6 @@ def _serve(settings: CoreSettings) -> int:
     if taken := _taken(listening):
         print(f"herald: cannot start: already in use: {', '.join(taken)}", file=sys.stderr)
         return 1
-    commands = [[sys.executable, "-m", "core", "core"] for _ in range(settings.core_process_count)]
-    commands += [
-        [sys.executable, "-m", "facades"],
-        [sys.executable, "-m", "core", "storage"],
-        [sys.executable, "-m", "core", "worker"],
-    ]
-    if settings.stock_demo:
-        commands.append([sys.executable, "-m", "core", "stock-demo"])
-    env = _metrics_dir(settings)
-    children = [subprocess.Popen(cmd, env=env) for cmd in commands]
     stopping = False
 
     def _stop(signum: int, _frame: Any) -> None:
@@ -335,6 +345,18 @@ def _serve(settings: CoreSettings) -> int:
 
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
+    env = _metrics_dir(settings)
+    cores = [subprocess.Popen([sys.executable, "-m", "core", "core"], env=env) for _ in range(settings.core_process_count)]
+    commands = [[sys.executable, "-m", "core", "storage"], [sys.executable, "-m", "core", "worker"]]
+    if settings.stock_demo:
+        commands.append([sys.executable, "-m", "core", "stock-demo"])
+    children = cores + [subprocess.Popen(cmd, env=env) for cmd in commands]
+    # The kernel places each connection on one of the cores sharing the port when it opens, and
+    # the facade opens its channels once: started before every core listens, it could put them
+    # all on the first.
+    _await_listening(cores, settings.core_listen, lambda: stopping)
+    if not stopping:
+        children.append(subprocess.Popen([sys.executable, "-m", "facades"], env=env))
     code = 0
     announced = False
     while not stopping:

@@ -194,13 +194,8 @@ def build_server(settings: CoreSettings, engine: AsyncEngine, storage: ObjectSto
             ErrorInterceptor(),
             UnitOfWorkInterceptor(settings, engine, method_policies(), limiter(settings.redis_url)),
         ],
-        options=[
-            # Several core processes may listen on one address (`herald serve` starts one per CPU).
-            ("grpc.so_reuseport", 1),
-            # Clients reconnect now and then, so connections spread again over those processes.
-            ("grpc.max_connection_age_ms", round(settings.core_max_connection_age_seconds * 1000)),
-            ("grpc.max_connection_age_grace_ms", round(settings.core_max_connection_age_grace_seconds * 1000)),
-        ],
+        # Several core processes may listen on one address (`herald serve` starts one per CPU).
+        options=[("grpc.so_reuseport", 1)],
     )
     generic_only = _GenericHandlersOnly(server)
     for svc in SERVICES:

@@ -27,12 +27,6 @@ class CoreSettings(BaseSettings):
     core_listen: str = "127.0.0.1:50051"
     # How many core processes `herald serve` starts; 0 means one per CPU.
     core_processes: int = Field(default=0, ge=0, le=64)
-    # A core closes each client connection (GOAWAY, in-flight calls finish within the grace) after
-    # about this long (gRPC adds +-10% jitter). The kernel spreads connections, not calls, over
-    # the cores sharing a port, so a core that starts or restarts after a facade or Envoy connected
-    # gets its share of their connections within this time.
-    core_max_connection_age_seconds: float = Field(default=60.0, gt=0)
-    core_max_connection_age_grace_seconds: float = Field(default=30.0, gt=0)
     base_url: str = "http://127.0.0.1:8080"
     storage_listen: str = "127.0.0.1:8081"
     # The facade's own setting (facades/settings.py), read here too: `herald serve` checks the

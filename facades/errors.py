@@ -3,12 +3,15 @@ checks) into HTTP statuses and `{error, code}` bodies (SPEC section 7)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
 from contract.errors import REASONS
+
+log = logging.getLogger(__name__)
 
 # Every code Herald answers with, and its HTTP status: declared once, in the ErrorReason enum
 # (proto/herald/api/v1/errors.proto), which the core's errors and every surface share.
@@ -127,5 +130,10 @@ def from_rpc_error(error: grpc.aio.AioRpcError) -> ApiError:
                 if info.domain == OAUTH_DOMAIN:
                     return OAuthError(info.reason, status.message, info.metadata)
                 return ApiError(info.reason, status.message, info.metadata)
-    code, message = _FALLBACK.get(error.code(), ("INTERNAL", "internal error"))
-    return ApiError(code, message)
+    fallback = _FALLBACK.get(error.code())
+    if fallback is None:
+        # The core answers its own failures with an ErrorInfo (and logs them): this one came from
+        # the transport or a core that is not Herald's, and is logged here or nowhere.
+        log.error("core call failed: %s: %s", error.code().name, error.details())
+        return ApiError("INTERNAL", "internal error")
+    return ApiError(*fallback)

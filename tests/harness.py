@@ -5,7 +5,6 @@ Used by tests/conftest.py and by bench/: one way to start Herald for measurement
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import subprocess
@@ -18,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from core import procfs
 
 PG_ADMIN_DSN = os.environ.get("HERALD_TEST_PG_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,26 +138,9 @@ def wait_for_grpc(target: str, proc: subprocess.Popen, timeout: float = 30.0) ->
     raise TimeoutError(target)
 
 
-def listens(pid: int, port: int) -> bool:
-    """Whether process `pid` holds a TCP socket listening on `port` (Linux: /proc)."""
-    sockets = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        with contextlib.suppress(OSError):
-            target = os.readlink(fd)
-            if target.startswith("socket:["):
-                sockets.add(target[8:-1])
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for row in Path(table).read_text().splitlines()[1:]:
-            fields = row.split()
-            # local address `hex ip:hex port`, state 0A = LISTEN, inode.
-            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A" and fields[9] in sockets:
-                return True
-    return False
-
-
 def wait_for_listening(proc: subprocess.Popen, port: int, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
-    while not listens(proc.pid, port):
+    while not procfs.listens(proc.pid, port):
         if proc.poll() is not None:
             raise RuntimeError(f"process exited with {proc.returncode}")
         if time.monotonic() > deadline:
@@ -241,3 +225,24 @@ def bootstrap_org(database_url: str, org: str, *, email: str | None = None, cred
         return out["api_key"]
 
     return asyncio.run(run())
+
+
+def cpu_ticks(pid: int) -> int:
+    """User + system CPU time process `pid` has used, in clock ticks (os.sysconf("SC_CLK_TCK") a second)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+async def get_in_closed_loop(base_url: str, path: str, headers: dict[str, str], requests: int, in_flight: int) -> None:
+    """`requests` GETs of `path`, `in_flight` at a time; each must answer 200."""
+    import asyncio
+
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+        left = iter(range(requests))
+
+        async def worker() -> None:
+            for _ in left:
+                response = await http.get(path, headers=headers)
+                assert response.status_code == 200, response.text
+
+        await asyncio.gather(*(worker() for _ in range(in_flight)))

@@ -3,6 +3,7 @@ the data directory), every process up, a real request served, and a clean stop o
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -15,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.harness import ROOT, free_port
+from tests.harness import ROOT, cpu_ticks, free_port, get_in_closed_loop
 
 
 @pytest.mark.parametrize("core_processes", ["2"])
@@ -61,6 +62,15 @@ def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: 
         # A new organization starts with 0 credits: below the default threshold of 50.
         assert response.json() == {"profiles": [], "warning": {"code": "low_credits", "remaining": 0}}
         assert response.headers["x-credits-remaining"] == "0"
+        # serve starts the facade once every core listens, so the facade's channels spread over
+        # all of them: under concurrent calls each core does real work (at least 5% of their CPU).
+        cores = [pid for pid in children if _cmdline(pid)[-2:] == ["core", "core"]]
+        assert len(cores) == int(core_processes)
+        before = [cpu_ticks(pid) for pid in cores]
+        headers = {"Authorization": f"Bearer {key}"}
+        asyncio.run(get_in_closed_loop(f"http://127.0.0.1:{http_port}", "/v1/profiles", headers, 600, 16))
+        used = [cpu_ticks(pid) - b for pid, b in zip(cores, before, strict=True)]
+        assert min(used) >= 0.05 * sum(used), f"CPU ticks per core: {used}"
         # Stock photos work with no keys: the providers point at the demo provider serve started.
         # The demo provider is part of what "ready" waited for.
         found = httpx.post(
@@ -108,6 +118,10 @@ def _ready_line(log: Path, serve: subprocess.Popen, timeout: float = 60) -> str:
             return lines[0]
         time.sleep(0.1)
     raise TimeoutError(log.read_text())
+
+
+def _cmdline(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_text().split("\0")[:-1]
 
 
 def _children(pid: int) -> list[int]:
