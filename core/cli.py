@@ -346,7 +346,9 @@ def _serve(settings: CoreSettings) -> int:
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     env = _metrics_dir(settings)
-    cores = [subprocess.Popen([sys.executable, "-m", "core", "core"], env=env) for _ in range(settings.core_process_count)]
+    cores = [
+        subprocess.Popen([sys.executable, "-m", "core", "core"], env=env) for _ in range(settings.core_process_count)
+    ]
     commands = [[sys.executable, "-m", "core", "storage"], [sys.executable, "-m", "core", "worker"]]
     if settings.stock_demo:
         commands.append([sys.executable, "-m", "core", "stock-demo"])
