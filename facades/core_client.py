@@ -83,9 +83,8 @@ class _InFlight:
         counts, best = self.counts, None
         for index, count in enumerate(counts):
             # A channel that is not connected fails its calls at once, so it would always look
-            # the least busy: it is chosen only when none is connected. Asking its state starts
-            # its reconnection (one the core closed for its age comes back idle).
-            if (best is None or count < counts[best]) and self.channels[index].get_state(True) is _READY:
+            # the least busy: it is chosen only when none is connected.
+            if (best is None or count < counts[best]) and self.channels[index].get_state() is _READY:
                 best = index
         if best is None:
             best = counts.index(min(counts))
