@@ -68,7 +68,6 @@ from core.stock.servicer import POLICIES as STOCK_POLICIES
 from core.stock.servicer import StockServicer
 from core.storage.base import ObjectStorage
 from core.storage.factory import object_storage
-from core.webhooks.delivery import private_targets_allowed
 from core.webhooks.servicer import POLICIES as WEBHOOK_POLICIES
 from core.webhooks.servicer import WebhookServicer
 
@@ -124,7 +123,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "CatalogService": CatalogServicer(catalog()),
         "IdentityService": IdentityServicer(),
         "AccountService": AccountServicer(settings.password_hash_concurrency),
-        "OAuthService": OAuthServicer(ClientMetadataDocuments(allow_private=private_targets_allowed(settings))),
+        "OAuthService": OAuthServicer(ClientMetadataDocuments(allow_private=settings.allows_private_targets)),
         "CreditsService": CreditsServicer(),
         "ProfileService": ProfileServicer(),
         "ConnectionService": ConnectionServicer(settings),

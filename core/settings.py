@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationInfo, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PlanName = Literal["active", "trialing", "none"]
@@ -70,10 +72,16 @@ class CoreSettings(BaseSettings):
     webhook_endpoint_concurrency: int = Field(default=8, ge=1, le=100)
     # An endpoint whose every attempt failed for this long is disabled (Svix: 5 days).
     webhook_disable_after_seconds: float = Field(default=5 * 24 * 3600, gt=0)
-    # Whether webhook URLs and OAuth client metadata documents (docs/oauth.md) may reach loopback,
-    # private or link-local addresses. Unset: only on the embedded default (sandbox publishing),
-    # so a newcomer can try a local receiver or a local agent.
-    allow_private_targets: bool | None = None
+    # Whether every outbound request to a host a user named (webhook receivers, Mastodon instances,
+    # Bluesky PDSes, link cards, OAuth client metadata documents) may reach loopback, private,
+    # link-local or metadata addresses. Unset: only while Herald itself is reachable on loopback
+    # alone (its base URL's host is a loopback address, as on `make run`); see
+    # `allows_private_targets` and docs/operations.md, "Outbound requests". The old name
+    # HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES is read too.
+    allow_private_targets: bool | None = Field(
+        default=None,
+        validation_alias=AliasChoices("HERALD_ALLOW_PRIVATE_TARGETS", "HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES"),
+    )
     jobs_poll_seconds: float = Field(default=0.2, gt=0)
     # The gRPC health service follows the database (core/health.py): pinged this often, and
     # NOT_SERVING when it does not answer within the timeout.
@@ -83,6 +91,15 @@ class CoreSettings(BaseSettings):
     # counted in Redis when HERALD_REDIS_URL is set (shared by every core), else in memory.
     rate_limit_api_key: str = "3000/60"
     rate_limit_oauth_client: str = "1200/60"
+    # Anonymous work per client address (contract/caller.py; docs/operations.md, "Rate limits"),
+    # sized for one office behind one address: sign-in attempts per address and per account,
+    # sign-ups and client registrations per address, and client metadata documents fetched for
+    # unauthenticated authorization requests per address.
+    rate_limit_sign_in_address: str = "100/600"
+    rate_limit_sign_in_account: str = "20/600"
+    rate_limit_sign_up_address: str = "20/3600"
+    rate_limit_register_address: str = "100/3600"
+    rate_limit_client_metadata_address: str = "60/600"
     redis_url: str = ""
     # `herald metrics` (the machine's exporter) listens here; workers sample the queues for
     # Prometheus this often when metrics are exported (PROMETHEUS_MULTIPROC_DIR).
@@ -118,6 +135,9 @@ class CoreSettings(BaseSettings):
     signup_plan: PlanName = "trialing"
     # Credits an organization created by sign-up starts with (its first posts can go out).
     signup_credits: int = Field(default=100, ge=0)
+    # `open`: anyone may sign up (an organization of their own); `closed`: only operators create
+    # accounts (`herald admin bootstrap`), and later people invited by a member.
+    signup: Literal["open", "closed"] = "open"
     session_lifetime_seconds: int = Field(default=7 * 86400, ge=60)
     # Password hashes (argon2id, 64 MiB each) one core process computes at once; others wait.
     password_hash_concurrency: int = Field(default=2, ge=1, le=32)
@@ -140,6 +160,9 @@ class CoreSettings(BaseSettings):
     # Keys sealing platform tokens at rest: `<id>:<base64url 32 bytes>`, comma-separated, the first
     # seals, all open; empty means a key generated into {data_dir}/platform-token.key.
     platform_token_keys: SecretStr = SecretStr("")
+    # Where the generated key file lives when HERALD_PLATFORM_TOKEN_KEYS is empty; empty means
+    # {data_dir}/platform-token.key. Keep it off the data directory's backups (docs/operations.md).
+    platform_token_keys_file: str = ""
     # The operator's app on each platform (docs/live-publishing.md says how to register each).
     # Mastodon needs none (Herald registers itself on each instance), Bluesky neither (app passwords).
     x_client_id: str = ""
@@ -159,9 +182,6 @@ class CoreSettings(BaseSettings):
     # Platform hosts rewritten to other base URLs, as a JSON object ({"api.x.com":
     # "http://127.0.0.1:9001"}): a platform's own sandbox, an egress proxy, or the test fakes.
     platform_host_overrides: dict[str, str] = Field(default_factory=dict)
-    # Whether instance and PDS URLs users name, and link-card URLs, may reach private, loopback or
-    # link-local addresses (never in production: that is how a user would reach your network).
-    platform_allow_private_addresses: bool = False
     # One platform request's deadline (a media upload's chunk, a post); keep it well under the
     # publish lease so a slow request is over before another worker may take the post over.
     platform_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
@@ -191,7 +211,15 @@ class CoreSettings(BaseSettings):
     # the run's job is due this long after the run started (core/stock/runs.py).
     stock_source_recover_seconds: float = Field(default=120.0, gt=0, le=600)
 
-    @field_validator("rate_limit_api_key", "rate_limit_oauth_client")
+    @field_validator(
+        "rate_limit_api_key",
+        "rate_limit_oauth_client",
+        "rate_limit_sign_in_address",
+        "rate_limit_sign_in_account",
+        "rate_limit_sign_up_address",
+        "rate_limit_register_address",
+        "rate_limit_client_metadata_address",
+    )
     @classmethod
     def _budget(cls, value: str) -> str:
         from core.ratelimit import Budget
@@ -208,6 +236,21 @@ class CoreSettings(BaseSettings):
     @classmethod
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
+
+    @property
+    def allows_private_targets(self) -> bool:
+        """HERALD_ALLOW_PRIVATE_TARGETS when set; else whether Herald is reachable on loopback
+        only (its base URL names a loopback host), where a user who can reach it is on this
+        machine already and may try a local webhook receiver or a local agent."""
+        if self.allow_private_targets is not None:
+            return self.allow_private_targets
+        host = (urlsplit(self.base_url).hostname or "").lower()
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
 
     @property
     def mcp_resource(self) -> str:

@@ -9,7 +9,7 @@ from sanic import Blueprint, Request, Sanic
 from sanic.exceptions import MethodNotAllowed, NotFound, PayloadTooLarge, SanicException
 from sanic.response import HTTPResponse, json
 
-from facades import metrics, request_ids
+from facades import client_address, metrics, request_ids
 from facades.catalog import ContractSource
 from facades.core_client import CoreClient
 from facades.discovery import discovery_blueprint
@@ -50,6 +50,7 @@ def create_app(settings: FacadeSettings, name: str = "herald_facade") -> Sanic:
     app.blueprint(dashboard_blueprint())
     app.static("/static", STATIC_DIR, name="static")
     request_ids.install(app)
+    client_address.install(app, client_address.parse_networks(settings.trusted_proxies))
 
     @app.before_server_start
     async def _connect(app: Sanic) -> None:

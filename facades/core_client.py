@@ -20,6 +20,7 @@ from herald.media.v1 import media_pb2_grpc
 from herald.posts.v1 import posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2_grpc
 
+from contract.caller import CLIENT_ADDRESS, CLIENT_ADDRESS_KEY
 from contract.logs import REQUEST_ID, REQUEST_ID_HEADER
 from facades.errors import from_rpc_error
 
@@ -248,6 +249,8 @@ class CoreClient:
         metadata: list[tuple[str, str]] = []
         if (request_id := REQUEST_ID.get()) is not None:
             metadata.append((REQUEST_ID_HEADER, request_id))
+        if (address := CLIENT_ADDRESS.get()) is not None:
+            metadata.append((CLIENT_ADDRESS_KEY, address))
         if authorization is not None:
             metadata.append(("authorization", authorization))
         if audience is not None:

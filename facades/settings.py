@@ -32,9 +32,20 @@ class FacadeSettings(BaseSettings):
     metrics_dir: str = Field(default="", validation_alias="PROMETHEUS_MULTIPROC_DIR")
     # Who may read /metrics besides a loopback peer: the bearer of this token (empty: nobody).
     metrics_token: str = ""
+    # Proxies whose X-Forwarded-For entries are believed (facades/client_address.py): addresses
+    # or CIDR blocks, comma-separated. Loopback by default, as Envoy beside the facade is.
+    trusted_proxies: str = "127.0.0.1/8, ::1"
     log_level: str = "INFO"
     # One JSON object per line (contract/logs.py), or `text` for a terminal.
     log_format: Literal["json", "text"] = "json"
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        from facades.client_address import parse_networks
+
+        parse_networks(value)
+        return value
 
     @field_validator("base_url")
     @classmethod

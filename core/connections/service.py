@@ -274,7 +274,7 @@ class Connections:
         if "://" not in url:
             url = f"https://{url}"
         parts = urlsplit(url)
-        schemes = ("https", "http") if self.settings.platform_allow_private_addresses else ("https",)
+        schemes = ("https", "http") if self.settings.allows_private_targets else ("https",)
         if (
             parts.scheme not in schemes
             or not parts.hostname

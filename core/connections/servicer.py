@@ -40,7 +40,7 @@ POLICIES = {
 class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
     def __init__(self, settings: CoreSettings) -> None:
         endpoints = PlatformEndpoints(
-            settings.platform_host_overrides, allow_private=settings.platform_allow_private_addresses
+            settings.platform_host_overrides, allow_private=settings.allows_private_targets
         )
         self.settings = settings
         self.connections = Connections(settings, endpoints, TokenVault.from_settings(settings))

@@ -181,8 +181,8 @@ def _is_json(content_type: str) -> bool:
 
 class ClientMetadataDocuments:
     """Fetches, checks and caches metadata documents for one core process. `allow_private`:
-    whether documents may come from loopback or private addresses (HERALD_ALLOW_PRIVATE_TARGETS,
-    core/webhooks/delivery.private_targets_allowed), which also admits http on loopback."""
+    whether documents may come from loopback or private addresses (CoreSettings.allows_private_targets),
+    which also admits http on loopback."""
 
     def __init__(
         self,

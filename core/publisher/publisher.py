@@ -69,7 +69,7 @@ class Publisher:
         self.storage = storage or object_storage(settings)
         self.live = settings.publish_mode == "live"
         self.endpoints = PlatformEndpoints(
-            settings.platform_host_overrides, allow_private=settings.platform_allow_private_addresses
+            settings.platform_host_overrides, allow_private=settings.allows_private_targets
         )
         self.keeper = (
             TokenKeeper(settings, engine, self.endpoints, TokenVault.from_settings(settings)) if self.live else None

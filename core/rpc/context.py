@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core.db.engine import transaction
 from core.identity.principal import Principal
+from core.ratelimit import Limiter
 from core.settings import CoreSettings
 
 
@@ -30,6 +31,10 @@ class Call:
     # credits sets it from the debit's result.
     credits_remaining: int
     engine: AsyncEngine | None = None
+    # The caller's network address (contract/caller.py): the facade's client, or the gRPC peer.
+    client_address: str = ""
+    # Where per-address and per-credential budgets are counted (core/ratelimit.py).
+    limiter: Limiter | None = None
 
     @asynccontextmanager
     async def transaction(self, *, writes: bool = False) -> AsyncIterator[AsyncConnection]:

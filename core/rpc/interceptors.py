@@ -10,6 +10,7 @@ import grpc
 from google.protobuf.message import Message
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from contract.caller import CLIENT_ADDRESS_KEY
 from contract.logs import REQUEST_ID, REQUEST_ID_HEADER, request_id_from
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.types import utcnow
@@ -120,11 +121,13 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         metadata = handler_call_details.invocation_metadata
         authorization = _metadata_value(metadata, "authorization")
         audience = _metadata_value(metadata, AUDIENCE_KEY) or self._settings.mcp_resource
+        given_address = _metadata_value(metadata, CLIENT_ADDRESS_KEY)
 
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            address = given_address or peer_address(context.peer())
             if policy.anonymous:
-                return await self._run_anonymous(inner, request, context, policy)
-            return await self._run(inner, request, context, policy, authorization, audience)
+                return await self._run_anonymous(inner, request, context, policy, address)
+            return await self._run(inner, request, context, policy, authorization, audience, address)
 
         return _wrap(handler, behavior)
 
@@ -136,6 +139,7 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         policy: MethodPolicy,
         authorization: str | None,
         audience: str,
+        address: str,
     ) -> Any:
         now = utcnow()
         rate: Decision | None = None
@@ -148,10 +152,10 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
                 if not policy.checks_named_method:
                     rate = await self._take(auth.principal)
                 if policy.transactional:
-                    call = Call(conn, auth.principal, self._settings, now, auth.principal.credit_balance, self._engine)
+                    call = self._call(conn, auth.principal, now, auth.principal.credit_balance, address)
                     response = await _serve(inner, request, context, call)
         if not policy.transactional:
-            call = Call(None, auth.principal, self._settings, now, auth.principal.credit_balance, self._engine)  # type: ignore[arg-type]
+            call = self._call(None, auth.principal, now, auth.principal.credit_balance, address)
             response = await _serve(inner, request, context, call)
         if auth.touch_api_key_id is not None:
             try:
@@ -190,17 +194,29 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         return decision
 
     async def _run_anonymous(
-        self, inner: Behavior, request: Any, context: grpc.aio.ServicerContext, policy: MethodPolicy
+        self, inner: Behavior, request: Any, context: grpc.aio.ServicerContext, policy: MethodPolicy, address: str
     ) -> Any:
         """A protocol method that reads no credential: its request carries its own proof."""
         now = utcnow()
         if not policy.transactional:
-            return await _serve(inner, request, context, Call(None, None, self._settings, now, 0, self._engine))  # type: ignore[arg-type]
+            return await _serve(inner, request, context, self._call(None, None, now, 0, address))
         async with self._engine.connect() as conn:
             if policy.writes and self._sqlite:
                 conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
             async with conn.begin():
-                return await _serve(inner, request, context, Call(conn, None, self._settings, now, 0, self._engine))
+                return await _serve(inner, request, context, self._call(conn, None, now, 0, address))
+
+    def _call(self, conn: Any, principal: Principal | None, now: Any, credits: int, address: str) -> Call:  # noqa: ANN401
+        return Call(
+            conn,
+            principal,  # type: ignore[arg-type]
+            self._settings,
+            now,
+            credits,
+            self._engine,
+            client_address=address,
+            limiter=self._limiter,
+        )
 
     def _named_policy(self, request: Any) -> MethodPolicy:
         """CheckAccess: the policy of the method the request names (never CheckAccess's own)."""
@@ -223,6 +239,17 @@ async def _serve(inner: Behavior, request: Any, context: grpc.aio.ServicerContex
         return await inner(request, context)
     finally:
         unbind_call(token)
+
+
+def peer_address(peer: str) -> str:
+    """The address in a gRPC peer string (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`); the
+    string itself for other transports (`unix:…`)."""
+    kind, _, rest = (peer or "").partition(":")
+    if kind == "ipv4":
+        return rest.rsplit(":", 1)[0]
+    if kind == "ipv6":
+        return rest.rsplit(":", 1)[0].strip("[]")
+    return peer or ""
 
 
 def _metadata_value(metadata: Any, key: str) -> str | None:

@@ -42,13 +42,6 @@ MAX_RESPONSE_BYTES = 1024
 USER_AGENT = "Herald-Webhooks/1"
 
 
-def private_targets_allowed(settings: CoreSettings) -> bool:
-    """HERALD_ALLOW_PRIVATE_TARGETS, or when unset: only on sandbox publishing (make run's default)."""
-    if settings.allow_private_targets is not None:
-        return settings.allow_private_targets
-    return settings.publish_mode == "sandbox"
-
-
 @dataclass(frozen=True, slots=True)
 class Attempt:
     id: str
@@ -126,7 +119,7 @@ class WebhookDeliveries:
         # endpoint): a slow endpoint takes that many of the worker's slots, never the others'.
         self.partition_limit = settings.webhook_endpoint_concurrency
         self.vault = TokenVault.from_settings(settings)
-        endpoints = PlatformEndpoints({}, allow_private=private_targets_allowed(settings))
+        endpoints = PlatformEndpoints({}, allow_private=settings.allows_private_targets)
         self.client = endpoints.client(timeout=settings.webhook_timeout_seconds)
 
     async def close(self) -> None:
