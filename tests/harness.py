@@ -97,6 +97,10 @@ def stack_env(database_url: str, workdir: Path, **extra: str) -> dict[str, str]:
             # sets them (tests/e2e/test_rate_limits.py).
             "HERALD_RATE_LIMIT_API_KEY": "off",
             "HERALD_RATE_LIMIT_OAUTH_CLIENT": "off",
+            # Every test registers clients and fetches metadata documents from 127.0.0.1
+            # (tests/facades/test_oauth_limits.py sets these).
+            "HERALD_RATE_LIMIT_REGISTER_ADDRESS": "off",
+            "HERALD_RATE_LIMIT_CLIENT_METADATA_ADDRESS": "off",
             **extra,
         }
     )
