@@ -97,6 +97,11 @@ def stack_env(database_url: str, workdir: Path, **extra: str) -> dict[str, str]:
             # sets them (tests/e2e/test_rate_limits.py).
             "HERALD_RATE_LIMIT_API_KEY": "off",
             "HERALD_RATE_LIMIT_OAUTH_CLIENT": "off",
+            # Every test signs up and in from 127.0.0.1: the per-address and per-email budgets
+            # are off too unless a test sets them (tests/e2e/test_sign_up_limits.py).
+            "HERALD_RATE_LIMIT_SIGN_IN_ADDRESS": "off",
+            "HERALD_RATE_LIMIT_SIGN_IN_ACCOUNT": "off",
+            "HERALD_RATE_LIMIT_SIGN_UP_ADDRESS": "off",
             # Every test registers clients and fetches metadata documents from 127.0.0.1
             # (tests/facades/test_oauth_limits.py sets these).
             "HERALD_RATE_LIMIT_REGISTER_ADDRESS": "off",
