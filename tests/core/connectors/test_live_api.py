@@ -106,8 +106,15 @@ def storage(tmp_path) -> LocalStorage:  # noqa: ANN001
     return LocalStorage(CoreSettings(data_dir=tmp_path))
 
 
-def live(server: Server, storage: LocalStorage, token: Token | None = None, timeout: float = 5.0, **state: Any):  # noqa: ANN003, ANN201
-    endpoints = PlatformEndpoints({"api.x.com": server.base})
+def live(  # noqa: ANN201
+    server: Server,
+    storage: LocalStorage,
+    token: Token | None = None,
+    timeout: float = 5.0,
+    max_response_bytes: int = 8 * 1024 * 1024,
+    **state: Any,  # noqa: ANN401
+):
+    endpoints = PlatformEndpoints({"api.x.com": server.base}, max_response_bytes=max_response_bytes)
     client = endpoints.client(timeout=timeout)
     api = LiveAPI(
         client,
@@ -257,3 +264,17 @@ async def test_fetch_is_capped_and_never_fatal(server, storage) -> None:  # noqa
         assert await api.fetch("https://api.x.com/page", max_bytes=1000) is None
         server.answer = lambda *_: (404, {}, b"")
         assert await api.fetch("https://api.x.com/gone", max_bytes=1000) is None
+
+
+async def test_an_answer_longer_than_the_cap_fails_the_attempt_unread(server, storage) -> None:  # noqa: ANN001
+    """A host that answers without end (a user-named Mastodon instance or PDS can) costs at most
+    the transport's cap: the request fails retryable (the creating one uncertain: it was sent)."""
+    server.answer = lambda *_: (200, {}, b'{"data": "' + b"x" * 20_000 + b'"}')
+    api, client = live(server, storage, max_response_bytes=10_000)
+    async with client:
+        with pytest.raises(DeliveryError) as caught:
+            await api.send(PlatformRequest("GET", "https://api.x.com/2/users/me"))
+        assert caught.value.error_class is ErrorClass.RETRYABLE
+        with pytest.raises(DeliveryError) as caught:
+            await api.send(tweet(creates_post=True), expect=(201,))
+        assert caught.value.error_class is ErrorClass.UNCERTAIN

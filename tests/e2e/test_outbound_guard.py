@@ -1,0 +1,119 @@
+"""Outbound requests to hosts users name (docs/operations.md, "Outbound requests"): refused to
+loopback, private, link-local and metadata addresses wherever Herald is reachable from a network,
+allowed when the operator says so (HERALD_ALLOW_PRIVATE_TARGETS, or its old name
+HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES) or when Herald is itself reachable on loopback only.
+
+A webhook is the probe: its delivery log would show the first KiB of whatever answered. Each case
+runs a worker of its own, with its own settings, on a stack of this module's own (no other
+worker may take the delivery)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from core.settings import CoreSettings
+from tests.facades.webhook_receiver import Receiver, until
+from tests.harness import Stack, bootstrap_org, database, running_stack
+
+pytestmark = pytest.mark.one_backend("sqlite")  # what is reachable is decided before any SQL
+
+
+@pytest.mark.parametrize(
+    ("base_url", "env", "allowed"),
+    [
+        ("http://127.0.0.1:8080", {}, True),  # make run: only this machine reaches Herald
+        ("http://localhost:8080", {}, True),
+        ("http://[::1]:8080", {}, True),
+        ("http://127.9.9.9", {}, True),
+        ("https://herald.example", {}, False),
+        ("http://10.0.0.5:8080", {}, False),  # a private network reaches it: other people do
+        ("http://0.0.0.0:8080", {}, False),
+        ("https://herald.example", {"HERALD_ALLOW_PRIVATE_TARGETS": "true"}, True),
+        ("https://herald.example", {"HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES": "true"}, True),  # the old name
+        ("http://127.0.0.1:8080", {"HERALD_ALLOW_PRIVATE_TARGETS": "false"}, False),
+        ("http://127.0.0.1:8080", {"HERALD_PUBLISH_MODE": "live"}, True),  # the mode no longer decides
+    ],
+)
+def test_who_may_reach_private_targets(
+    monkeypatch: pytest.MonkeyPatch, base_url: str, env: dict[str, str], allowed: bool
+) -> None:
+    for name in ("HERALD_ALLOW_PRIVATE_TARGETS", "HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES", "HERALD_PUBLISH_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HERALD_BASE_URL", base_url)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert CoreSettings().allows_private_targets is allowed
+
+
+@pytest.fixture(scope="module")
+def guarded_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, str]]:
+    workdir = tmp_path_factory.mktemp("outbound-guard")
+    with database("sqlite", workdir) as url, running_stack(url, workdir) as stack:
+        yield stack, bootstrap_org(url, f"guard-{uuid.uuid4().hex[:8]}")
+
+
+def _worker(stack: Stack, **env: str):  # noqa: ANN202 - a Popen
+    """A worker polling fast, with `env` on top of the stack's settings."""
+    name = f"worker-{uuid.uuid4().hex[:8]}"
+    settings = {"HERALD_JOBS_POLL_SECONDS": "0.05", "HERALD_LOG_LEVEL": "INFO", **env}
+    proc = stack.spawn("core", "worker", log_name=name, env=settings)
+    log = stack.workdir / f"{name}.log"
+    deadline = time.monotonic() + 60
+    while "running jobs" not in (log.read_text(errors="replace") if log.exists() else ""):
+        assert proc.poll() is None and time.monotonic() < deadline, stack.logs()
+        time.sleep(0.05)
+    return proc
+
+
+async def _attempts(http: httpx.AsyncClient, auth: dict[str, str], hook_id: str, count: int) -> list[dict]:
+    async def enough() -> list[dict] | None:
+        log = (await http.get(f"/v1/webhooks/{hook_id}/deliveries", headers=auth)).json()["deliveries"]
+        return log if len(log) >= count else None
+
+    found = await until(enough, within=30)
+    assert found, "no delivery attempt was logged"
+    return found
+
+
+async def test_a_public_herald_refuses_private_targets_unless_the_operator_allows_them(guarded_stack) -> None:  # noqa: ANN001
+    stack, key = guarded_stack
+    auth = {"Authorization": f"Bearer {key}"}
+    receiver = Receiver()
+    try:
+        async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http:
+            local = (await http.post("/v1/webhooks", json={"url": receiver.url, "events": ["*"]}, headers=auth)).json()
+            metadata = (
+                await http.post(
+                    "/v1/webhooks", json={"url": "http://169.254.169.254/latest/meta-data/", "events": ["*"]}, headers=auth
+                )
+            ).json()
+            # Herald published at a public address, nothing said: the guard is on.
+            worker = _worker(stack, HERALD_BASE_URL="https://herald.example")
+            try:
+                for hook in (local, metadata):
+                    assert (await http.post(f"/v1/webhooks/{hook['id']}/test", headers=auth)).status_code == 202
+                    attempt = (await _attempts(http, auth, hook["id"], 1))[-1]  # the first (newest first)
+                    assert attempt["status_code"] == 0 and attempt["response_body"] == ""
+                    assert attempt["error"].startswith("BlockedAddress")
+            finally:
+                worker.terminate()
+                worker.wait(timeout=10)
+            await asyncio.sleep(0.5)
+            assert receiver.got == []  # nothing ever reached the local receiver
+            # The operator allows private targets (by the old name): the same event goes out.
+            worker = _worker(stack, HERALD_BASE_URL="https://herald.example", HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES="1")
+            try:
+                assert (await http.post(f"/v1/webhooks/{local['id']}/test", headers=auth)).status_code == 202
+                # (retries of the first event may arrive too: they are allowed now)
+                assert await until(lambda: asyncio.sleep(0, len(receiver.got) >= 1), within=30)
+            finally:
+                worker.terminate()
+                worker.wait(timeout=10)
+    finally:
+        receiver.close()
