@@ -1,26 +1,32 @@
 """Accounts: human sign-up and sign-in, dashboard sessions, and a user's organizations.
 
 Password hashing and checking (argon2id, tens of milliseconds of CPU) run in a worker thread,
-outside any database transaction, so neither the event loop nor a write lock waits on them.
+outside any database transaction, so neither the event loop nor a write lock waits on them;
+`HashSlots` (core/identity/passwords.py) bounds how many run at once and keeps a share for
+sign-ins. The abuse rules (per-address and per-email budgets, the account lock, answers that
+never tell whether an email has an account) are in docs/dashboard.md, "Sign-up and sign-in".
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, insert, select, update
+from sqlalchemy import case, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.credits import service as credits
 from core.db.models import memberships, organizations, sessions, users
-from core.errors import NotFound, TooManyAttempts, Unauthorized, ValidationError
+from core.errors import Conflict, NotFound, RateLimited, TooManyAttempts, Unauthorized, ValidationError
 from core.identity import service
-from core.identity.passwords import MIN_PASSWORD_LENGTH, hash_password, verify_password
+from core.identity.passwords import MIN_PASSWORD_LENGTH, HashSlots, hash_password, verify_password
 from core.identity.principal import Principal
 from core.identity.tokens import SESSION_PREFIX, mint_token
 from core.ids import new_id
+from core.rpc import budgets
+from core.rpc.context import Call
 
 # Checked against when the email is unknown, so both failures cost the same time. A literal
 # (argon2-cffi's default parameters, like every stored hash): hashing at import would cost the
@@ -29,11 +35,17 @@ _DUMMY_HASH = "$argon2id$v=19$m=65536,t=3,p=4$Urpfw2Qag/RbqzCYVbOsGw$eXdycoiFwVb
 MAX_PASSWORD_LENGTH = 1024
 # Throttling: after MAX_FAILED_SIGN_INS failures within SIGN_IN_WINDOW, the account refuses
 # sign-in attempts (without checking the password) until the window has passed since the last
-# failure. It bounds online guessing at ~5 tries per 15 minutes per account; the cost is that
-# someone who knows an email can keep its owner out for a while (the usual trade-off; the
-# owner's existing sessions, keys and agents keep working).
+# failure. It bounds online guessing at 5 tries per 15 minutes per account, whatever the
+# concurrency: each attempt is reserved (counted as a failure) before its password is checked.
+# The cost is that someone who knows an email can keep its owner out for a while (the usual
+# trade-off; the owner's existing sessions, keys and agents keep working).
 MAX_FAILED_SIGN_INS = 5
 SIGN_IN_WINDOW = timedelta(minutes=15)
+
+
+class EmailHasAccount(Exception):
+    """Raised inside sign-up's transaction when the email already has an account: it rolls back
+    whatever was written, and the servicer answers as for a new account."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +73,48 @@ def check_password_shape(password: str) -> None:
         raise ValidationError(f"password must be at most {MAX_PASSWORD_LENGTH} characters")
 
 
-async def hash_new_password(password: str, limiter: asyncio.Semaphore) -> str:
-    """`limiter` bounds concurrent argon2 work in this process: each hash holds 64 MiB."""
+def _email_key(email: str) -> str:
+    """The per-email budget's key: a digest, so the limiter (Redis) never holds addresses."""
+    return hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
+
+
+async def spend_sign_up_budget(call: Call) -> None:
+    await budgets.spend(
+        call, "sign-up-address", call.client_address, call.settings.rate_limit_sign_up_address, "sign-ups"
+    )
+
+
+async def spend_sign_in_budgets(call: Call, email: str) -> None:
+    """The caller's address's budget, then the email's (spent for every attempt, whether or not
+    the email has an account, so being refused says nothing about it). Both before any hashing."""
+    settings = call.settings
+    await budgets.spend(call, "sign-in-address", call.client_address, settings.rate_limit_sign_in_address, "sign-ins")
+    try:
+        await budgets.spend(call, "sign-in-email", _email_key(email), settings.rate_limit_sign_in_account, "sign-ins")
+    except RateLimited as error:
+        raise RateLimited(
+            f"too many sign-in attempts for this email; retry in {error.metadata['retry_after']} s",
+            **error.metadata,
+        ) from None
+
+
+def check_sign_up_fields(*, email: str, password: str, org_slug: str) -> None:
+    """VALIDATION_ERROR for a malformed field, before anything is counted or looked up."""
+    service.normalize_email(email)
     check_password_shape(password)
-    async with limiter:
+    service.validate_org_slug(org_slug)
+
+
+async def check_slug_free(conn: AsyncConnection, org_slug: str) -> None:
+    """CONFLICT for a taken organization slug, checked before the password is hashed. Slugs are
+    public names; the email is not looked at, so this answer never depends on it."""
+    if await service.find_org_by_slug(conn, org_slug) is not None:
+        raise Conflict(f"organization {org_slug!r} exists")
+
+
+async def hash_new_password(password: str, slots: HashSlots) -> str:
+    check_password_shape(password)
+    async with slots.for_sign_up():
         return await asyncio.to_thread(hash_password, password)
 
 
@@ -75,19 +125,46 @@ async def sign_up(
     password_hash: str,
     org_slug: str,
     plan: str,
-    lifetime: int,
     now: datetime,
     starter_credits: int = 0,
-) -> SessionView:
+) -> None:
     """Creates the user, the organization (owned by the user, with `starter_credits`: a ledger
-    grant) and a session, all or nothing."""
-    user_id = await service.create_user_with_hash(conn, email, password_hash, now)
+    grant), all or nothing. The slug is checked before the email (CONFLICT for a taken slug,
+    whoever asks); an email that has an account raises EmailHasAccount, and nothing is kept."""
+    await check_slug_free(conn, org_slug)
+    if await service.find_user_by_email(conn, email) is not None:
+        raise EmailHasAccount
+    try:
+        user_id = await service.create_user_with_hash(conn, email, password_hash, now)
+    except Conflict:  # the same email signed up concurrently
+        raise EmailHasAccount from None
     org_id = await service.create_organization(conn, org_slug, plan, now)
     if starter_credits:
         await credits.grant(conn, org_id, starter_credits, reason="grant", reference="sign-up starter credits", now=now)
     await service.ensure_membership(conn, user_id, org_id, "owner", now)
-    org = OrganizationView(org_id, org_slug, "owner", plan)
-    return await _open_session(conn, user_id, service.normalize_email(email), org, lifetime, now)
+
+
+def _reserve_attempt(normalized: str, now: datetime):  # noqa: ANN202 - an Update
+    """Counts one failure before the password is checked, only while the account is below the
+    limit: one conditional statement, so however many attempts run at once, at most
+    MAX_FAILED_SIGN_INS per window get a row back (and a password check)."""
+    in_window = users.c.last_failed_sign_in_at > now - SIGN_IN_WINDOW
+    return (
+        update(users)
+        .where(
+            users.c.email == normalized,
+            or_(
+                users.c.last_failed_sign_in_at.is_(None),
+                users.c.last_failed_sign_in_at <= now - SIGN_IN_WINDOW,
+                users.c.failed_sign_ins < MAX_FAILED_SIGN_INS,
+            ),
+        )
+        .values(
+            failed_sign_ins=case((in_window, users.c.failed_sign_ins + 1), else_=1),
+            last_failed_sign_in_at=now,
+        )
+        .returning(users.c.id, users.c.password_hash)
+    )
 
 
 async def verify_credentials(
@@ -95,51 +172,29 @@ async def verify_credentials(
     email: str,
     password: str,
     now: datetime,
-    limiter: asyncio.Semaphore,
+    slots: HashSlots,
 ) -> str:
     """The user id for a correct email and password; UNAUTHORIZED otherwise, in the same time;
-    TOO_MANY_ATTEMPTS while the account is throttled. `conn_factory` is Call.transaction."""
+    TOO_MANY_ATTEMPTS while the account is locked. `conn_factory` is Call.transaction: each
+    write is its own short transaction, none is open while the password is checked."""
     try:
         normalized = service.normalize_email(email)
     except ValidationError:
         normalized = None
     row = None
     if normalized is not None and len(password) <= MAX_PASSWORD_LENGTH:
-        async with conn_factory() as conn:
-            row = (
-                await conn.execute(
-                    select(
-                        users.c.id, users.c.password_hash, users.c.failed_sign_ins, users.c.last_failed_sign_in_at
-                    ).where(users.c.email == normalized)
-                )
-            ).first()
-    in_window = (
-        row is not None and row.last_failed_sign_in_at is not None and row.last_failed_sign_in_at > now - SIGN_IN_WINDOW
-    )
-    if in_window and row.failed_sign_ins >= MAX_FAILED_SIGN_INS:
-        raise TooManyAttempts("too many failed sign-ins for this account: try again in 15 minutes")
+        async with conn_factory(writes=True) as conn:
+            row = (await conn.execute(_reserve_attempt(normalized, now))).first()
+            if row is None and await conn.scalar(select(users.c.id).where(users.c.email == normalized)):
+                raise TooManyAttempts("too many failed sign-ins for this account: try again in 15 minutes")
     stored = row.password_hash if row else _DUMMY_HASH
-    async with limiter:
+    async with slots.for_sign_in():
         ok = await asyncio.to_thread(verify_password, stored, password[:MAX_PASSWORD_LENGTH])
     if row is None or not ok:
-        if row is not None:
-            # Counted in one conditional statement, so concurrent failures all count.
-            async with conn_factory(writes=True) as conn:
-                await conn.execute(
-                    update(users)
-                    .where(users.c.id == row.id)
-                    .values(
-                        failed_sign_ins=case(
-                            (users.c.last_failed_sign_in_at > now - SIGN_IN_WINDOW, users.c.failed_sign_ins + 1),
-                            else_=1,
-                        ),
-                        last_failed_sign_in_at=now,
-                    )
-                )
         raise Unauthorized("wrong email or password")
-    if row.failed_sign_ins:
-        async with conn_factory(writes=True) as conn:
-            await conn.execute(update(users).where(users.c.id == row.id).values(failed_sign_ins=0))
+    # Right: the reserved failure, and any before it, are forgiven.
+    async with conn_factory(writes=True) as conn:
+        await conn.execute(update(users).where(users.c.id == row.id).values(failed_sign_ins=0))
     return row.id
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc
 
+from core.errors import Forbidden
 from core.identity import accounts
+from core.identity.passwords import HashSlots
 from core.identity.principal import CredentialKind
 from core.rpc.context import current_call
 from core.rpc.convert import PLAN_TO_PROTO, timestamp
@@ -17,6 +17,7 @@ _SESSIONS = frozenset({CredentialKind.SESSION})
 POLICIES = {
     # The request carries its own proof (a password); hashing runs outside any transaction.
     "SignUp": MethodPolicy(anonymous=True, transactional=False, writes=True),
+    "GetSignUpPolicy": MethodPolicy(anonymous=True, transactional=False),
     "SignIn": MethodPolicy(anonymous=True, transactional=False, writes=True),
     "SignOut": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
     "ListOrganizations": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
@@ -41,28 +42,40 @@ def _session(view: accounts.SessionView) -> accounts_pb2.Session:
 
 class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
     def __init__(self, password_hash_concurrency: int) -> None:
-        # argon2id holds 64 MiB per hash (RFC 9106 parameters): unbounded, eight concurrent
-        # sign-ins took a core from 107 to 494 MiB. Waiting sign-ins queue here instead.
-        self._hashing = asyncio.Semaphore(password_hash_concurrency)
+        # argon2id holds 64 MiB per hash (RFC 9106 parameters); waiting hashes queue here.
+        self._hashing = HashSlots(password_hash_concurrency)
 
     async def SignUp(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
+        if call.settings.signup != "open":
+            raise Forbidden("sign-up is closed here: an operator creates accounts")
+        accounts.check_sign_up_fields(email=request.email, password=request.password, org_slug=request.organization)
+        # Counted before anything costs: the lookup, and the hash (the costly part).
+        await accounts.spend_sign_up_budget(call)
+        async with call.transaction() as conn:
+            await accounts.check_slug_free(conn, request.organization)
         password_hash = await accounts.hash_new_password(request.password, self._hashing)
-        async with call.transaction(writes=True) as conn:
-            view = await accounts.sign_up(
-                conn,
-                email=request.email,
-                password_hash=password_hash,
-                org_slug=request.organization,
-                plan=call.settings.signup_plan,
-                lifetime=call.settings.session_lifetime_seconds,
-                now=call.now,
-                starter_credits=call.settings.signup_credits,
-            )
-        return _session(view)
+        try:
+            async with call.transaction(writes=True) as conn:
+                await accounts.sign_up(
+                    conn,
+                    email=request.email,
+                    password_hash=password_hash,
+                    org_slug=request.organization,
+                    plan=call.settings.signup_plan,
+                    now=call.now,
+                    starter_credits=call.settings.signup_credits,
+                )
+        except accounts.EmailHasAccount:
+            pass  # the same answer as a new account's: nothing says the email has one
+        return accounts_pb2.SignUpResponse()
+
+    async def GetSignUpPolicy(self, request, context):  # noqa: ANN001, ANN201, N802
+        return accounts_pb2.SignUpPolicy(open=current_call().settings.signup == "open")
 
     async def SignIn(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
+        await accounts.spend_sign_in_budgets(call, request.email)
         user_id = await accounts.verify_credentials(
             call.transaction, request.email, request.password, call.now, self._hashing
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from urllib.parse import quote, unquote
 
 from herald.identity.v1 import accounts_pb2
 from sanic import Blueprint, Request
@@ -17,6 +18,35 @@ from facades.web.templating import render
 # One answer for every failed sign-in (SPEC 5: nothing tells which of email or password was wrong).
 SIGN_IN_FAILED = "The email or password is not right."
 SIGN_IN_THROTTLED = "Too many failed sign-ins for this account. Try again in 15 minutes."
+# Sign-up answers alike whether or not the email has an account (docs/dashboard.md), so the
+# sign-in page it leads to speaks to both.
+SIGNED_UP = (
+    "If this email is new, your account and organization are ready: sign in. "
+    "If you already have an account, sign in with its password."
+)
+SIGN_UP_CLOSED = "Sign-up is closed on this Herald: an operator creates accounts."
+# Where sign-up leaves the email for the sign-in form: a cookie, not the URL, so that the
+# answer is the same for every email and the address stays out of logs and history.
+SIGNED_UP_EMAIL_COOKIE = "herald_signup_email"
+MAX_EMAIL_LENGTH = 320
+
+
+def _wait(error: ApiError) -> str:
+    seconds = error.retry_after or 60
+    return f"{-(-seconds // 60)} minutes" if seconds > 90 else f"{seconds} seconds"
+
+
+def _too_many(request: Request, error: ApiError, template: str, message: str, **context: object) -> HTTPResponse:
+    """429 with the form and the wait, in words and in Retry-After."""
+    response = render(request, template, status=429, error=f"{message} Try again in {_wait(error)}.", **context)
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
+    return response
+
+
+def _signed_up_email(request: Request) -> str:
+    value = unquote(request.cookies.get(SIGNED_UP_EMAIL_COOKIE) or "")
+    return value if len(value) <= MAX_EMAIL_LENGTH and value.isprintable() else ""
 
 
 def _signed_in_response(request: Request, session: accounts_pb2.Session, target: str) -> HTTPResponse:
@@ -42,6 +72,8 @@ def accounts_blueprint() -> Blueprint:
         target = safe_next(request.args.get("next"))
         if session_token(request) and await current_viewer(request) is not None:
             return see_other(target or "/dashboard")
+        if request.args.get("notice") == "signed-up":
+            return render(request, "login.html", next=target, email=_signed_up_email(request), flash=SIGNED_UP)
         return render(request, "login.html", next=target, email="", flash=notice(request))
 
     @bp.post("/login")
@@ -59,6 +91,9 @@ def accounts_blueprint() -> Blueprint:
         except ApiError as error:
             if error.code == "TOO_MANY_ATTEMPTS":
                 return render(request, "login.html", status=429, next=target, email=email, error=SIGN_IN_THROTTLED)
+            if error.code == "RATE_LIMITED":
+                message = "Too many sign-in attempts from your network or for this email."
+                return _too_many(request, error, "login.html", message, next=target, email=email)
             if error.code not in ("UNAUTHORIZED", "VALIDATION_ERROR", "NOT_FOUND"):
                 raise
             return render(request, "login.html", status=401, next=target, email=email, error=SIGN_IN_FAILED)
@@ -67,7 +102,12 @@ def accounts_blueprint() -> Blueprint:
     @bp.get("/signup")
     @page_errors
     async def signup_form(request: Request) -> HTTPResponse:
-        return render(request, "signup.html", email="", organization="")
+        core = request.app.ctx.core
+        policy = await core.call(
+            core.accounts.GetSignUpPolicy, accounts_pb2.GetSignUpPolicyRequest(), authorization=None
+        )
+        closed = not policy.response.open
+        return render(request, "signup.html", email="", organization="", closed=closed)
 
     @bp.post("/signup")
     @page_errors
@@ -77,24 +117,34 @@ def accounts_blueprint() -> Blueprint:
         organization = form_value(request, "organization").lower()
         password = (request.form or {}).get("password") or ""
         core = request.app.ctx.core
+        form = {"email": email, "organization": organization}
         try:
-            result = await core.call(
+            await core.call(
                 core.accounts.SignUp,
                 accounts_pb2.SignUpRequest(email=email, password=password, organization=organization),
                 authorization=None,
             )
         except ApiError as error:
+            if error.code == "FORBIDDEN":
+                return render(request, "signup.html", status=403, closed=True, error=SIGN_UP_CLOSED, **form)
+            if error.code == "RATE_LIMITED":
+                return _too_many(request, error, "signup.html", "Too many sign-ups from your network.", **form)
             if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
                 raise
-            return render(
-                request,
-                "signup.html",
-                status=error.http_status,
-                email=email,
-                organization=organization,
-                error=error.message,
-            )
-        return _signed_in_response(request, result.response, "/dashboard")
+            return render(request, "signup.html", status=error.http_status, error=error.message, **form)
+        # The same answer whether the account is new or the email already had one: the
+        # sign-in page, the email filled in, one notice for both cases.
+        response = see_other("/login?notice=signed-up")
+        response.add_cookie(
+            SIGNED_UP_EMAIL_COOKIE,
+            quote(email[:MAX_EMAIL_LENGTH], safe="@"),
+            path="/login",
+            max_age=600,
+            httponly=True,
+            samesite="Lax",
+            secure=request.app.ctx.settings.base_url.startswith("https://"),
+        )
+        return response
 
     @bp.post("/logout")
     @page_errors

@@ -1,5 +1,5 @@
-"""herald.identity.v1.AccountService over real gRPC: sign-up validation and conflicts, sign-in
-failures, session expiry and sign-out, organization switching, and who may mint API keys."""
+"""herald.identity.v1.AccountService over real gRPC: sign-up validation, slug conflicts and
+answers that never tell whether an email has an account, sign-in failures, session expiry and sign-out, organization switching, and who may mint API keys."""
 
 from __future__ import annotations
 
@@ -43,11 +43,13 @@ async def refused(call, code: grpc.StatusCode, reason: str) -> None:  # noqa: AN
     assert error_info(caught.value).reason == reason
 
 
-async def test_sign_up_opens_a_session_in_a_new_organization(accounts, identity) -> None:  # noqa: ANN001
+async def test_sign_up_creates_an_organization_its_user_then_signs_in_to(accounts, identity) -> None:  # noqa: ANN001
     slug = fresh_slug()
-    session = await accounts.SignUp(
+    answer = await accounts.SignUp(
         accounts_pb2.SignUpRequest(email=f"{slug}@Example.com", password=PASSWORD, organization=slug)
     )
+    assert answer == accounts_pb2.SignUpResponse()  # no session, no user id: see the next tests
+    session = await accounts.SignIn(accounts_pb2.SignInRequest(email=f"{slug}@example.com", password=PASSWORD))
     assert session.token.startswith("hss_")
     assert session.email == f"{slug}@example.com"
     assert session.organization.slug == slug
@@ -60,9 +62,8 @@ async def test_sign_up_opens_a_session_in_a_new_organization(accounts, identity)
 
 async def test_a_new_organization_starts_with_the_starter_credits(accounts, channel) -> None:  # noqa: ANN001
     slug = fresh_slug()
-    session = await accounts.SignUp(
-        accounts_pb2.SignUpRequest(email=f"{slug}@example.com", password=PASSWORD, organization=slug)
-    )
+    await accounts.SignUp(accounts_pb2.SignUpRequest(email=f"{slug}@example.com", password=PASSWORD, organization=slug))
+    session = await accounts.SignIn(accounts_pb2.SignInRequest(email=f"{slug}@example.com", password=PASSWORD))
     account = await credits_pb2_grpc.CreditsServiceStub(channel).GetCreditAccount(
         credits_pb2.GetCreditAccountRequest(), metadata=bearer(session.token)
     )
@@ -71,6 +72,50 @@ async def test_a_new_organization_starts_with_the_starter_credits(accounts, chan
     assert [(e.delta, e.reason, e.reference) for e in account.recent_entries] == [
         (100, "grant", "sign-up starter credits")
     ]
+
+
+async def _answer(accounts, request: accounts_pb2.SignUpRequest) -> tuple:  # noqa: ANN001
+    """Everything a gRPC caller gets back: the message's bytes, both metadata, the status."""
+    call = accounts.SignUp(request)
+    response = await call
+    return (
+        response.SerializeToString(),
+        list(await call.initial_metadata()),
+        list(await call.trailing_metadata()),
+        await call.code(),
+    )
+
+
+async def test_sign_up_answers_alike_whether_or_not_the_email_has_an_account(accounts, orgs) -> None:  # noqa: ANN001
+    org = await orgs()
+    new_slug, other_slug = fresh_slug(), fresh_slug()
+    new = await _answer(
+        accounts, accounts_pb2.SignUpRequest(email=f"{new_slug}@example.com", password=PASSWORD, organization=new_slug)
+    )
+    taken = await _answer(
+        accounts,
+        accounts_pb2.SignUpRequest(email=org.email.upper(), password="another password", organization=other_slug),
+    )
+    assert new == taken
+    assert new[3] == grpc.StatusCode.OK
+    # The taken email's attempt changed nothing: its password is the old one, and the slug it
+    # asked for is still free.
+    await accounts.SignIn(accounts_pb2.SignInRequest(email=org.email, password=PASSWORD))
+    await refused(
+        accounts.SignIn(accounts_pb2.SignInRequest(email=org.email, password="another password")),
+        grpc.StatusCode.UNAUTHENTICATED,
+        "UNAUTHORIZED",
+    )
+    await accounts.SignUp(
+        accounts_pb2.SignUpRequest(email=f"{other_slug}@example.com", password=PASSWORD, organization=other_slug)
+    )
+    session = await accounts.SignIn(accounts_pb2.SignInRequest(email=f"{other_slug}@example.com", password=PASSWORD))
+    assert session.organization.slug == other_slug
+
+
+async def test_the_sign_up_policy_says_sign_up_is_open(accounts) -> None:  # noqa: ANN001
+    # HERALD_SIGNUP=closed: tests/e2e/test_sign_up_limits.py.
+    assert (await accounts.GetSignUpPolicy(accounts_pb2.GetSignUpPolicyRequest())).open is True
 
 
 @pytest.mark.parametrize(
@@ -97,20 +142,17 @@ async def test_sign_up_validation(accounts, email, password, organization) -> No
     await refused(accounts.SignUp(request), grpc.StatusCode.INVALID_ARGUMENT, "VALIDATION_ERROR")
 
 
-async def test_sign_up_conflicts(accounts, orgs) -> None:  # noqa: ANN001
+async def test_a_taken_organization_slug_conflicts_whatever_the_email(accounts, orgs) -> None:  # noqa: ANN001
     org = await orgs()
-    taken_email = accounts_pb2.SignUpRequest(email=org.email.upper(), password=PASSWORD, organization=fresh_slug())
-    await refused(accounts.SignUp(taken_email), grpc.StatusCode.ALREADY_EXISTS, "CONFLICT")
-    taken_org = accounts_pb2.SignUpRequest(
-        email=f"{fresh_slug()}@example.com", password=PASSWORD, organization=org.slug
-    )
-    await refused(accounts.SignUp(taken_org), grpc.StatusCode.ALREADY_EXISTS, "CONFLICT")
-    # Neither attempt left anything behind: the slug of the first is still free.
-    await accounts.SignUp(
-        accounts_pb2.SignUpRequest(
-            email=f"{fresh_slug()}@example.com", password=PASSWORD, organization=taken_email.organization
-        )
-    )
+    # A new email, and an email that has an account: the same CONFLICT (the slug is checked
+    # first, and slugs are public names).
+    for email in (f"{fresh_slug()}@example.com", org.email):
+        taken_org = accounts_pb2.SignUpRequest(email=email, password=PASSWORD, organization=org.slug)
+        await refused(accounts.SignUp(taken_org), grpc.StatusCode.ALREADY_EXISTS, "CONFLICT")
+    # Nothing was left behind: the new email can still sign up, with a free slug.
+    slug = fresh_slug()
+    await accounts.SignUp(accounts_pb2.SignUpRequest(email=f"{slug}@example.com", password=PASSWORD, organization=slug))
+    await accounts.SignIn(accounts_pb2.SignInRequest(email=f"{slug}@example.com", password=PASSWORD))
 
 
 async def test_sign_in_failures_are_unauthenticated(accounts, orgs) -> None:  # noqa: ANN001

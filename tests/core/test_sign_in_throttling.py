@@ -1,5 +1,6 @@
 """Sign-in throttling (core/identity/accounts.py): five failures in fifteen minutes lock an
-account's sign-in for the rest of the window, checked before the password."""
+account's sign-in for the rest of the window, checked before the password; each attempt is
+reserved before its password is checked, so concurrency cannot buy more guesses."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from sqlalchemy import select, update
 
 from core.db.models import users
 from core.db.types import utcnow
+from core.identity.accounts import MAX_FAILED_SIGN_INS
 from tests.core.rpc_helpers import error_info
 
 PASSWORD = "correct horse battery"
@@ -43,6 +45,38 @@ async def test_five_failures_lock_sign_in_until_the_window_passes(channel, orgs,
     assert await _sign_in(stub, org.email, PASSWORD) is None
     async with engine.connect() as conn:
         assert await conn.scalar(select(users.c.failed_sign_ins).where(users.c.email == org.email)) == 0
+
+
+async def test_concurrent_guesses_get_at_most_the_limit_checked_over_grpc(channel, orgs, engine):
+    stub = accounts_pb2_grpc.AccountServiceStub(channel)
+    org = await orgs()
+    outcomes = await asyncio.gather(*(_sign_in(stub, org.email, f"wrong password {i}") for i in range(40)))
+    # Checked and wrong: UNAUTHORIZED; refused before any check: TOO_MANY_ATTEMPTS.
+    assert outcomes.count((grpc.StatusCode.UNAUTHENTICATED, "UNAUTHORIZED")) == MAX_FAILED_SIGN_INS
+    assert outcomes.count((grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_ATTEMPTS")) == 40 - MAX_FAILED_SIGN_INS
+    async with engine.connect() as conn:
+        count = await conn.scalar(select(users.c.failed_sign_ins).where(users.c.email == org.email))
+    assert count == MAX_FAILED_SIGN_INS
+
+
+async def test_concurrent_guesses_get_at_most_the_limit_checked_over_http(http, orgs):
+    """40 wrong passwords at once through the sign-in form: only MAX_FAILED_SIGN_INS of them are
+    checked against the hash (401); the others are refused unchecked (429)."""
+    org = await orgs()
+    page = await http.get("/login")
+    token = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+    answers = await asyncio.gather(
+        *(
+            http.post("/login", data={"csrf_token": token, "email": org.email, "password": f"wrong password {i}"})
+            for i in range(40)
+        )
+    )
+    statuses = [a.status_code for a in answers]
+    assert statuses.count(401) == MAX_FAILED_SIGN_INS, statuses
+    assert statuses.count(429) == 40 - MAX_FAILED_SIGN_INS, statuses
+    # Locked now: the right password is not checked either.
+    right = await http.post("/login", data={"csrf_token": token, "email": org.email, "password": PASSWORD})
+    assert right.status_code == 429
 
 
 async def test_a_success_resets_the_count(channel, orgs):

@@ -28,7 +28,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from herald.identity.v1 import identity_pb2 as herald_dot_identity_dot_v1_dot_identity__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/identity/v1/accounts.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a!herald/identity/v1/identity.proto\"X\n\rSignUpRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x1a\n\x0corganization\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\"R\n\rSignInRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x14\n\x0corganization\x18\x03 \x01(\t\"\xbb\x01\n\x07Session\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\x12\r\n\x05\x65mail\x18\x04 \x01(\t\x12\x36\n\x0corganization\x18\x05 \x01(\x0b\x32 .herald.identity.v1.Organization\x12/\n\x0b\x65xpire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x10\n\x0eSignOutRequest\"\x11\n\x0fSignOutResponse\"\x1a\n\x18ListOrganizationsRequest\"T\n\x19ListOrganizationsResponse\x12\x37\n\rorganizations\x18\x01 \x03(\x0b\x32 .herald.identity.v1.Organization\"^\n\x0cOrganization\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12&\n\x04plan\x18\x04 \x01(\x0e\x32\x18.herald.identity.v1.Plan\"7\n\x19SwitchOrganizationRequest\x12\x1a\n\x0corganization\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x32\x83\x05\n\x0e\x41\x63\x63ountService\x12h\n\x06SignUp\x12!.herald.identity.v1.SignUpRequest\x1a\x1b.herald.identity.v1.Session\"\x1e\x82\xd3\xe4\x93\x02\x18\"\x13/v1/accounts:signUp:\x01*\x12h\n\x06SignIn\x12!.herald.identity.v1.SignInRequest\x1a\x1b.herald.identity.v1.Session\"\x1e\x82\xd3\xe4\x93\x02\x18\"\x13/v1/accounts:signIn:\x01*\x12s\n\x07SignOut\x12\".herald.identity.v1.SignOutRequest\x1a#.herald.identity.v1.SignOutResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\"\x14/v1/accounts:signOut:\x01*\x12\x8b\x01\n\x11ListOrganizations\x12,.herald.identity.v1.ListOrganizationsRequest\x1a-.herald.identity.v1.ListOrganizationsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/organizations\x12\x99\x01\n\x12SwitchOrganization\x12-.herald.identity.v1.SwitchOrganizationRequest\x1a .herald.identity.v1.Organization\"2\x82\xd3\xe4\x93\x02,\"\'/v1/organizations/{organization}:switch:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/identity/v1/accounts.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a!herald/identity/v1/identity.proto\"X\n\rSignUpRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x1a\n\x0corganization\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\"\x10\n\x0eSignUpResponse\"\x18\n\x16GetSignUpPolicyRequest\"\x1c\n\x0cSignUpPolicy\x12\x0c\n\x04open\x18\x01 \x01(\x08\"R\n\rSignInRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x14\n\x0corganization\x18\x03 \x01(\t\"\xbb\x01\n\x07Session\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\x12\r\n\x05\x65mail\x18\x04 \x01(\t\x12\x36\n\x0corganization\x18\x05 \x01(\x0b\x32 .herald.identity.v1.Organization\x12/\n\x0b\x65xpire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x10\n\x0eSignOutRequest\"\x11\n\x0fSignOutResponse\"\x1a\n\x18ListOrganizationsRequest\"T\n\x19ListOrganizationsResponse\x12\x37\n\rorganizations\x18\x01 \x03(\x0b\x32 .herald.identity.v1.Organization\"^\n\x0cOrganization\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12&\n\x04plan\x18\x04 \x01(\x0e\x32\x18.herald.identity.v1.Plan\"7\n\x19SwitchOrganizationRequest\x12\x1a\n\x0corganization\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x32\x8f\x06\n\x0e\x41\x63\x63ountService\x12o\n\x06SignUp\x12!.herald.identity.v1.SignUpRequest\x1a\".herald.identity.v1.SignUpResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\"\x13/v1/accounts:signUp:\x01*\x12\x82\x01\n\x0fGetSignUpPolicy\x12*.herald.identity.v1.GetSignUpPolicyRequest\x1a .herald.identity.v1.SignUpPolicy\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/accounts/signUpPolicy\x12h\n\x06SignIn\x12!.herald.identity.v1.SignInRequest\x1a\x1b.herald.identity.v1.Session\"\x1e\x82\xd3\xe4\x93\x02\x18\"\x13/v1/accounts:signIn:\x01*\x12s\n\x07SignOut\x12\".herald.identity.v1.SignOutRequest\x1a#.herald.identity.v1.SignOutResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\"\x14/v1/accounts:signOut:\x01*\x12\x8b\x01\n\x11ListOrganizations\x12,.herald.identity.v1.ListOrganizationsRequest\x1a-.herald.identity.v1.ListOrganizationsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/organizations\x12\x99\x01\n\x12SwitchOrganization\x12-.herald.identity.v1.SwitchOrganizationRequest\x1a .herald.identity.v1.Organization\"2\x82\xd3\xe4\x93\x02,\"\'/v1/organizations/{organization}:switch:\x01*b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -51,6 +51,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SWITCHORGANIZATIONREQUEST'].fields_by_name['organization']._serialized_options = b'\342A\001\002'
   _globals['_ACCOUNTSERVICE'].methods_by_name['SignUp']._loaded_options = None
   _globals['_ACCOUNTSERVICE'].methods_by_name['SignUp']._serialized_options = b'\202\323\344\223\002\030\"\023/v1/accounts:signUp:\001*'
+  _globals['_ACCOUNTSERVICE'].methods_by_name['GetSignUpPolicy']._loaded_options = None
+  _globals['_ACCOUNTSERVICE'].methods_by_name['GetSignUpPolicy']._serialized_options = b'\202\323\344\223\002\033\022\031/v1/accounts/signUpPolicy'
   _globals['_ACCOUNTSERVICE'].methods_by_name['SignIn']._loaded_options = None
   _globals['_ACCOUNTSERVICE'].methods_by_name['SignIn']._serialized_options = b'\202\323\344\223\002\030\"\023/v1/accounts:signIn:\001*'
   _globals['_ACCOUNTSERVICE'].methods_by_name['SignOut']._loaded_options = None
@@ -61,22 +63,28 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ACCOUNTSERVICE'].methods_by_name['SwitchOrganization']._serialized_options = b'\202\323\344\223\002,\"\'/v1/organizations/{organization}:switch:\001*'
   _globals['_SIGNUPREQUEST']._serialized_start=188
   _globals['_SIGNUPREQUEST']._serialized_end=276
-  _globals['_SIGNINREQUEST']._serialized_start=278
-  _globals['_SIGNINREQUEST']._serialized_end=360
-  _globals['_SESSION']._serialized_start=363
-  _globals['_SESSION']._serialized_end=550
-  _globals['_SIGNOUTREQUEST']._serialized_start=552
-  _globals['_SIGNOUTREQUEST']._serialized_end=568
-  _globals['_SIGNOUTRESPONSE']._serialized_start=570
-  _globals['_SIGNOUTRESPONSE']._serialized_end=587
-  _globals['_LISTORGANIZATIONSREQUEST']._serialized_start=589
-  _globals['_LISTORGANIZATIONSREQUEST']._serialized_end=615
-  _globals['_LISTORGANIZATIONSRESPONSE']._serialized_start=617
-  _globals['_LISTORGANIZATIONSRESPONSE']._serialized_end=701
-  _globals['_ORGANIZATION']._serialized_start=703
-  _globals['_ORGANIZATION']._serialized_end=797
-  _globals['_SWITCHORGANIZATIONREQUEST']._serialized_start=799
-  _globals['_SWITCHORGANIZATIONREQUEST']._serialized_end=854
-  _globals['_ACCOUNTSERVICE']._serialized_start=857
-  _globals['_ACCOUNTSERVICE']._serialized_end=1500
+  _globals['_SIGNUPRESPONSE']._serialized_start=278
+  _globals['_SIGNUPRESPONSE']._serialized_end=294
+  _globals['_GETSIGNUPPOLICYREQUEST']._serialized_start=296
+  _globals['_GETSIGNUPPOLICYREQUEST']._serialized_end=320
+  _globals['_SIGNUPPOLICY']._serialized_start=322
+  _globals['_SIGNUPPOLICY']._serialized_end=350
+  _globals['_SIGNINREQUEST']._serialized_start=352
+  _globals['_SIGNINREQUEST']._serialized_end=434
+  _globals['_SESSION']._serialized_start=437
+  _globals['_SESSION']._serialized_end=624
+  _globals['_SIGNOUTREQUEST']._serialized_start=626
+  _globals['_SIGNOUTREQUEST']._serialized_end=642
+  _globals['_SIGNOUTRESPONSE']._serialized_start=644
+  _globals['_SIGNOUTRESPONSE']._serialized_end=661
+  _globals['_LISTORGANIZATIONSREQUEST']._serialized_start=663
+  _globals['_LISTORGANIZATIONSREQUEST']._serialized_end=689
+  _globals['_LISTORGANIZATIONSRESPONSE']._serialized_start=691
+  _globals['_LISTORGANIZATIONSRESPONSE']._serialized_end=775
+  _globals['_ORGANIZATION']._serialized_start=777
+  _globals['_ORGANIZATION']._serialized_end=871
+  _globals['_SWITCHORGANIZATIONREQUEST']._serialized_start=873
+  _globals['_SWITCHORGANIZATIONREQUEST']._serialized_end=928
+  _globals['_ACCOUNTSERVICE']._serialized_start=931
+  _globals['_ACCOUNTSERVICE']._serialized_end=1714
 # @@protoc_insertion_point(module_scope)

@@ -22,6 +22,20 @@ class SignUpRequest(_message.Message):
     organization: str
     def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ..., organization: _Optional[str] = ...) -> None: ...
 
+class SignUpResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetSignUpPolicyRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SignUpPolicy(_message.Message):
+    __slots__ = ("open",)
+    OPEN_FIELD_NUMBER: _ClassVar[int]
+    open: bool
+    def __init__(self, open: _Optional[bool] = ...) -> None: ...
+
 class SignInRequest(_message.Message):
     __slots__ = ("email", "password", "organization")
     EMAIL_FIELD_NUMBER: _ClassVar[int]

@@ -41,7 +41,12 @@ class AccountServiceStub:
         self.SignUp = channel.unary_unary(
                 '/herald.identity.v1.AccountService/SignUp',
                 request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpRequest.SerializeToString,
-                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Session.FromString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpResponse.FromString,
+                _registered_method=True)
+        self.GetSignUpPolicy = channel.unary_unary(
+                '/herald.identity.v1.AccountService/GetSignUpPolicy',
+                request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.GetSignUpPolicyRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpPolicy.FromString,
                 _registered_method=True)
         self.SignIn = channel.unary_unary(
                 '/herald.identity.v1.AccountService/SignIn',
@@ -73,10 +78,24 @@ class AccountServiceServicer:
     """
 
     def SignUp(self, request, context):
-        """Creates a user, an organization the user owns and a signed-in session.
-        Errors: VALIDATION_ERROR (INVALID_ARGUMENT) for a malformed email, a
-        short password or a bad organization slug; CONFLICT (ALREADY_EXISTS)
-        when the email or the organization slug is taken.
+        """Creates a user, an organization the user owns (on the operator's sign-up
+        plan, with the starter credits) when the email has no account yet; when
+        it has one, creates nothing, after the same work. The answer is the same
+        either way, so it never tells whether an email has an account: the new
+        user signs in with SignIn. Errors: VALIDATION_ERROR (INVALID_ARGUMENT)
+        for a malformed email, a short password or a bad organization slug;
+        CONFLICT (ALREADY_EXISTS) when the organization slug is taken (slugs are
+        public names; checked before the email); FORBIDDEN (PERMISSION_DENIED)
+        when the operator closed sign-up; RATE_LIMITED (RESOURCE_EXHAUSTED) when
+        the caller's address made too many sign-ups.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSignUpPolicy(self, request, context):
+        """Whether anyone may sign up here (the operator's HERALD_SIGNUP), so a
+        sign-up form can say so before it is filled in.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -87,7 +106,10 @@ class AccountServiceServicer:
         organization (or the one named). Errors: UNAUTHORIZED
         (UNAUTHENTICATED) for an unknown email or a wrong password (one answer
         for both), or a user without an organization; NOT_FOUND when the named
-        organization is not one of the user's.
+        organization is not one of the user's; TOO_MANY_ATTEMPTS
+        (RESOURCE_EXHAUSTED) while the account is locked after failed attempts;
+        RATE_LIMITED (RESOURCE_EXHAUSTED) when the caller's address, or the
+        email, made too many attempts.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -124,7 +146,12 @@ def add_AccountServiceServicer_to_server(servicer, server):
             'SignUp': grpc.unary_unary_rpc_method_handler(
                     servicer.SignUp,
                     request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpRequest.FromString,
-                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Session.SerializeToString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpResponse.SerializeToString,
+            ),
+            'GetSignUpPolicy': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSignUpPolicy,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.GetSignUpPolicyRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpPolicy.SerializeToString,
             ),
             'SignIn': grpc.unary_unary_rpc_method_handler(
                     servicer.SignIn,
@@ -177,7 +204,34 @@ class AccountService:
             target,
             '/herald.identity.v1.AccountService/SignUp',
             herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpRequest.SerializeToString,
-            herald_dot_identity_dot_v1_dot_accounts__pb2.Session.FromString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSignUpPolicy(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.AccountService/GetSignUpPolicy',
+            herald_dot_identity_dot_v1_dot_accounts__pb2.GetSignUpPolicyRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpPolicy.FromString,
             options,
             channel_credentials,
             insecure,
