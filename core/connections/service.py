@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contract.redirects import app_url, local_path
 from core.connections import bluesky
 from core.connections.accounts import AccountProfiles, Wanted, check_wanted
 from core.connections.apps import PlatformApps
@@ -298,11 +299,12 @@ def _oauth_platform(connector: str):  # noqa: ANN202
 
 def _check_return_to(return_to: str) -> str:
     """Where the browser goes when the connection ends: a path of this site, or an absolute
-    http(s) URL of the caller's own application."""
+    http(s) URL of the caller's own application (contract/redirects.py, which the facade's
+    callback applies again before redirecting)."""
     return_to = return_to.strip()
-    if return_to.startswith("/") and not return_to.startswith("//") and "\\" not in return_to:
-        return return_to[:2000]
-    parts = urlsplit(return_to)
-    if parts.scheme in ("https", "http") and parts.hostname and len(return_to) <= 2000 and not parts.username:
-        return return_to
-    raise ValidationError("return_to must be an absolute http(s) URL of your application, or a path of this site")
+    if checked := local_path(return_to) or app_url(return_to):
+        return checked
+    raise ValidationError(
+        "return_to must be an absolute http(s) URL of your application, or a path of this site "
+        "(at most 2000 characters, without whitespace, control characters or backslashes)"
+    )

@@ -9,6 +9,7 @@ from herald.connections.v1 import connections_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
+from contract.redirects import app_url, local_path
 from facades.errors import ApiError
 from facades.web.pages import failure_page, form_value, page_errors, see_other, signed_in
 from facades.web.records_pages import profiles_page
@@ -42,12 +43,13 @@ def connect_blueprint() -> Blueprint:
                 authorization=None,
             )
         except ApiError as error:
-            return_to = error.metadata.get("return_to", "") if error.metadata else ""
+            return_to = _return_target(error.metadata.get("return_to", "") if error.metadata else "")
             if error.code == "CONNECTION_FAILED" and return_to:
                 return see_other(with_query(return_to, error=error.code))
             return failure_page(request, error, link=PROFILES, link_text="Back to profiles")
         done = result.response
-        return see_other(with_query(done.return_to, profile=done.profile.slug, connection="connected"))
+        return_to = _return_target(done.return_to) or PROFILES
+        return see_other(with_query(return_to, profile=done.profile.slug, connection="connected"))
 
     @bp.post("/dashboard/connect")
     @signed_in
@@ -108,6 +110,13 @@ def connect_blueprint() -> Blueprint:
         return see_other(f"{PROFILES}?notice=disconnected")
 
     return bp
+
+
+def _return_target(return_to: str) -> str | None:
+    """Where the callback may send the browser: a path of this site, or the absolute http(s) URL
+    a REST caller named when it started the connection. The core checked it when it stored it;
+    checked again here, where the redirect is made, so nothing else ever becomes a Location."""
+    return local_path(return_to) or app_url(return_to)
 
 
 def _tags(text: str) -> list[str]:

@@ -14,6 +14,7 @@ from herald.identity.v1 import accounts_pb2, identity_pb2
 from sanic import Request
 from sanic.response import HTTPResponse, redirect
 
+from contract.redirects import local_path
 from facades.errors import ApiError
 from facades.web import csrf
 from facades.web.session import Viewer, clear_session_cookie, current_viewer, session_token
@@ -49,14 +50,9 @@ def notice(request: Request) -> str | None:
 
 
 def safe_next(target: str | None) -> str | None:
-    """A local path to return to after sign-in, or None. Only "/…" paths of this site: not
-    "//host" or "/\\host" (browsers read both as another host), no control characters or
-    whitespace (browsers drop tabs and newlines, turning "/\\t/host" into "//host")."""
-    if not target or len(target) > 2048 or not target.startswith("/"):
-        return None
-    if target.startswith(("//", "/\\")) or any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in target):
-        return None
-    return target
+    """A local path to return to after sign-in, or None: only "/…" paths of this site, by the
+    rule a connection's `return_to` follows too (contract/redirects.py)."""
+    return local_path(target)
 
 
 def see_other(location: str, *, clear_session: bool = False, request: Request | None = None) -> HTTPResponse:

@@ -5,10 +5,16 @@ platforms and a real PDS in tests/e2e/test_live_*.py."""
 
 from __future__ import annotations
 
+import secrets
+from datetime import timedelta
+
 import pytest
 from sqlalchemy import select
 
 from core.db.models import connect_attempts, profiles
+from core.db.types import utcnow
+from core.identity.credentials import hash_secret
+from core.ids import new_id
 
 RETURN_TO = "https://app.example/connected"
 
@@ -165,3 +171,87 @@ async def test_another_organizations_profile_cannot_be_disconnected(http, org, o
 async def _attempts(engine) -> int:  # noqa: ANN001
     async with engine.connect() as conn:
         return len((await conn.execute(select(connect_attempts.c.id))).all())
+
+
+# Where a browser must never be sent: another host (directly, scheme-relative, or once browsers
+# drop tabs and newlines or read "\\" as "/"), another scheme, credentials, encoded variants that
+# are neither a path of the site nor an absolute URL (contract/redirects.py).
+HOSTILE_RETURN_TO = [
+    "//evil.example",
+    "/\\evil.example",
+    "\\\\evil.example",
+    "/\t/evil.example",
+    "/\n/evil.example",
+    "/\r\n/evil.example",
+    "\t//evil.example",
+    "javascript:alert(1)",
+    "JavaScript:alert(1)//",
+    "data:text/html,<script>alert(1)</script>",
+    "https:evil.example",
+    "https:/\\evil.example",
+    "https:///evil.example",
+    "https://user:pw@evil.example/",
+    "https://evil.example\\@app.example/",
+    "https://app.example/a\tb",
+    "%2F%2Fevil.example",
+    "%5C%5Cevil.example",
+    "evil.example",
+    "/" + "a" * 2000,
+]
+# What return_to may be: a path of this site, or an absolute http(s) URL of the REST caller's
+# application (the documented REST flow).
+SAFE_RETURN_TO = ["/dashboard/profiles", "/%2F%2Fevil.example", "/a?b=c", RETURN_TO, "http://127.0.0.1:9/back"]
+
+
+@pytest.mark.one_backend
+@pytest.mark.parametrize("return_to", HOSTILE_RETURN_TO, ids=repr)
+async def test_connect_refuses_a_return_to_outside_this_site_or_an_app(http, org, engine, return_to: str) -> None:
+    before = await _attempts(engine)
+    refused = await http.post("/v1/profiles:connect", headers=org.auth, json={"platform": "x", "return_to": return_to})
+    assert (refused.status_code, refused.json()["code"]) == (400, "VALIDATION_ERROR"), refused.text
+    assert await _attempts(engine) == before
+
+
+async def _attempt(engine, org, return_to: str) -> str:  # noqa: ANN001
+    """A started REST connection as the database holds it (written directly: what an earlier
+    version of the core, or any bug, may have stored), and its state."""
+    state, now = secrets.token_urlsafe(32), utcnow()
+    async with engine.begin() as conn:
+        await conn.execute(
+            connect_attempts.insert().values(
+                id=new_id("cnx"),
+                state_hash=hash_secret(state),
+                org_id=org.org_id,
+                user_id=org.user_id,
+                session_id=None,
+                connector="x",
+                instance_url="",
+                app_id=None,
+                code_verifier="never opened: the user refused",
+                redirect_uri="http://127.0.0.1/connect/callback",
+                return_to=return_to,
+                created_at=now,
+                expires_at=now + timedelta(minutes=15),
+                used_at=None,
+            )
+        )
+    return state
+
+
+@pytest.mark.one_backend
+@pytest.mark.parametrize(
+    "return_to", [*HOSTILE_RETURN_TO[:-1], *SAFE_RETURN_TO], ids=repr
+)  # (the last is longer than the column)
+async def test_the_callback_redirects_only_to_this_site_or_the_app(http, org, engine, return_to: str) -> None:
+    """The user refused on the platform: the callback sends the browser back to return_to with
+    the error, or, when return_to is anything else, answers its own page (no redirect)."""
+    state = await _attempt(engine, org, return_to)
+    back = await http.get("/connect/callback", params={"state": state, "error": "access_denied"})
+    if return_to in SAFE_RETURN_TO:
+        assert back.status_code == 303, back.text
+        sep = "&" if "?" in return_to else "?"
+        assert back.headers["location"] == f"{return_to}{sep}error=CONNECTION_FAILED"
+    else:
+        assert back.status_code == 502, back.headers.get("location")
+        assert "location" not in back.headers
+        assert "text/html" in back.headers["content-type"]
