@@ -42,6 +42,16 @@ async def _walk(base_url: str, receiver: Receiver) -> list[str]:
             },
         )
         assert signup.status_code == 303, signup.text
+        # Sign-up opens no session: sign in, as its page says.
+        signin = await browser.post(
+            "/login",
+            data={
+                "email": f"{slug}@example.com",
+                "password": PASSWORD,
+                "csrf_token": _token(await browser.get("/login?notice=signed-up")),
+            },
+        )
+        assert signin.status_code == 303, signin.text
         session = browser.cookies["herald_session"]
         secrets.append(session)
         created = await browser.post(

@@ -112,10 +112,15 @@ async def test_sign_in_and_sign_up_refuse_missing_or_wrong_tokens(browser_like, 
         response = await fresh.post("/signup", data=signup | {"csrf_token": good})
         assert response.status_code == 403
 
-    # Nothing was created: the same sign-up goes through now, with the token.
+    # Nothing was created: the same sign-up goes through now, with the token, and its user
+    # signs in (sign-up opens no session: docs/dashboard.md).
     response = await http.post("/signup", data=signup | {"csrf_token": good})
     assert response.status_code == 303
-    assert response.headers["location"] == "/dashboard"
+    assert response.headers["location"] == "/login?notice=signed-up"
+    assert "herald_session" not in http.cookies
+    response = await http.post("/login", data={"csrf_token": good, "email": signup["email"], "password": PASSWORD})
+    assert response.status_code == 303
+    assert http.cookies.get("herald_session", "").startswith("hss_")
 
 
 async def test_unauthenticated_pages_redirect_to_sign_in(browser_like) -> None:  # noqa: ANN001
