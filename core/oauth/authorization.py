@@ -17,9 +17,16 @@ from core.identity.principal import Principal
 from core.identity.scopes import ALL_SCOPES, RESOURCE_SCOPES
 from core.identity.tokens import AUTHORIZATION_CODE_PREFIX, mint_token
 from core.ids import new_id
-from core.oauth.clients import Client, find_client, redirect_uri_matches, store_metadata_client
+from core.oauth.clients import (
+    Client,
+    check_redirect_uri,
+    find_client,
+    redirect_uri_matches,
+    store_metadata_client,
+)
 from core.oauth.errors import (
     InvalidClient,
+    InvalidRedirectUri,
     InvalidRequest,
     InvalidScope,
     InvalidTarget,
@@ -102,9 +109,15 @@ async def check_authorization(
             raise InvalidRequest("redirect_uri is required")
         redirect_uri = client.redirect_uris[0]
     else:
-        if not any(redirect_uri_matches(r, params.redirect_uri) for r in client.redirect_uris):
-            raise InvalidRequest("redirect_uri does not match a registered redirect URI")
         redirect_uri = params.redirect_uri
+    # The URI the code would go to meets the registration rules itself (a row stored before a
+    # rule existed included), and then matches a registered one (core/oauth/clients.py).
+    try:
+        check_redirect_uri(redirect_uri)
+    except InvalidRedirectUri as error:
+        raise InvalidRequest(f"redirect_uri is not acceptable: {error.message}") from None
+    if not any(redirect_uri_matches(r, redirect_uri) for r in client.redirect_uris):
+        raise InvalidRequest("redirect_uri does not match a registered redirect URI")
     # From here on the redirect URI is trusted: errors may be sent to it.
     if params.response_type != "code":
         raise UnsupportedResponseType("only response_type=code is supported", redirect=True)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -27,7 +29,8 @@ GRANT_TYPES = ("authorization_code", "refresh_token", "client_credentials")
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
 APPLICATION_TYPES = ("native", "web")
 DEFAULT_GRANT_TYPES = ("authorization_code", "refresh_token")
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "localhost"})
+# Loopback hosts as RedirectTarget.host spells them (IPv6 without brackets); RFC 8252 7.3.
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 MAX_REDIRECT_URIS = 20
 MAX_URI_LENGTH = 2000
 # The id of a metadata-document client's row: this prefix and 130 bits of its URL's SHA-256.
@@ -91,46 +94,97 @@ class ClientMetadata:
     application_type: str | None = None
 
 
-def _host(netloc: str) -> str:
-    """The host of a netloc, brackets kept for IPv6 (`[::1]:8080` -> `[::1]`)."""
-    if netloc.startswith("["):
-        return netloc[: netloc.find("]") + 1]
-    return netloc.rsplit(":", 1)[0] if ":" in netloc else netloc
+# A redirect URI's authority: a host name or a bracketed IPv6 address, then an optional port of
+# ASCII digits. Anything else (userinfo and its `@`, `\`, `%` escapes and IPv6 zone ids, spaces,
+# an empty port) is refused: browsers and urllib disagree on where such an authority's host is,
+# and the host is what the code is sent to.
+_AUTHORITY_RE = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(?P<port>[0-9]{1,5}))?")
 
 
-def _check_redirect_uri(uri: str) -> None:
+@dataclass(frozen=True, slots=True)
+class RedirectTarget:
+    """A redirect URI that passed the rules, as it is compared: `host` lowercased, without
+    brackets; `rest`, the path and query exactly as written (no decoding, no normalisation, an
+    empty query's `?` kept)."""
+
+    scheme: str
+    host: str
+    port: int | None
+    rest: str
+
+    @property
+    def loopback(self) -> bool:
+        return self.host in LOOPBACK_HOSTS
+
+
+def _has_space_or_control(text: str) -> bool:
+    return any(c.isspace() or unicodedata.category(c) == "Cc" for c in text)
+
+
+def parse_redirect_uri(uri: str) -> RedirectTarget:
+    """The rules every redirect URI meets, registered or requested (docs/oauth.md, "Redirect
+    URIs"): at most 2000 characters; no space, control character, backslash or fragment
+    anywhere; `https://`, or `http://` on a loopback host (RFC 8252 7.3); an authority that is
+    a host and an optional port only (_AUTHORITY_RE). InvalidRedirectUri otherwise."""
     if len(uri) > MAX_URI_LENGTH:
         raise InvalidRedirectUri("a redirect URI is too long")
-    parts = urlsplit(uri)
-    if parts.fragment or "#" in uri:
+    if _has_space_or_control(uri) or "\\" in uri:
+        raise InvalidRedirectUri("a redirect URI must not contain spaces, control characters or backslashes")
+    if "#" in uri:
         raise InvalidRedirectUri(f"redirect URI {uri!r} must not have a fragment")
-    if parts.username or parts.password:
-        raise InvalidRedirectUri(f"redirect URI {uri!r} must not carry credentials")
-    if parts.scheme == "https" and parts.netloc:
-        return
-    if parts.scheme == "http" and _host(parts.netloc) in LOOPBACK_HOSTS:
-        return
-    raise InvalidRedirectUri(f"redirect URI {uri!r} must be https, or http on a loopback address (RFC 8252)")
+    if not uri.startswith(("https://", "http://")):
+        raise InvalidRedirectUri(f"redirect URI {uri!r} must be https, or http on a loopback address (RFC 8252)")
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except ValueError:
+        raise InvalidRedirectUri(f"redirect URI {uri!r} is malformed") from None
+    authority = _AUTHORITY_RE.fullmatch(parts.netloc)
+    if authority is None:
+        raise InvalidRedirectUri(
+            f"redirect URI {uri!r} must name a host and an optional port only (no credentials, no escapes)"
+        )
+    rest = uri[len(parts.scheme) + len("://") + len(parts.netloc) :]
+    target = RedirectTarget(parts.scheme, (parts.hostname or "").lower(), port, rest)
+    if not target.host:
+        raise InvalidRedirectUri(f"redirect URI {uri!r} names no host")
+    if target.scheme == "http" and not target.loopback:
+        raise InvalidRedirectUri(f"redirect URI {uri!r} must be https, or http on a loopback address (RFC 8252)")
+    return target
+
+
+def check_redirect_uri(uri: str) -> None:
+    parse_redirect_uri(uri)
 
 
 def redirect_uri_matches(registered: str, requested: str) -> bool:
-    """Exact match, except that a loopback URI matches on any port (RFC 8252 7.3)."""
-    if hmac.compare_digest(registered.encode(), requested.encode()):
-        return True
-    a, b = urlsplit(registered), urlsplit(requested)
-    if a.scheme != "http" or _host(a.netloc) not in LOOPBACK_HOSTS:
-        return False
+    """Whether a requested redirect URI is the registered one. Both must meet the rules
+    (parse_redirect_uri). A loopback one matches on any port (RFC 8252 7.3): same scheme, host
+    (compared lowercased, a trailing dot being another host), path and query. Any other must be
+    the same string (RFC 6749 3.1.2.3, simple string comparison)."""
     try:
-        b.port  # noqa: B018 - raises on a malformed port
-    except ValueError:
+        expected, given = parse_redirect_uri(registered), parse_redirect_uri(requested)
+    except InvalidRedirectUri:
         return False
-    return (a.scheme, _host(a.netloc), a.path, a.query, a.fragment) == (
-        b.scheme,
-        _host(b.netloc),
-        b.path,
-        b.query,
-        b.fragment,
-    )
+    if expected.loopback:
+        return (expected.scheme, expected.host, expected.rest) == (given.scheme, given.host, given.rest)
+    return hmac.compare_digest(registered.encode(), requested.encode())
+
+
+def check_client_uri(uri: str) -> None:
+    """client_uri, the one other URI Herald keeps and shows (a link on the consent page): https
+    with a host and nothing odd in its authority (as for redirect URIs), no spaces or control
+    characters. Other URI metadata (logo_uri, tos_uri, policy_uri) is neither kept nor shown."""
+    if len(uri) > MAX_URI_LENGTH:
+        raise InvalidClientMetadata("client_uri is too long")
+    if not uri.startswith("https://") or _has_space_or_control(uri) or "\\" in uri:
+        raise InvalidClientMetadata("client_uri must be an https URL")
+    try:
+        netloc = urlsplit(uri).netloc
+    except ValueError:
+        raise InvalidClientMetadata("client_uri must be an https URL") from None
+    if _AUTHORITY_RE.fullmatch(netloc) is None:
+        raise InvalidClientMetadata("client_uri must be an https URL naming a host (no credentials, no escapes)")
 
 
 def validate_metadata(metadata: ClientMetadata) -> ClientMetadata:
@@ -141,8 +195,9 @@ def validate_metadata(metadata: ClientMetadata) -> ClientMetadata:
     # Redirect URIs first, so their errors carry their own code (invalid_redirect_uri).
     if len(metadata.redirect_uris) > MAX_REDIRECT_URIS:
         raise InvalidRedirectUri(f"at most {MAX_REDIRECT_URIS} redirect URIs")
-    for uri in metadata.redirect_uris:
-        _check_redirect_uri(uri)
+    targets = [parse_redirect_uri(uri) for uri in metadata.redirect_uris]
+    if metadata.client_uri:
+        check_client_uri(metadata.client_uri)
     claims = {
         "client_name": metadata.client_name or None,
         "client_uri": metadata.client_uri or None,
@@ -178,8 +233,8 @@ def validate_metadata(metadata: ClientMetadata) -> ClientMetadata:
         raise InvalidClientMetadata("client_name or client_uri is too long")
     application_type = metadata.application_type
     if application_type is None:
-        loopback = all(_host(urlsplit(uri).netloc) in LOOPBACK_HOSTS for uri in metadata.redirect_uris)
-        application_type = "native" if metadata.redirect_uris and loopback else "web"
+        loopback = all(target.loopback for target in targets)
+        application_type = "native" if targets and loopback else "web"
     elif application_type not in APPLICATION_TYPES:
         raise InvalidClientMetadata('application_type must be "native" or "web"')
     scope = " ".join(sorted(set(metadata.scope.split()))) if metadata.scope else " ".join(sorted(RESOURCE_SCOPES))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
+
+from tests.oauth_flow import register
 
 URL = "/api/auth/oauth2/register"
 OK = {"client_name": "agent", "redirect_uris": ["https://agent.example/cb"]}
@@ -126,3 +129,55 @@ async def test_text_that_is_not_unicode_is_invalid_metadata(http):
     response = await http.post(URL, content=body, headers={"Content-Type": "application/json"})
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_client_metadata"
+
+
+@pytest.mark.parametrize(
+    "client_uri",
+    [
+        "javascript://x/%0aalert(1)",  # has a "host": only the https rule stops it
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "http://agent.example",  # shown as a link on the consent page: https only
+        "https://user@agent.example",
+        "https://agent.example/ about",
+        "https:///about",
+        "HTTPS://agent.example",
+    ],
+)
+async def test_client_uri_must_be_https(http, client_uri):
+    response = await http.post(URL, json={**OK, "client_uri": client_uri})
+    assert response.status_code == 400, response.text
+    assert response.json()["error"] == "invalid_client_metadata"
+
+
+async def test_uris_herald_keeps_are_echoed_and_others_never(http):
+    """client_uri (kept, shown on the consent page) is echoed; logo_uri, tos_uri and policy_uri
+    are neither kept nor echoed, whatever they hold (RFC 7591 2: unknown metadata is ignored)."""
+    ignored = {name: "javascript:alert(1)" for name in ("logo_uri", "tos_uri", "policy_uri")}
+    response = await http.post(URL, json={**OK, "client_uri": "https://agent.example/about", **ignored})
+    assert response.status_code == 201, response.text
+    assert response.json()["client_uri"] == "https://agent.example/about"
+    assert not set(ignored) & set(response.json())
+
+
+async def test_a_client_uri_kept_from_before_the_rule_is_not_linked(http, channel, orgs, engine):
+    """A row registered before client_uri had to be https keeps its value, but the consent page
+    links only an https one."""
+    from sqlalchemy import update
+
+    from core.db.models import oauth_clients
+    from tests.oauth_flow import new_authorization, sign_in
+
+    client = await register(http, client_name="Old Agent", client_uri="https://agent.example")
+    async with engine.begin() as conn:
+        await conn.execute(
+            update(oauth_clients)
+            .where(oauth_clients.c.id == client["client_id"])
+            .values(client_uri="javascript://x/%0aalert(1)")
+        )
+    session = await sign_in(channel, (await orgs()).email)
+    query = new_authorization(client["client_id"]).query()
+    async with httpx.AsyncClient(base_url=http.base_url, cookies={"herald_session": session}) as browser:
+        page = await browser.get(f"/api/auth/oauth2/authorize?{query}")
+    assert page.status_code == 200 and "Old Agent" in page.text
+    assert "javascript" not in page.text
