@@ -9,15 +9,23 @@ A valid document is cached by each core process for its `Cache-Control: max-age`
 else until its `Expires`, else 5 minutes; at most 24 hours; not at all with `no-store` or
 `no-cache`. Errors and invalid documents are never cached (5.2). Every failure is
 `invalid_client`, raised before the authorization endpoint trusts any redirect URI.
+
+The authorization endpoint fetches for anyone, signed in or not, so a fetch must not serve as a
+probe of what answers where: every failure to get a document (no answer, refused, timed out,
+blocked address, a status other than 200, not JSON, too large) answers the same description,
+and every failed fetch answers no sooner than `failure_delay` (1 s) after it started. Only a
+document that was served (200, JSON, within the cap) and breaks a rule says why: its author
+needs that, and it tells nothing about the network that fetching the URL would not.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -40,10 +48,19 @@ FETCH_TIMEOUT_SECONDS = 3.0
 DEFAULT_CACHE_SECONDS = 300
 MAX_CACHE_SECONDS = 24 * 3600
 MAX_CACHED_DOCUMENTS = 1000
+# The least time a failed fetch takes to answer, whatever went wrong (the module docstring).
+MIN_FAILURE_SECONDS = 1.0
+# The one description of every failure to get a document.
+FETCH_FAILED = (
+    "the client's metadata document could not be fetched: its URL must answer 200 with a JSON "
+    f"document of at most {MAX_DOCUMENT_BYTES // 1024} KiB within {FETCH_TIMEOUT_SECONDS:g} s, without redirects"
+)
 # Where private targets are allowed (make run's default), a local agent may serve its document
 # over plain http on these hosts.
 LOOPBACK_DOCUMENT_HOSTS = frozenset({"127.0.0.1", "localhost"})
 USER_AGENT = "Herald-OAuth/1 (client metadata)"
+
+log = logging.getLogger(__name__)
 
 
 def check_client_id_url(url: str, *, allow_private: bool) -> None:
@@ -113,9 +130,7 @@ def parse_document(url: str, body: bytes) -> ClientMetadata:
     application_type = document.get("application_type")
     if application_type is not None and not isinstance(application_type, str):
         raise InvalidClient("the client's metadata document needs application_type as a string")
-    client_uri = _string(document, "client_uri")
-    if client_uri and not client_uri.startswith(("https://", "http://")):
-        raise InvalidClient("the client_uri in the client's metadata document must be an http(s) URL")
+    client_uri = _string(document, "client_uri")  # https only, as at registration (validate_metadata)
     metadata = ClientMetadata(
         client_name=_string(document, "client_name", required=True),
         redirect_uris=_strings(document, "redirect_uris"),
@@ -179,10 +194,15 @@ def _is_json(content_type: str) -> bool:
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
+class _FetchFailed(Exception):
+    """Why a document could not be had; logged, never told to the caller (FETCH_FAILED is)."""
+
+
 class ClientMetadataDocuments:
     """Fetches, checks and caches metadata documents for one core process. `allow_private`:
     whether documents may come from loopback or private addresses (CoreSettings.allows_private_targets),
-    which also admits http on loopback."""
+    which also admits http on loopback. `failure_delay`: the least time a failed fetch takes
+    (MIN_FAILURE_SECONDS; tests lower it here, nothing else does)."""
 
     def __init__(
         self,
@@ -191,27 +211,45 @@ class ClientMetadataDocuments:
         timeout: float = FETCH_TIMEOUT_SECONDS,
         max_bytes: int = MAX_DOCUMENT_BYTES,
         clock: Callable[[], float] = time.monotonic,
+        failure_delay: float = MIN_FAILURE_SECONDS,
     ) -> None:
         self.allow_private = allow_private
         self.timeout = timeout
         self.max_bytes = max_bytes
+        self.failure_delay = failure_delay
         self._clock = clock
         self._endpoints = PlatformEndpoints({}, allow_private=allow_private)
         self._cache: dict[str, tuple[float, ClientMetadata]] = {}
         self._ssl: ssl.SSLContext | None = None
 
-    async def client(self, url: str, now: datetime) -> Client:
+    async def client(
+        self, url: str, now: datetime, *, before_fetch: Callable[[], Awaitable[None]] | None = None
+    ) -> Client:
         """The client the document at `url` describes; InvalidClient when it cannot be had."""
-        return metadata_client(url, await self.metadata(url), now)
+        return metadata_client(url, await self.metadata(url, before_fetch=before_fetch), now)
 
-    async def metadata(self, url: str) -> ClientMetadata:
+    async def metadata(self, url: str, *, before_fetch: Callable[[], Awaitable[None]] | None = None) -> ClientMetadata:
+        """The checked document at `url`, from the cache or fetched. `before_fetch` runs before a
+        fetch (a cache miss) only: the caller's budget of fetches (core/oauth/servicer.py)."""
         check_client_id_url(url, allow_private=self.allow_private)
         cached = self._cache.get(url)
         if cached is not None and cached[0] > self._clock():
             return cached[1]
         self._cache.pop(url, None)
-        body, lifetime = await self._fetch(url)
-        metadata = parse_document(url, body)
+        if before_fetch is not None:
+            await before_fetch()
+        started = time.monotonic()
+        try:
+            try:
+                body, lifetime = await self._fetch(url)
+            except _FetchFailed as failure:
+                log.info("client metadata document %s not fetched: %s", url, failure)
+                raise InvalidClient(FETCH_FAILED) from None
+            metadata = parse_document(url, body)
+        except InvalidClient:
+            # However it failed, no sooner than the others (the module docstring).
+            await asyncio.sleep(max(0.0, started + self.failure_delay - time.monotonic()))
+            raise
         if lifetime > 0:
             self._remember(url, metadata, self._clock() + lifetime)
         return metadata
@@ -237,6 +275,7 @@ class ClientMetadataDocuments:
         )
 
     async def _fetch(self, url: str) -> tuple[bytes, float]:
+        """The body and how long it may be reused; _FetchFailed saying why it could not be had."""
         headers = {"Accept": "application/json", "Accept-Encoding": "identity", "User-Agent": USER_AGENT}
         try:
             async with (
@@ -245,26 +284,21 @@ class ClientMetadataDocuments:
                 http.stream("GET", url, headers=headers) as answer,
             ):
                 if answer.status_code != 200:
-                    raise InvalidClient(
-                        f"the client's metadata document answered HTTP {answer.status_code} (200 is required; "
-                        "redirects are not followed)"
-                    )
+                    raise _FetchFailed(f"HTTP {answer.status_code}")
                 if not _is_json(answer.headers.get("content-type", "")):
-                    raise InvalidClient("the client's metadata document must be served as application/json")
+                    raise _FetchFailed(f"content type {answer.headers.get('content-type', '')[:100]!r}")
                 declared = answer.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > self.max_bytes:
-                    raise InvalidClient(f"the client's metadata document is larger than {self.max_bytes} bytes")
+                    raise _FetchFailed(f"Content-Length {declared} over {self.max_bytes} bytes")
                 body = bytearray()
                 async for chunk in answer.aiter_bytes():
                     body += chunk
                     if len(body) > self.max_bytes:
-                        raise InvalidClient(f"the client's metadata document is larger than {self.max_bytes} bytes")
+                        raise _FetchFailed(f"body over {self.max_bytes} bytes")
                 return bytes(body), cache_seconds(answer.headers, datetime.now(UTC))
         except (TimeoutError, httpx2.TimeoutException):
-            raise InvalidClient(f"the client's metadata document did not arrive within {self.timeout:g} s") from None
+            raise _FetchFailed(f"no document within {self.timeout:g} s") from None
         except BlockedAddress:
-            raise InvalidClient("the client_id URL's host is an address this server does not fetch from") from None
-        except (httpx2.HTTPError, httpx2.InvalidURL) as error:
-            raise InvalidClient(
-                f"the client's metadata document could not be fetched ({type(error).__name__})"
-            ) from None
+            raise _FetchFailed("its host's address is one this server does not fetch from") from None
+        except (httpx2.HTTPError, httpx2.InvalidURL, httpx2.StreamError, OSError) as error:
+            raise _FetchFailed(type(error).__name__) from None

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 
 from core.identity.principal import CredentialKind
 from core.oauth import authorization, clients, grants, jwks, tokens
 from core.oauth.client_metadata import ClientMetadataDocuments
-from core.rpc.context import current_call
+from core.oauth.errors import InvalidClientMetadata
+from core.rpc import budgets
+from core.rpc.context import Call, current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy
 
 _SESSIONS = frozenset({CredentialKind.SESSION})
 
 POLICIES = {
-    "RegisterClient": MethodPolicy(anonymous=True, writes=True),
+    # Not transactional: the caller's registration budget is spent before any transaction opens.
+    "RegisterClient": MethodPolicy(anonymous=True, writes=True, transactional=False),
     # Not transactional: a metadata-document client's document is fetched (up to a few seconds)
     # before the transaction opens, not inside it.
     "CheckAuthorization": MethodPolicy(anonymous=True, transactional=False),
@@ -73,12 +74,22 @@ def _grant(view: grants.GrantView) -> oauth_pb2.Grant:
     )
 
 
+def _shown_uri(uri: str) -> str:
+    """client_uri as the consent page may link it: https only. Registration refuses anything
+    else now; a row kept from before that rule shows no link."""
+    try:
+        clients.check_client_uri(uri)
+    except InvalidClientMetadata:
+        return ""
+    return uri
+
+
 def _context(checked: authorization.CheckedAuthorization) -> oauth_pb2.AuthorizationContext:
     client = checked.client
     return oauth_pb2.AuthorizationContext(
         client_id=client.client_id,
         client_name=client.client_name,
-        client_uri=client.client_uri,
+        client_uri=_shown_uri(client.client_uri),
         scopes=list(checked.scopes),
         redirect_uri=checked.redirect_uri,
         resource=checked.resource,
@@ -95,16 +106,26 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
         # Fetches and caches Client ID Metadata Documents for this process.
         self.documents = documents
 
-    async def _document_client(self, client_id: str, now: datetime) -> clients.Client | None:
+    async def _document_client(self, client_id: str, call: Call, *, anonymous: bool = False) -> clients.Client | None:
         """The client a metadata document describes, fetched outside any transaction; None for
-        a registered client's id."""
+        a registered client's id. `anonymous`: the request carries no session, so each fetch
+        (not a cached document) spends the caller's address budget (docs/oauth.md)."""
         if not clients.is_metadata_url(client_id):
             return None
-        return await self.documents.client(client_id, now)
+
+        async def spend() -> None:
+            settings = call.settings
+            what = "client metadata documents fetched"
+            await budgets.spend(call, "cimd", call.client_address, settings.rate_limit_client_metadata_address, what)
+
+        return await self.documents.client(client_id, call.now, before_fetch=spend if anonymous else None)
 
     async def RegisterClient(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        client, secret = await clients.register_client(call.conn, _metadata_from_proto(request.metadata), call.now)
+        limit = call.settings.rate_limit_register_address
+        await budgets.spend(call, "register", call.client_address, limit, "client registrations")
+        async with call.transaction(writes=True) as conn:
+            client, secret = await clients.register_client(conn, _metadata_from_proto(request.metadata), call.now)
         return oauth_pb2.OAuthClient(
             client_id=client.id,
             client_secret=secret,
@@ -124,7 +145,7 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
     async def CheckAuthorization(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         params = _parameters(request.parameters)
-        client = await self._document_client(params.client_id, call.now)
+        client = await self._document_client(params.client_id, call, anonymous=True)
         async with call.transaction() as conn:
             checked = await authorization.check_authorization(
                 conn, params, resource=call.settings.mcp_resource, client=client
@@ -134,7 +155,7 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
     async def PrepareConsent(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         params = _parameters(request.parameters)
-        client = await self._document_client(params.client_id, call.now)
+        client = await self._document_client(params.client_id, call)
         async with call.transaction() as conn:
             consent = await authorization.prepare_consent(
                 conn, call.principal, params, resource=call.settings.mcp_resource, client=client
@@ -149,7 +170,7 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
     async def ApproveAuthorization(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         params = _parameters(request.parameters)
-        client = await self._document_client(params.client_id, call.now)
+        client = await self._document_client(params.client_id, call)
         async with call.transaction(writes=True) as conn:
             checked, code = await authorization.approve_authorization(
                 conn,

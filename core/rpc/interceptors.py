@@ -170,14 +170,17 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
 
     async def _take(self, principal: Principal) -> Decision | None:
         """One request of the principal's budget (API key or OAuth client; sessions have none);
-        RateLimited when it is spent. A limiter that does not answer lets the call through."""
+        RateLimited when it is spent. A limiter that does not answer lets the call through.
+        An OAuth client's budget is per organization and per human it acts for: one client id
+        (a metadata document's URL above all) serves every tenant, and one tenant's agent must
+        not spend another's budget (docs/oauth.md, "Agent budgets")."""
         budget = self._budgets.get(principal.credential_kind)
         if budget is None or self._limiter is None:
             return None
         key = (
             f"key:{principal.credential_id}"
             if principal.credential_kind == CredentialKind.API_KEY
-            else (f"client:{principal.client_id}")
+            else f"client:{principal.org_id}:{principal.client_id}:{principal.user_id}"
         )
         try:
             decision = await self._limiter.take(key, budget)

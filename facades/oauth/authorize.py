@@ -65,9 +65,34 @@ def _refuse(request: Request, params: dict[str, str], error: OAuthError) -> HTTP
     )
 
 
+def _too_many(request: Request, error: ApiError) -> HTTPResponse:
+    """429 on a page, never a redirect: too many metadata documents fetched for this address's
+    requests that carry no session (docs/oauth.md, "Rate limits")."""
+    response = render(
+        request,
+        "message.html",
+        status=429,
+        heading="Too many authorization requests",
+        message=f"rate_limited: {error.message}",
+        viewer=None,
+    )
+    response.headers["Retry-After"] = str(error.retry_after or 1)
+    return response
+
+
 async def _check(request: Request, params: dict[str, str]) -> oauth_pb2.AuthorizationContext:
     return await protocol_call(
         request, "CheckAuthorization", oauth_pb2.CheckAuthorizationRequest(parameters=_parameters(params))
+    )
+
+
+async def _prepare(request: Request, viewer: Viewer, params: dict[str, str]) -> oauth_pb2.Consent:
+    """The request checked for a signed-in human (their session goes with it: no address budget)."""
+    return await protocol_call(
+        request,
+        "PrepareConsent",
+        oauth_pb2.PrepareConsentRequest(parameters=_parameters(params)),
+        authorization=viewer.authorization,
     )
 
 
@@ -111,14 +136,13 @@ async def authorize(request: Request) -> HTTPResponse:
             # Checked before sending anyone to sign in: a bad request is refused right away.
             await _check(request, params)
             return login_redirect(request)
-        consent = await protocol_call(
-            request,
-            "PrepareConsent",
-            oauth_pb2.PrepareConsentRequest(parameters=_parameters(params)),
-            authorization=viewer.authorization,
-        )
+        consent = await _prepare(request, viewer, params)
     except OAuthError as error:
         return _refuse(request, params, error)
+    except ApiError as error:
+        if error.code == "RATE_LIMITED":
+            return _too_many(request, error)
+        raise
     return await _consent_page(request, viewer, params, consent)
 
 
@@ -132,7 +156,8 @@ async def decide(request: Request) -> HTTPResponse:
     params = {name: form.get(name) for name in PARAMETERS if form.get(name) is not None}
     try:
         if form.get("decision") != "approve":
-            context = await _check(request, params)
+            # Checked again before anything is sent to the redirect URI.
+            context = (await _prepare(request, viewer, params)).context
             denied = {"error": "access_denied", "error_description": "the user denied the request"}
             return _to_client(request, context.redirect_uri, {**denied, "state": params.get("state", "")})
         # ApproveAuthorization checks the request again, as CheckAuthorization would.

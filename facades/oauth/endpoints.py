@@ -17,6 +17,7 @@ from facades.oauth.integration import (
     oauth_error_response,
     oauth_json,
     protocol_call,
+    rate_limited_response,
 )
 from facades.validation import json_object
 
@@ -69,6 +70,10 @@ async def register(request: Request) -> HTTPResponse:
         )
     except OAuthError as error:
         return oauth_error_response(error)
+    except ApiError as error:
+        if error.code == "RATE_LIMITED":
+            return rate_limited_response(error)
+        raise
     m = client.metadata
     out: dict[str, Any] = {
         "client_id": client.client_id,

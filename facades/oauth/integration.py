@@ -81,6 +81,18 @@ def oauth_error_response(error: OAuthError, *, used_basic: bool = False) -> HTTP
     return response
 
 
+# The error of an OAuth endpoint's per-address limit (429; not one of RFC 6749's codes, which
+# have none for it): {"error": "rate_limited", "error_description": …} with Retry-After.
+RATE_LIMITED = "rate_limited"
+
+
+def rate_limited_response(error: ApiError) -> HTTPResponse:
+    """429 in the RFC 6749 5.2 shape for the core's RATE_LIMITED (docs/oauth.md, "Rate limits")."""
+    response = oauth_json({"error": RATE_LIMITED, "error_description": error.message}, 429)
+    response.headers["Retry-After"] = str(error.retry_after or 1)
+    return response
+
+
 async def protocol_call(
     request: Request,
     method_name: str,

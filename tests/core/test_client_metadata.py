@@ -119,6 +119,10 @@ def test_a_valid_document_gets_registration_defaults() -> None:
         _document(redirect_uris=["http://agent.example/callback"]),  # http off loopback
         _document(grant_types=["client_credentials"]),  # needs a confidential client
         _document(client_uri="javascript:alert(1)"),
+        _document(client_uri="javascript://x/%0aalert(1)"),  # has a "host", still not https
+        _document(client_uri="http://agent.example"),  # what Herald shows as a link is https
+        _document(client_uri="https://user@agent.example"),
+        _document(redirect_uris=["http://127.0.0.1:80@evil.example/callback"]),  # registration's rules
         _document(scope="admin"),
         b"[1, 2]",
         b"not json",
@@ -159,7 +163,7 @@ def test_cache_lifetime_from_the_headers(headers: dict[str, str], seconds: float
 
 async def test_fetched_and_cached_for_max_age(documents_server: DocumentServer) -> None:
     clock = Clock()
-    fetcher = ClientMetadataDocuments(allow_private=True, clock=clock)
+    fetcher = ClientMetadataDocuments(allow_private=True, clock=clock, failure_delay=0)
     url = documents_server.publish(documents_server.url(), client_name="Cached")
     documents_server.answers[url.removeprefix(documents_server.origin)].headers = {"Cache-Control": "max-age=60"}
     assert (await fetcher.metadata(url)).client_name == "Cached"
@@ -173,7 +177,7 @@ async def test_fetched_and_cached_for_max_age(documents_server: DocumentServer) 
 
 async def test_no_store_and_default_lifetime(documents_server: DocumentServer) -> None:
     clock = Clock()
-    fetcher = ClientMetadataDocuments(allow_private=True, clock=clock)
+    fetcher = ClientMetadataDocuments(allow_private=True, clock=clock, failure_delay=0)
     fresh = documents_server.publish(documents_server.url())  # Cache-Control: no-store
     await fetcher.metadata(fresh)
     await fetcher.metadata(fresh)
@@ -190,7 +194,7 @@ async def test_no_store_and_default_lifetime(documents_server: DocumentServer) -
 
 
 async def test_invalid_documents_and_errors_are_not_cached(documents_server: DocumentServer) -> None:
-    fetcher = ClientMetadataDocuments(allow_private=True)
+    fetcher = ClientMetadataDocuments(allow_private=True, failure_delay=0)
     url = documents_server.url()
     documents_server.publish(url, client_id="https://someone.else/client.json")
     documents_server.answers[url.removeprefix(documents_server.origin)].headers = {"Cache-Control": "max-age=600"}
@@ -205,7 +209,7 @@ async def test_invalid_documents_and_errors_are_not_cached(documents_server: Doc
 
 
 async def test_size_cap_while_streaming_and_by_length(documents_server: DocumentServer) -> None:
-    fetcher = ClientMetadataDocuments(allow_private=True)
+    fetcher = ClientMetadataDocuments(allow_private=True, failure_delay=0)
     padding = "x" * MAX_DOCUMENT_BYTES
     url = documents_server.url()
     documents_server.serve(url, Answer(_document(client_id=url, policy_uri=f"https://a.example/{padding}")))
@@ -228,7 +232,7 @@ async def test_size_cap_while_streaming_and_by_length(documents_server: Document
 
 
 async def test_time_cap(documents_server: DocumentServer) -> None:
-    fetcher = ClientMetadataDocuments(allow_private=True, timeout=0.5)
+    fetcher = ClientMetadataDocuments(allow_private=True, timeout=0.5, failure_delay=0)
     url = documents_server.url()
     documents_server.serve(url, Answer(_document(client_id=url), delay=3))
     started = time.monotonic()
@@ -247,7 +251,7 @@ async def test_time_cap(documents_server: DocumentServer) -> None:
     ],
 )
 async def test_only_a_200_json_answer_is_a_document(documents_server: DocumentServer, answer: Answer) -> None:
-    fetcher = ClientMetadataDocuments(allow_private=True)
+    fetcher = ClientMetadataDocuments(allow_private=True, failure_delay=0)
     url = documents_server.serve(documents_server.url(), answer)
     with pytest.raises(InvalidClient) as error:
         await fetcher.metadata(url)
@@ -259,7 +263,7 @@ async def test_private_addresses_refused_unless_allowed(documents_server: Docume
     """Where private targets are not allowed (production), a document on a loopback or private
     address is never requested, over https (the guarded transport refuses the address) or http
     (refused by the URL rules before anything is resolved)."""
-    fetcher = ClientMetadataDocuments(allow_private=False)
+    fetcher = ClientMetadataDocuments(allow_private=False, failure_delay=0)
     http_url = documents_server.publish(documents_server.url())
     https_url = http_url.replace("http://", "https://")
     for url in (
@@ -276,3 +280,76 @@ async def test_private_addresses_refused_unless_allowed(documents_server: Docume
     assert documents_server.hits_of(http_url) == 0
     # The same document where private targets are allowed (make run's default).
     assert (await ClientMetadataDocuments(allow_private=True).metadata(http_url)).client_name == "Document Agent"
+
+
+async def test_every_fetch_failure_is_told_alike_and_no_sooner_than_the_others(
+    documents_server: DocumentServer,
+) -> None:
+    """Not a probe of the network (docs/oauth.md): nothing listening, a 404, a redirect, a page
+    that is not JSON, a body too large and a server too slow all fail with one description, and
+    none sooner than the failure delay; a document that was served but breaks a rule says why,
+    no sooner either."""
+    import asyncio
+    import socket
+
+    from core.oauth.client_metadata import FETCH_FAILED
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/client.json"
+    fetcher = ClientMetadataDocuments(allow_private=True, timeout=1.0, failure_delay=0.6)
+    served = documents_server.serve
+    urls = [
+        closed,
+        documents_server.url(),  # 404
+        served(documents_server.url(), Answer({"moved": True}, status=302, headers={"Location": closed})),
+        served(documents_server.url(), Answer(b"<html></html>", content_type="text/html")),
+        served(documents_server.url(), Answer(b"{" + b" " * MAX_DOCUMENT_BYTES + b"}")),
+        served(documents_server.url(), Answer({}, delay=2)),
+    ]
+
+    async def attempt(url: str) -> tuple[str, float]:
+        started = time.monotonic()
+        with pytest.raises(InvalidClient) as error:
+            await fetcher.metadata(url)
+        _refused(error)
+        return error.value.message, time.monotonic() - started
+
+    outcomes = await asyncio.gather(*(attempt(url) for url in urls))
+    assert {message for message, _ in outcomes} == {FETCH_FAILED}
+    assert all(elapsed >= 0.6 for _, elapsed in outcomes), outcomes
+    mismatch = documents_server.publish(documents_server.url(), client_id="https://someone.else/client.json")
+    message, elapsed = await attempt(mismatch)
+    assert message != FETCH_FAILED and "client_id" in message and elapsed >= 0.6
+
+
+async def test_the_fetch_hook_runs_on_cache_misses_only(documents_server: DocumentServer) -> None:
+    """The authorization endpoint spends a caller's budget in `before_fetch` (core/oauth/servicer.py):
+    a cached document costs nothing, a fetch (failed or not) one unit, and a refusal there stops
+    the fetch."""
+    fetcher = ClientMetadataDocuments(allow_private=True, failure_delay=0)
+    spent: list[str] = []
+
+    async def spend() -> None:
+        spent.append("fetch")
+
+    cached = documents_server.publish(documents_server.url())
+    documents_server.answers[cached.removeprefix(documents_server.origin)].headers = {"Cache-Control": "max-age=60"}
+    for _ in range(3):
+        await fetcher.metadata(cached, before_fetch=spend)
+    with pytest.raises(InvalidClient):
+        await fetcher.metadata(documents_server.url(), before_fetch=spend)  # a 404
+    with pytest.raises(InvalidClient):
+        await fetcher.metadata("https://agent.example", before_fetch=spend)  # refused before any fetch
+    assert spent == ["fetch", "fetch"]
+
+    class Refused(Exception):
+        pass
+
+    async def refuse() -> None:
+        raise Refused
+
+    fresh = documents_server.publish(documents_server.url())
+    with pytest.raises(Refused):
+        await fetcher.metadata(fresh, before_fetch=refuse)
+    assert documents_server.hits_of(fresh) == 0

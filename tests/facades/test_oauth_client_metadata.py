@@ -6,15 +6,18 @@ a URL that is not https off loopback) is shown on a page, never sent to a redire
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Iterator
+import socket
+import time
+from collections.abc import Awaitable, Iterator
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 
-from core.oauth.client_metadata import MAX_DOCUMENT_BYTES
+from core.oauth.client_metadata import FETCH_TIMEOUT_SECONDS, MAX_DOCUMENT_BYTES, MIN_FAILURE_SECONDS
 from tests.client_documents import Answer, DocumentServer
 from tests.oauth_flow import (
     asked,
@@ -136,6 +139,8 @@ async def test_refusals_are_shown_never_redirected(http, channel, orgs, document
     missing = documents.url()  # 404
     redirected = documents.serve(documents.url(), Answer(status=302, headers={"Location": mismatch}))
     secret = documents.publish(documents.url(), token_endpoint_auth_method="client_secret_basic")
+    scripted = documents.publish(documents.url(), client_uri="javascript://x/%0aalert(1)")
+    plain = documents.publish(documents.url(), client_uri="http://agent.example")
     cases = {
         mismatch: "invalid_client",
         unlisted: "invalid_request",
@@ -144,13 +149,18 @@ async def test_refusals_are_shown_never_redirected(http, channel, orgs, document
         missing: "invalid_client",
         redirected: "invalid_client",
         secret: "invalid_client",
+        scripted: "invalid_client",  # client_uri, shown as a link, is https only
+        plain: "invalid_client",
         "http://agent.example/client.json": "invalid_client",  # http off loopback
         "https://agent.example": "invalid_client",  # no path
     }
-    for client_id, code in cases.items():
-        query = new_authorization(client_id).query()
-        _refused_on_a_page(await _page(http, session, query), code)
-        _refused_on_a_page(await _page(http, None, query), code)  # before sending anyone to sign in
+    # Each failed fetch takes the same minimum time (the next test): all asked at once.
+    queries = [(new_authorization(client_id).query(), code) for client_id, code in cases.items()]
+    pages = await asyncio.gather(
+        *(_page(http, who, query) for query, _ in queries for who in (session, None))  # None: signed out
+    )
+    for page, (_, code) in zip(pages, [q for q in queries for _ in (0, 1)], strict=True):
+        _refused_on_a_page(page, code)
     assert documents.hits_of(mismatch) >= 1 and documents.hits_of(unlisted) >= 1
 
     # A document that changes between the consent page and the approval: the approval is refused.
@@ -167,10 +177,39 @@ async def test_refusals_are_shown_never_redirected(http, channel, orgs, document
     _refused_on_a_page(denied, "invalid_client")
 
 
+async def _timed(page: Awaitable[httpx.Response]) -> tuple[httpx.Response, float]:
+    started = time.monotonic()
+    response = await page
+    return response, time.monotonic() - started
+
+
+@pytest.mark.one_backend
+async def test_fetch_failures_answer_alike_after_the_same_minimum_time(http, channel, orgs, documents) -> None:
+    """The endpoint is no probe of the network (docs/oauth.md): a document URL where nothing
+    listens, one answering 404, one answering too slowly, one answering a page that is not JSON
+    and one too large all get the same page, signed in or not, none sooner than the minimum."""
+    org = await orgs()
+    session = await sign_in(channel, org.email)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/client.json"
+    slow = documents.publish(documents.url())
+    documents.answers[slow.removeprefix(documents.origin)].delay = FETCH_TIMEOUT_SECONDS + 1
+    html_page = documents.serve(documents.url(), Answer(b"<html></html>", content_type="text/html"))
+    large = documents.publish(documents.url(), policy_uri="https://agent.example/" + "p" * MAX_DOCUMENT_BYTES)
+    urls = [closed, documents.url(), slow, html_page, large]  # the second: 404
+    timed = await asyncio.gather(
+        *(_timed(_page(http, who, new_authorization(url).query())) for url in urls for who in (None, session))
+    )
+    bodies = {response.text for response, _ in timed}
+    assert len(bodies) == 1, bodies
+    for response, elapsed in timed:
+        _refused_on_a_page(response, "invalid_client")
+        assert elapsed >= MIN_FAILURE_SECONDS, (response.text, elapsed)
+
+
 @pytest.mark.one_backend
 async def test_a_slow_document_is_refused_within_the_time_cap(http, channel, orgs, documents) -> None:
-    import time
-
     org = await orgs()
     session = await sign_in(channel, org.email)
     slow = documents.url()
