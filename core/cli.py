@@ -11,15 +11,12 @@ import json
 import logging
 import os
 import signal
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-import httpx
 import uvloop
 from sqlalchemy.exc import DBAPIError
 
@@ -133,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         case "migrate":
             return _migrate(settings)
         case "serve":
-            return _serve(settings)
+            from core.serve import serve
+
+            return serve(settings)
         case "metrics":
             return _metrics_exporter(settings)
         case "admin":
@@ -227,24 +226,6 @@ def _admin_error(message: str, code: str) -> int:
     return 1
 
 
-def _taken(addresses: dict[str, str]) -> list[str]:
-    """Which of these host:port addresses another process listens on (a bind test: an address
-    in TIME_WAIT is free; one held by any listener, with SO_REUSEPORT or not, is not)."""
-    taken = []
-    for variable, address in addresses.items():
-        host, _, port = address.rpartition(":")
-        host = host.strip("[]") or "0.0.0.0"
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind((host, int(port)))
-            except OSError:
-                taken.append(f"{address} ({variable})")
-            except ValueError:
-                taken.append(f"{address} ({variable}: not host:port)")
-    return taken
-
-
 def _metrics_exporter(settings: CoreSettings) -> int:
     """`herald metrics`: the sums of every process's samples in PROMETHEUS_MULTIPROC_DIR, served
     at http://HERALD_METRICS_LISTEN/metrics, for a machine whose processes have no facade."""
@@ -266,121 +247,3 @@ def _metrics_exporter(settings: CoreSettings) -> int:
     server.shutdown()
     thread.join(timeout=5)
     return 0
-
-
-def _metrics_dir(settings: CoreSettings) -> dict[str, str]:
-    """The environment `herald serve` gives its processes: one PROMETHEUS_MULTIPROC_DIR for all
-    (the operator's, else <data dir>/metrics), emptied first (files of processes from an earlier
-    run would add to the sums)."""
-    directory = Path(settings.metrics_dir or settings.data_dir / "metrics")
-    if directory.exists():
-        for stale in directory.glob("*.db"):
-            stale.unlink()
-    directory.mkdir(parents=True, exist_ok=True)
-    return {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory)}
-
-
-def _stack_ready(settings: CoreSettings) -> bool:
-    """The whole stack answers: the facade is ready (a core answers, its database too), and the
-    storage server (and the demo stock provider, when started) are up."""
-    from core.health import probe_target  # grpc: not for every admin command
-
-    checks = [
-        f"http://{probe_target(settings.facade_listen)}/readyz",
-        f"http://{probe_target(settings.storage_listen)}/healthz",
-    ]
-    try:
-        if not all(httpx.get(url, timeout=1).status_code == 200 for url in checks):
-            return False
-    except httpx.HTTPError:
-        return False
-    if not settings.stock_demo:
-        return True
-    host, _, port = probe_target(settings.stock_demo_listen).rpartition(":")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=1).close()
-    except OSError:
-        return False
-    return True
-
-
-def _await_listening(
-    cores: list[subprocess.Popen], listen: str, stopping: Callable[[], bool], within: float = 60.0
-) -> None:
-    """Waits until every core process listens on `listen`'s port (Linux; elsewhere it returns at
-    once), or one has exited (the supervisor's loop then stops the rest), or a signal asked to
-    stop, or `within` runs out."""
-    from core import procfs
-
-    if not procfs.available():
-        return
-    port = int(listen.rpartition(":")[2])
-    deadline = time.monotonic() + within
-    waiting = list(cores)
-    while waiting and not stopping() and time.monotonic() < deadline:
-        if any(c.poll() is not None for c in cores):
-            return
-        waiting = [c for c in waiting if not procfs.listens(c.pid, port)]
-        time.sleep(0.05)
-
-
-def _serve(settings: CoreSettings) -> int:
-    """Supervises one process per role (one core per CPU); stops them all when one dies or on
-    SIGINT/SIGTERM. An address already in use is one line and exit 1, before anything starts."""
-    listening = {
-        "HERALD_FACADE_LISTEN": settings.facade_listen,
-        "HERALD_CORE_LISTEN": settings.core_listen,
-        "HERALD_STORAGE_LISTEN": settings.storage_listen,
-    }
-    if settings.stock_demo:
-        listening["HERALD_STOCK_DEMO_LISTEN"] = settings.stock_demo_listen
-    if taken := _taken(listening):
-        print(f"herald: cannot start: already in use: {', '.join(taken)}", file=sys.stderr)
-        return 1
-    stopping = False
-
-    def _stop(signum: int, _frame: Any) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGINT, _stop)
-    signal.signal(signal.SIGTERM, _stop)
-    env = _metrics_dir(settings)
-    cores = [
-        subprocess.Popen([sys.executable, "-m", "core", "core"], env=env) for _ in range(settings.core_process_count)
-    ]
-    commands = [[sys.executable, "-m", "core", "storage"], [sys.executable, "-m", "core", "worker"]]
-    if settings.stock_demo:
-        commands.append([sys.executable, "-m", "core", "stock-demo"])
-    children = cores + [subprocess.Popen(cmd, env=env) for cmd in commands]
-    # The kernel places each connection on one of the cores sharing the port when it opens, and
-    # the facade opens its channels once: started before every core listens, it could put them
-    # all on the first.
-    _await_listening(cores, settings.core_listen, lambda: stopping)
-    if not stopping:
-        children.append(subprocess.Popen([sys.executable, "-m", "facades"], env=env))
-    code = 0
-    announced = False
-    while not stopping:
-        if any(child.poll() is not None for child in children):
-            code = 1
-            break
-        if not announced and _stack_ready(settings):
-            print(
-                f"herald: ready: facade {settings.base_url} · core {settings.core_listen} "
-                f"({settings.core_process_count} processes) · storage {settings.storage_listen}",
-                file=sys.stderr,
-                flush=True,
-            )
-            announced = True
-        time.sleep(0.2)
-    for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    for child in children:
-        try:
-            child.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            child.kill()
-    return code

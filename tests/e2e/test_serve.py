@@ -1,5 +1,6 @@
 """`make run`'s path: `herald migrate` then `herald serve` on the embedded defaults (SQLite under
-the data directory), every process up, a real request served, and a clean stop on SIGTERM."""
+the data directory), every process up, a real request served, and a clean stop on SIGTERM; a
+process that dies is started again, and one that keeps dying stops everything (core/serve.py)."""
 
 from __future__ import annotations
 
@@ -153,3 +154,122 @@ def test_an_address_in_use_is_one_line_and_nothing_starts(tmp_path) -> None:  # 
     lines = done.stderr.strip().splitlines()
     assert lines == [f"herald: cannot start: already in use: 127.0.0.1:{http_port} (HERALD_FACADE_LISTEN)"], lines
     assert not (tmp_path / "data").exists()  # nothing started, nothing written
+
+
+def _prepare(env: dict[str, str]) -> str:
+    """Migrates the database and bootstraps an organization with credits and a sandbox profile;
+    returns its API key."""
+    herald = [sys.executable, "-m", "core"]
+    migrated = subprocess.run([*herald, "migrate"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert migrated.returncode == 0, migrated.stderr
+    boot = subprocess.run(
+        [*herald, "admin", "bootstrap", "--email", "me@example.com", "--password", "a long password"]
+        + ["--org", "solo", "--credits", "10"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert boot.returncode == 0, boot.stderr
+    added = subprocess.run(
+        [*herald, "admin", "add-profile", "--org", "solo", "--slug", "solo-x", "--platform", "x"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert added.returncode == 0, added.stderr
+    return json.loads(boot.stdout)["api_key"]
+
+
+def _published(base: str, key: str, content: str, within: float = 30) -> None:
+    """Posts to the sandbox profile and waits until a worker published it."""
+    headers = {"Authorization": f"Bearer {key}"}
+    created = httpx.post(f"{base}/v1/posts", json={"content": content, "profiles": ["solo-x"]}, headers=headers)
+    assert created.status_code == 201, created.text
+    post_id = created.json()["posts"][0]["id"]
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        status = httpx.get(f"{base}/v1/posts/{post_id}", headers=headers).json()["status"]
+        if status == "published":
+            return
+        assert status in ("queued", "publishing"), status
+        time.sleep(0.2)
+    raise TimeoutError(f"{post_id} was not published within {within} s")
+
+
+def _role(pid: int) -> str:
+    return " ".join(_cmdline(pid)[-2:])
+
+
+def test_a_killed_worker_is_started_again_and_the_service_keeps_answering(tmp_path) -> None:  # noqa: ANN001
+    env, http_port, _ = _serve_env(tmp_path)
+    env.update(HERALD_CORE_PROCESSES="1", HERALD_LOG_LEVEL="WARNING", HERALD_STOCK_DEMO="false")
+    key = _prepare(env)
+    base, headers = f"http://127.0.0.1:{http_port}", {"Authorization": f"Bearer {key}"}
+    log_path = tmp_path / "serve.log"
+    log = open(log_path, "wb")  # noqa: SIM115
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "core", "serve"], env=env, cwd=ROOT, stdout=log, stderr=log, start_new_session=True
+    )
+    try:
+        _ready_line(log_path, serve)
+        _published(base, key, "before the kill")
+        (worker,) = [pid for pid in _children(serve.pid) if _role(pid) == "core worker"]
+        others = sorted(pid for pid in _children(serve.pid) if pid != worker)
+        os.kill(worker, signal.SIGKILL)
+        # The service keeps answering while the worker is down and while it starts again.
+        deadline, restarted = time.monotonic() + 30, []
+        while not restarted:
+            assert time.monotonic() < deadline, log_path.read_text()
+            assert serve.poll() is None, log_path.read_text()
+            assert httpx.get(f"{base}/readyz").status_code == 200
+            assert httpx.get(f"{base}/v1/profiles", headers=headers).status_code == 200
+            restarted = [pid for pid in _children(serve.pid) if _role(pid) == "core worker"]
+            time.sleep(0.1)
+        assert restarted != [worker]
+        assert sorted(pid for pid in _children(serve.pid) if pid not in restarted) == others  # nothing else moved
+        lines = [line for line in log_path.read_text().splitlines() if line.startswith("herald: worker")]
+        assert lines[:2] == [
+            f"herald: worker (pid {worker}) exited (killed by SIGKILL); starting it again in 0.5 s",
+            f"herald: worker started again (pid {restarted[0]})",
+        ], lines
+        _published(base, key, "after the kill")  # the new worker publishes
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+        with pytest.raises(ProcessLookupError):  # nothing of serve's is left running
+            os.killpg(serve.pid, 0)
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_a_process_that_keeps_crashing_stops_serve(tmp_path) -> None:  # noqa: ANN001
+    """A misconfiguration only the facade reads (HERALD_CORE_CHANNELS must be 1-64): it exits at
+    every start, is started again with a growing back-off, and its fifth exit within a minute
+    stops everything with exit 1 and one line saying why."""
+    env, _, _ = _serve_env(tmp_path)
+    env.update(HERALD_CORE_PROCESSES="1", HERALD_LOG_LEVEL="WARNING", HERALD_STOCK_DEMO="false")
+    env["HERALD_CORE_CHANNELS"] = "0"
+    _prepare(env)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "core", "serve"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        start_new_session=True,
+    )
+    assert done.returncode == 1, done.stderr[-4000:]
+    assert time.monotonic() - started < 90
+    lines = [line for line in done.stderr.splitlines() if line.startswith("herald: ")]
+    assert not any(line.startswith("herald: ready") for line in lines)
+    assert lines[-1] == "herald: facade exited 5 times within 60 s (exit code 1); stopping everything", lines
+    delays = [line.rsplit(" in ", 1)[1] for line in lines if line.startswith("herald: facade (pid")]
+    assert delays == ["0.5 s", "1 s", "2 s", "4 s"], lines
+    assert not [line for line in lines if line.startswith(("herald: core", "herald: worker", "herald: storage"))]
