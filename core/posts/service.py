@@ -10,6 +10,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand import service as brand
+from core.credits import service as credits
 from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
 from core.pagination import Page, next_token
@@ -29,6 +30,7 @@ from core.posts.validation import (
 )
 from core.posts.versions import ThreadItem, Version, check_first_comment, check_media_ids, check_text, check_thread
 from core.profiles.service import CONNECTORS
+from core.publisher import holds
 
 
 async def get_post(conn: AsyncConnection, org_id: str, post_id: str, *, for_update: bool = False) -> PostRecord:
@@ -86,15 +88,16 @@ class PostChange:
 async def update_post(
     conn: AsyncConnection, org_id: str, post_id: str, change: PostChange, now: datetime, *, live: bool = False
 ) -> PostRecord:
-    """Edits a post that is not yet publishing (a draft too). The row is locked for the change, so
-    a worker cannot claim it halfway (it skips locked rows). What changes is checked as creation
-    checks it; a draft's texts and media are checked against the destination when it is scheduled."""
+    """Edits a post that is not yet publishing (a draft too) and nothing of which is out. The row
+    is locked for the change, so a worker cannot claim it halfway (it skips locked rows). What
+    changes is checked as creation checks it; a draft's texts and media are checked against the
+    destination when it is scheduled. The next claim prices the post as edited."""
     if change == PostChange():
         raise ValidationError("nothing to change: send content, schedule_at, media_ids, thread or first_comment")
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status not in EDITABLE:
         raise InvalidPostState(f"post is {current.status}; only drafts, scheduled or queued posts can be edited")
-    await _refuse_if_maybe_out(conn, post_id)
+    held = await _refuse_if_maybe_out(conn, post_id)
     draft = current.status == "draft"
     _check_change_shapes(change)
     version = _changed_version(current, change)
@@ -118,6 +121,11 @@ async def update_post(
             values.update(schedule_at=when, due_at=when, status="scheduled" if when > now else "queued")
     if change.media_ids is not None or change.thread is not None or change.first_comment is not None:
         await parts.rewrite(conn, org_id, post_id, version)
+    if held:
+        # Nothing of it is out, so it should hold nothing (docs/posts.md "Credits"): whatever it
+        # holds is given back, and the next claim prices the post as edited.
+        values["charged"] = 0
+        await credits.grant(conn, org_id, held, reason="refund", reference=post_id, now=now)
     await conn.execute(update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(**values))
     return await _changed(conn, org_id, post_id, "post.updated", now)
 
@@ -204,20 +212,29 @@ async def schedule_post(
 
 
 async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> PostRecord:
+    """Cancels a post nothing of which is out. Such a post holds no credits (a transient failure
+    gave its hold back: docs/posts.md "Credits"); whatever it still holds is refunded here, with a
+    ledger row naming the post, so a canceled post never costs anything."""
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status not in EDITABLE:
         raise InvalidPostState(f"post is {current.status}; only drafts, scheduled or queued posts can be canceled")
-    await _refuse_if_maybe_out(conn, post_id)
+    held = await _refuse_if_maybe_out(conn, post_id)
     await conn.execute(
-        update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(status="canceled", updated_at=now)
+        update(posts)
+        .where(posts.c.id == post_id, posts.c.org_id == org_id)
+        .values(status="canceled", charged=0, updated_at=now)
     )
+    if held:
+        await credits.grant(conn, org_id, held, reason="refund", reference=post_id, now=now)
     await slotting.freed(conn, current.profile_id, current.schedule_at)
     return await _changed(conn, org_id, post_id, "post.canceled", now)
 
 
 async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> PostRecord:
-    """Puts a failed post back in the queue with a fresh delivery key; it is charged again when
-    a worker delivers it (a failed post was refunded or never charged)."""
+    """Puts a failed post back in the queue with a fresh delivery key; the next claim charges it
+    anew. A failed post holds nothing, except one that failed `delivery_uncertain`: that charge
+    stays in the ledger as the price of the delivery that may be out, and the new attempt (a new
+    delivery, under a new key) pays for itself (docs/posts.md "Credits")."""
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status != "failed":
         raise InvalidPostState(f"post is {current.status}; only failed posts can be retried")
@@ -233,18 +250,23 @@ async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: date
             delivery_key=new_delivery_key(),
             delivery_state="",
             attempts=0,
+            charged=0,
             updated_at=now,
         )
     )
     return await _changed(conn, org_id, post_id, "post.updated", now)
 
 
-async def _refuse_if_maybe_out(conn: AsyncConnection, post_id: str) -> None:
-    """A queued post whose last attempt may have reached the platform (live mode, no answer)
-    waits for Herald to look it up: changing or canceling it now could publish it twice, or
-    cancel a post that is already out."""
-    state = await conn.scalar(select(posts.c.delivery_state).where(posts.c.id == post_id))
-    if state and "create_sent_at" in state:
+async def _refuse_if_maybe_out(conn: AsyncConnection, post_id: str) -> int:
+    """A post any part of which is out, or may be (an attempt sent it and got no answer; Herald
+    looks it up before anything else), cannot be edited or canceled: that could publish it twice,
+    rewrite or re-price what is already on the platform, or cancel a post that is out. Returns
+    the credits the post holds (0 when nothing of it is out)."""
+    out = await holds.out_of(conn, post_id)
+    if out.uncertain:
         raise InvalidPostState(
             "an earlier delivery attempt may have reached the platform; Herald is checking before anything changes"
         )
+    if out.anything:
+        raise InvalidPostState("part of this post is already published; it can no longer be edited or canceled")
+    return out.charged

@@ -3,6 +3,7 @@ connector sees it (shared by the publisher and the delivery of a post's parts)."
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
@@ -11,6 +12,8 @@ from typing import Any
 from core.connections.tokens import ProfileToken
 from core.connectors.base import DeliveryError, ErrorClass, OutgoingPost
 from core.publisher.queue import Claim
+
+log = logging.getLogger("core.publisher")
 
 # A final failure's class → the post's failure_reason (docs/posts.md "Lifecycle").
 FAILURE_REASONS = {
@@ -53,3 +56,16 @@ def outgoing(claim: Claim, **changes: Any) -> OutgoingPost:  # noqa: ANN401
         created_at=claim.created_at,
     )
     return replace(post, **changes) if changes else post
+
+
+def log_problem(claim: Claim, what: str) -> None:
+    """A delivery problem at WARNING: the post, the attempt, and (from the task's context, set by
+    the publisher) the id of the request that created the post. `what` never holds a token: a
+    platform's error is the text the post's `platform_error` shows its owner."""
+    log.warning(
+        "post %s attempt %d: %s",
+        claim.post_id,
+        claim.attempts,
+        what,
+        extra={"post_id": claim.post_id, "attempt": claim.attempts},
+    )

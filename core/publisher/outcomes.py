@@ -1,15 +1,18 @@
 """Recording what became of a claimed post, fenced on the claiming worker's lease: published,
-retried later, failed (refunded in the same transaction when nothing went out), a live
-delivery's progress, and a platform's request that an account wait (docs/posts.md)."""
+retried later, failed, a live delivery's progress, and a platform's request that an account wait
+(docs/posts.md). Each outcome settles the hold the claim took, in its own transaction: the
+post keeps the price of what is out (or may be) and gives the rest back."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core.connectors.base import Delivery
 from core.credits import service as credits
@@ -37,7 +40,8 @@ async def record_published(
 ) -> bool:
     async with engine.begin() as conn:
         result = await conn.execute(
-            _fenced(claim, worker_id).values(
+            _fenced(claim, worker_id)
+            .values(
                 status="published",
                 platform_post_id=platform_post_id,
                 platform_url=url,
@@ -59,16 +63,46 @@ async def record_published(
     return published is not None
 
 
+@asynccontextmanager
+async def _writing(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A transaction that moves credits: on SQLite it takes the write lock up front, since a
+    deferred one that reads and then writes while another worker writes is refused at once."""
+    async with engine.connect() as conn:
+        if is_sqlite(engine):
+            conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
+        async with conn.begin():
+            yield conn
+
+
 async def record_retry(
-    engine: AsyncEngine, claim: Claim, worker_id: str, error: str, next_attempt: datetime, now: datetime
+    engine: AsyncEngine,
+    claim: Claim,
+    worker_id: str,
+    error: str,
+    next_attempt: datetime,
+    now: datetime,
+    *,
+    keep_hold: bool,
 ) -> bool:
-    """A transient failure: back to `queued` until `next_attempt`; the charge stays with the post."""
-    async with engine.begin() as conn:
+    """A transient failure: back to `queued` until `next_attempt`. Unless `keep_hold` (part of the
+    post is out, or may be), the claim's hold is given back in the same transaction: a post
+    waiting for its next attempt holds nothing, so an edit is priced at the next claim and a
+    cancel costs nothing. A post part of which is out keeps its hold, so its thread finishes
+    on what its claim paid (never half a thread for want of credits)."""
+    release = 0 if keep_hold else claim.charged
+    async with _writing(engine) as conn:
         result = await conn.execute(
             _fenced(claim, worker_id).values(
-                status="queued", due_at=next_attempt, lease_owner=None, platform_error=error[:2000], updated_at=now
+                status="queued",
+                due_at=next_attempt,
+                lease_owner=None,
+                platform_error=error[:2000],
+                charged=claim.charged - release,
+                updated_at=now,
             )
         )
+        if result.rowcount and release:
+            await credits.grant(conn, claim.org_id, release, reason="refund", reference=claim.post_id, now=now)
     if result.rowcount:
         PUBLISH_OUTCOMES.labels(claim.connector, "retry", "").inc()
     return bool(result.rowcount)
@@ -82,32 +116,31 @@ async def record_failed(
     error: str,
     now: datetime,
     *,
-    refund: bool,
+    keep: int,
     detail: str = "",
 ) -> bool:
-    """A final failure; when nothing went out the charge is refunded in the same transaction.
-    `error` is the platform's own message, `detail` Herald's explanation of `reason`."""
-    async with engine.connect() as conn:
-        if is_sqlite(engine):
-            conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
-        async with conn.begin():
-            result = await conn.execute(
-                _fenced(claim, worker_id).values(
-                    status="failed",
-                    failure_reason=reason,
-                    failure_detail=detail[:2000],
-                    platform_error=error[:2000],
-                    lease_owner=None,
-                    charged=0 if refund else claim.charged,
-                    updated_at=now,
-                )
+    """A final failure: the post keeps `keep` credits of its hold (the price of what may be out:
+    `delivery_uncertain`) and the rest is refunded in the same transaction. `error` is the
+    platform's own message, `detail` Herald's explanation of `reason`."""
+    keep = max(0, min(keep, claim.charged))
+    async with _writing(engine) as conn:
+        result = await conn.execute(
+            _fenced(claim, worker_id).values(
+                status="failed",
+                failure_reason=reason,
+                failure_detail=detail[:2000],
+                platform_error=error[:2000],
+                lease_owner=None,
+                charged=keep,
+                updated_at=now,
             )
-            if result.rowcount and refund and claim.charged:
-                await credits.grant(
-                    conn, claim.org_id, claim.charged, reason="refund", reference=claim.post_id, now=now
-                )
-            if result.rowcount:
-                await post_events.emit_current(conn, claim.org_id, "post.failed", [claim.post_id], now)
+        )
+        if result.rowcount and claim.charged > keep:
+            await credits.grant(
+                conn, claim.org_id, claim.charged - keep, reason="refund", reference=claim.post_id, now=now
+            )
+        if result.rowcount:
+            await post_events.emit_current(conn, claim.org_id, "post.failed", [claim.post_id], now)
     if result.rowcount:
         PUBLISH_OUTCOMES.labels(claim.connector, "failed", reason).inc()
     return bool(result.rowcount)
@@ -183,47 +216,44 @@ async def record_partial(
     """The post went out but its part at `position` failed for good: the post is
     `partially_published` (its own id and URL from the outbox), that part `part_status`, the
     later ones `skipped`, and `refund` credits (what never went out) given back, all at once."""
-    async with engine.connect() as conn:
-        if is_sqlite(engine):
-            conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
-        async with conn.begin():
-            main = (
-                await conn.execute(
-                    select(outbox.c.platform_post_id, outbox.c.platform_url).where(
-                        outbox.c.delivery_key == claim.delivery_key
-                    )
-                )
-            ).first()
-            result = await conn.execute(
-                _fenced(claim, worker_id).values(
-                    status="partially_published",
-                    failure_reason=reason,
-                    failure_detail=detail[:2000],
-                    platform_error=error[:2000],
-                    platform_post_id=main.platform_post_id if main else "",
-                    platform_url=main.platform_url if main else "",
-                    published_at=now,
-                    lease_owner=None,
-                    charged=claim.charged - refund,
-                    updated_at=now,
+    async with _writing(engine) as conn:
+        main = (
+            await conn.execute(
+                select(outbox.c.platform_post_id, outbox.c.platform_url).where(
+                    outbox.c.delivery_key == claim.delivery_key
                 )
             )
-            if not result.rowcount:
-                return False
-            parts = post_parts.c
-            await conn.execute(
-                update(post_parts)
-                .where(parts.post_id == claim.post_id, parts.position == position)
-                .values(status=part_status)
+        ).first()
+        result = await conn.execute(
+            _fenced(claim, worker_id).values(
+                status="partially_published",
+                failure_reason=reason,
+                failure_detail=detail[:2000],
+                platform_error=error[:2000],
+                platform_post_id=main.platform_post_id if main else "",
+                platform_url=main.platform_url if main else "",
+                published_at=now,
+                lease_owner=None,
+                charged=claim.charged - refund,
+                updated_at=now,
             )
-            await conn.execute(
-                update(post_parts)
-                .where(parts.post_id == claim.post_id, parts.position > position, parts.status == "pending")
-                .values(status="skipped")
-            )
-            if refund:
-                await credits.grant(conn, claim.org_id, refund, reason="refund", reference=claim.post_id, now=now)
-            await post_events.emit_current(conn, claim.org_id, "post.partially_published", [claim.post_id], now)
+        )
+        if not result.rowcount:
+            return False
+        parts = post_parts.c
+        await conn.execute(
+            update(post_parts)
+            .where(parts.post_id == claim.post_id, parts.position == position)
+            .values(status=part_status)
+        )
+        await conn.execute(
+            update(post_parts)
+            .where(parts.post_id == claim.post_id, parts.position > position, parts.status == "pending")
+            .values(status="skipped")
+        )
+        if refund:
+            await credits.grant(conn, claim.org_id, refund, reason="refund", reference=claim.post_id, now=now)
+        await post_events.emit_current(conn, claim.org_id, "post.partially_published", [claim.post_id], now)
     PUBLISH_OUTCOMES.labels(claim.connector, "partially_published", reason).inc()
     return True
 

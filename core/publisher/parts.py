@@ -7,16 +7,16 @@ after a crash or a transient error, looks all the keys up before sending anythin
 after the last part that went out. A live part's progress is saved on its own row, fenced on
 the worker's lease like the post's.
 
-Credits: the claim charged the post and every thread item at once. A transient failure puts the
-post back in the queue with its charge (what went out stays out and is not sent again). A part
-that fails for good ends the post `partially_published`: the failed part `failed` (or `pending`
-when the platform may have it: delivery_uncertain), the later ones `skipped`, and what did not go
-out refunded; the main post's id and URL stay on the post.
+Credits: the claim held the price of the post and every thread item at once. A transient failure
+of a part puts the post back in the queue with that hold (the post is out: its thread finishes
+on what its claim paid, never half a thread for want of credits; what went out stays out and is
+not sent again). A part that fails for good ends the post `partially_published`: the failed part
+`failed` (or `pending` when the platform may have it: delivery_uncertain), the later ones
+`skipped`, and what did not go out refunded; the main post's id and URL stay on the post.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -26,13 +26,11 @@ from core.db.types import utcnow
 from core.posts import outbox
 from core.posts.rules import default_post_type
 from core.publisher import outcomes
-from core.publisher.attempt import FAILURE_REASONS, Attempt, outgoing
+from core.publisher.attempt import FAILURE_REASONS, Attempt, log_problem, outgoing
 from core.publisher.queue import Claim, ClaimPart
 
 if TYPE_CHECKING:
     from core.publisher.publisher import Publisher
-
-log = logging.getLogger(__name__)
 
 
 async def deliver_with_parts(publisher: Publisher, connector: Connector, claim: Claim) -> None:
@@ -60,13 +58,13 @@ async def deliver_with_parts(publisher: Publisher, connector: Connector, claim: 
             await _recorded(publisher, claim, part, delivery)
             parent = delivery
     except LeaseLost:
-        log.warning("post %s: lease lost mid-thread; the worker holding it now goes on", claim.post_id)
+        log_problem(claim, "lease lost mid-thread; the worker holding it now goes on")
         return
     recorded = await outcomes.record_published(
         publisher.engine, claim, publisher.worker_id, main.platform_post_id, main.url, utcnow()
     )
     if not recorded:
-        log.warning("post %s: lease lost before recording; the new holder records it by lookup", claim.post_id)
+        log_problem(claim, "lease lost before recording; the new holder records it by lookup")
 
 
 async def _main(
@@ -124,7 +122,7 @@ async def _recorded(publisher: Publisher, claim: Claim, part: ClaimPart, deliver
 
 
 async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, failed: Attempt) -> None:
-    if await publisher.retry_later(claim, failed):
+    if await publisher.retry_later(claim, failed, keep_hold=True):
         return  # what went out is in the outbox and is not sent again
     error_class = await publisher.final_class(claim, failed)
     uncertain = error_class is ErrorClass.UNCERTAIN
@@ -134,7 +132,7 @@ async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, fail
         sent_units += 1
     refund = max(0, claim.charged - publisher.settings.post_cost * sent_units) if claim.charged else 0
     what = "first comment" if part.kind == "comment" else f"thread item {part.position + 1}"
-    await outcomes.record_partial(
+    recorded = await outcomes.record_partial(
         publisher.engine,
         claim,
         publisher.worker_id,
@@ -146,6 +144,8 @@ async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, fail
         refund=refund,
         now=utcnow(),
     )
+    if recorded:
+        log_problem(claim, f"partially published: its {what} failed for good ({error_class}): {failed.error}")
 
 
 class LeaseProgress:

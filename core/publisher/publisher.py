@@ -7,6 +7,12 @@ before each step (fenced on the lease: a worker that lost it sends nothing more)
 that may have sent the request creating the post asks the connector to `reconcile` before
 anything is sent again: found means published, "safe" means send, unknowable means the post
 fails with `delivery_uncertain` for a human to check (keeping its charge: it may have gone out).
+
+Credits (docs/posts.md "Credits"): the claim holds the price of everything the attempt may
+deliver; a transient failure gives the hold back unless part of the post is out or may be, a
+final failure keeps only the price of what may be out. Every retry, final failure and recovered
+lease is logged at WARNING with the post id, the attempt and the id of the request that created
+the post (never a token: the error is the text the post's `platform_error` shows).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 import httpx2
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from contract.logs import REQUEST_ID
 from core.connections.tokens import NeedsReauth, TokenKeeper
 from core.connections.vault import TokenVault
 from core.connectors.base import Connector, Delivery, DeliveryError, ErrorClass, LeaseLost, OutgoingPost
@@ -33,7 +40,7 @@ from core.connectors.transport import PlatformEndpoints
 from core.db.types import utcnow
 from core.posts import outbox
 from core.publisher import outcomes, queue
-from core.publisher.attempt import FAILURE_REASONS, Attempt, outgoing
+from core.publisher.attempt import FAILURE_REASONS, Attempt, log_problem, outgoing
 from core.publisher.parts import LeaseProgress, deliver_with_parts
 from core.publisher.queue import Claim
 from core.settings import CoreSettings
@@ -128,6 +135,9 @@ class Publisher:
             self._client = None
 
     async def _deliver_safely(self, claim: Claim) -> None:
+        # Each delivery runs in its own task: its log lines carry the id of the request that
+        # created the post, and nothing else sees it.
+        REQUEST_ID.set(claim.request_id)
         try:
             await self.deliver(claim)
         except Exception:
@@ -138,6 +148,8 @@ class Publisher:
 
     async def deliver(self, claim: Claim) -> None:
         connector = self.connectors[claim.connector]
+        if claim.recovered:
+            log_problem(claim, "recovered after its previous worker's lease ran out; looking the delivery up first")
         if claim.parts:
             await deliver_with_parts(self, connector, claim)
             return
@@ -153,7 +165,7 @@ class Publisher:
         try:
             delivery, requests, state = await self.send(connector, post, claim, state, LeaseProgress(self, claim, None))
         except LeaseLost:
-            log.warning("post %s: lease lost mid-delivery; the worker holding it now goes on", claim.post_id)
+            log_problem(claim, "lease lost mid-delivery; the worker holding it now goes on")
             return
         except Attempt as failed:
             await self.failed_attempt(claim, failed)
@@ -240,12 +252,13 @@ class Publisher:
             self.engine, claim, self.worker_id, delivery.platform_post_id, delivery.url, utcnow()
         )
         if not recorded:
-            log.warning("post %s: lease lost before recording; the new holder records it by lookup", claim.post_id)
+            log_problem(claim, "lease lost before recording; the new holder records it by lookup")
 
-    async def retry_later(self, claim: Claim, failed: Attempt) -> bool:
+    async def retry_later(self, claim: Claim, failed: Attempt, *, keep_hold: bool) -> bool:
         """A transient failure with attempts left: back to the queue after the backoff (longer when
-        the platform said, or asked the account to wait, or the outcome must be looked up), with
-        its charge. False when the failure is final."""
+        the platform said, or asked the account to wait, or the outcome must be looked up); the
+        hold is given back unless `keep_hold` (part of the post is out, or may be). False when
+        the failure is final."""
         error, now = failed.error, utcnow()
         settings = self.settings
         if error.error_class not in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN):
@@ -260,7 +273,9 @@ class Publisher:
             at = max(at, now + timedelta(seconds=min(error.retry_after, settings.publish_backoff_cap_seconds)))
         if failed.throttled_until is not None:
             at = max(at, failed.throttled_until)
-        await outcomes.record_retry(self.engine, claim, self.worker_id, str(error), at, now)
+        if await outcomes.record_retry(self.engine, claim, self.worker_id, str(error), at, now, keep_hold=keep_hold):
+            wait = (at - now).total_seconds()
+            log_problem(claim, f"{error.error_class} failure, next attempt in {wait:.1f}s: {error}")
         return True
 
     async def final_class(self, claim: Claim, failed: Attempt) -> ErrorClass:
@@ -274,27 +289,34 @@ class Publisher:
         return error_class
 
     async def failed_attempt(self, claim: Claim, failed: Attempt) -> None:
-        if await self.retry_later(claim, failed):
-            return
+        """The post itself did not go out: retried (keeping its hold only when the request that
+        creates it may have reached the platform), or failed, keeping only the price of the post
+        when it may be out (`delivery_uncertain`; its thread items never went out)."""
         error = failed.error
+        maybe_out = error.error_class is ErrorClass.UNCERTAIN or "create_sent_at" in failed.state
+        if await self.retry_later(claim, failed, keep_hold=maybe_out):
+            return
         error_class = await self.final_class(claim, failed)
+        uncertain = error_class is ErrorClass.UNCERTAIN
         detail = f"{error.code}: {error}" if error.code and error.code not in str(error) else str(error)
-        await outcomes.record_failed(
+        reason = FAILURE_REASONS[error_class]
+        if await outcomes.record_failed(
             self.engine,
             claim,
             self.worker_id,
-            FAILURE_REASONS[error_class],
+            reason,
             str(error),
             utcnow(),
-            refund=error_class is not ErrorClass.UNCERTAIN,
+            keep=self.settings.post_cost if uncertain else 0,
             detail=detail if error_class is not ErrorClass.PERMANENT else "",
-        )
+        ):
+            log_problem(claim, f"failed for good ({reason}): {error}")
 
-    def _media_url(self, media_id: str, storage_key: str) -> str:
-        return self.storage.read_url(storage_key, expires_in=MEDIA_URL_SECONDS)
+    def _media_url(self, media_id: str, storage_key: str, generation: int | None) -> str:
+        return self.storage.read_url(storage_key, expires_in=MEDIA_URL_SECONDS, generation=generation)
 
-    def _read_media(self, key: str, start: int, end: int | None) -> AsyncIterator[bytes]:
-        return self.storage.read(key, start=start, end=end)
+    def _read_media(self, key: str, start: int, end: int | None, generation: int | None) -> AsyncIterator[bytes]:
+        return self.storage.read(key, start=start, end=end, generation=generation)
 
     def _http(self) -> httpx2.AsyncClient:
         if self._client is None:

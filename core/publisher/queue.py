@@ -2,9 +2,11 @@
 core/publisher/outcomes.py.
 
 A claim is one transaction: the due rows are locked with FOR UPDATE SKIP LOCKED (PostgreSQL; on
-SQLite the transaction holds the write lock), each is charged with one conditional debit (a post
-that cannot be paid fails with `insufficient_credits` and is never sent), and the paid ones move
-to `publishing` under a lease: their `due_at` becomes the lease's end. A worker that dies leaves
+SQLite the transaction holds the write lock), each row that holds nothing takes a hold on the
+balance for everything it may deliver with one conditional debit (a post that cannot be paid
+fails with `insufficient_credits` and is never sent), and the paid ones move to `publishing`
+under a lease: their `due_at` becomes the lease's end. The outcome settles the hold
+(core/publisher/outcomes.py; docs/posts.md "Credits"). A worker that dies leaves
 them there; once the lease ends another worker claims them again as *recovered* and resolves the
 uncertain outcome by looking the delivery up before sending anything.
 """
@@ -12,6 +14,7 @@ uncertain outcome by looking the delivery up before sending anything.
 from __future__ import annotations
 
 import json
+import logging
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +33,10 @@ from core.db.models import media, post_media, post_parts, posts, profiles
 from core.errors import InsufficientCredits
 from core.metrics import CREDIT_REFUSALS, PUBLISH_OUTCOMES
 from core.posts import events as post_events
+from core.publisher import holds
 from core.settings import CoreSettings
+
+log = logging.getLogger(__name__)
 
 CLAIMABLE = ("scheduled", "queued", "publishing")
 
@@ -75,9 +81,12 @@ class Claim:
     # Deliveries the post costs (itself and its thread items), and its parts in order.
     units: int = 1
     parts: tuple[ClaimPart, ...] = ()
+    # The id of the request that created the post: the delivery's log lines carry it.
+    request_id: str | None = None
 
 
-MediaURL = Callable[[str, str], str]  # (media id, storage key) -> a URL platforms can fetch
+# (media id, storage key, pinned generation) -> a URL platforms can fetch
+MediaURL = Callable[[str, str, int | None], str]
 
 
 async def claim_due(
@@ -105,6 +114,7 @@ async def claim_due(
                     posts.c.delivery_state,
                     posts.c.created_at,
                     posts.c.units,
+                    posts.c.request_id,
                 )
                 .where(posts.c.status.in_(CLAIMABLE), posts.c.due_at <= now)
                 .order_by(posts.c.due_at)
@@ -134,7 +144,8 @@ async def claim_due(
                     reasons.append((row.connector, "never_publish_phrase"))
                     continue
                 if live and account.connection_status != "connected":
-                    reasons.append((row.connector, await _not_connected(conn, row, account, now)))
+                    reason = await _not_connected(conn, row, account, now, settings.post_cost)
+                    reasons.append((row.connector, reason))
                     failed[row.org_id].append(row.id)
                     continue
                 if live and account.throttled_until is not None and account.throttled_until > now:
@@ -144,7 +155,9 @@ async def claim_due(
                     )
                     continue
                 if charged == 0:
-                    # The post and every thread item in one conditional debit: never half a thread.
+                    # A post that holds nothing: nothing of it is out (the attempt that sent part
+                    # of it keeps its hold), so it is priced as it is now, edits included. The
+                    # post and every thread item in one conditional debit: never half a thread.
                     cost = settings.post_cost * row.units
                     try:
                         await credits.debit(
@@ -204,6 +217,7 @@ async def claim_due(
             delivery_state=_state(row.delivery_state),
             units=row.units,
             parts=tuple(parts.get(row.id, ())),
+            request_id=row.request_id,
         )
         for row, charged in claimed
     ]
@@ -269,21 +283,26 @@ def _failed(post_id: str, reason: str, detail: str, now: datetime):  # noqa: ANN
     )
 
 
-async def _not_connected(conn, row, account: _Profile, now: datetime) -> str:  # noqa: ANN001
-    """Live mode, a profile that cannot post: its post fails and is refunded — unless an earlier
-    attempt may already have sent it, which nobody can now check: that one keeps its charge.
-    Returns the failure reason."""
-    if row.status == "publishing" and "create_sent_at" in _state(row.delivery_state):
+async def _not_connected(conn, row, account: _Profile, now: datetime, post_cost: int) -> str:  # noqa: ANN001
+    """Live mode, a profile that cannot post: its post fails, and keeps of its charge only the
+    price of what is out or may be (an attempt sent a request nobody can now check: the post
+    fails `delivery_uncertain`); the rest is refunded. Returns the failure reason."""
+    out = await holds.out_of(conn, row.id)
+    if out.uncertain:
+        reason = "delivery_uncertain"
         detail = "an earlier attempt may have published it, and the profile can no longer be asked"
-        await conn.execute(_failed(row.id, "delivery_uncertain", detail, now))
-        return "delivery_uncertain"
-    reason = "needs_reauth" if account.connection_status == "needs_reauth" else "profile_disconnected"
-    detail = account.connection_error or (
-        "the profile has no connected account" if reason == "profile_disconnected" else "connect the account again"
-    )
-    await conn.execute(_failed(row.id, reason, detail, now).values(charged=0))
-    if row.charged:
-        await credits.grant(conn, row.org_id, row.charged, reason="refund", reference=row.id, now=now)
+    else:
+        reason = "needs_reauth" if account.connection_status == "needs_reauth" else "profile_disconnected"
+        detail = account.connection_error or (
+            "the profile has no connected account" if reason == "profile_disconnected" else "connect the account again"
+        )
+    keep = out.keep(post_cost)
+    await conn.execute(_failed(row.id, reason, detail, now).values(charged=keep))
+    if row.charged > keep:
+        await credits.grant(conn, row.org_id, row.charged - keep, reason="refund", reference=row.id, now=now)
+    attempt = row.attempts + 1
+    extra = {"post_id": row.id, "attempt": attempt, "request_id": row.request_id}
+    log.warning("post %s attempt %d: failed for good (%s) before sending", row.id, attempt, reason, extra=extra)
     return reason
 
 
@@ -364,6 +383,7 @@ async def _attachments(  # noqa: ANN001
             media.c.width,
             media.c.height,
             media.c.storage_key,
+            media.c.storage_generation,
             post_media.c.part,
         )
         .select_from(post_media.join(media, media.c.id == post_media.c.media_id))
@@ -378,11 +398,12 @@ async def _attachments(  # noqa: ANN001
                 r.kind,
                 r.mime_type,
                 r.size_bytes,
-                media_url(r.id, r.storage_key),
+                media_url(r.id, r.storage_key, r.storage_generation),
                 r.description or "",
                 r.width,
                 r.height,
                 r.storage_key,
+                r.storage_generation,
             )
         )
     return {k: tuple(v) for k, v in found.items()}

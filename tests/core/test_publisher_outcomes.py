@@ -1,15 +1,20 @@
 """What the publisher does with each kind of platform answer: transient errors retry with
-backoff keeping the charge, final failures refund it, a worker that lost its lease cannot
-overwrite the new holder's outcome."""
+backoff and give the claim's hold back (unless the post may be out), final failures refund all
+but what may be out, a worker that lost its lease cannot overwrite the new holder's outcome, and
+each delivery problem is logged at WARNING with the post and the attempt (docs/posts.md
+"Credits")."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
 
+from contract.logs import REQUEST_ID, JsonFormatter
 from core import admin
 from core.connectors.base import DeliveryError, ErrorClass
 from core.connectors.registry import CONNECTORS
@@ -18,6 +23,7 @@ from core.db.models import credit_ledger, organizations, posts
 from core.db.types import utcnow
 from core.posts.create import create_posts
 from core.posts.validation import CreateRequest
+from core.posts.versions import Extras, ThreadItem
 from core.publisher import outcomes, queue
 from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
@@ -38,7 +44,13 @@ class AnsweringConnector:
         return getattr(self._x, name)
 
 
-async def scenario(url: str, error: DeliveryError | None, rounds: int, **settings_overrides) -> dict:  # noqa: ANN003
+async def scenario(
+    url: str,
+    error: DeliveryError | None,
+    rounds: int,
+    thread: int = 0,
+    **settings_overrides,  # noqa: ANN003
+) -> dict:
     settings = CoreSettings(database_url=url, **{"publish_backoff_seconds": 0, **settings_overrides})
     engine = create_engine(settings)
     try:
@@ -46,8 +58,9 @@ async def scenario(url: str, error: DeliveryError | None, rounds: int, **setting
             engine, email="o@example.com", password="a long password", org="outcomes", credits_=10, plan="active"
         )
         await admin.add_profile(engine, org="outcomes", slug="px", platform="x", tags=[])
+        extras = Extras(thread=tuple(ThreadItem(f"item {n}") for n in range(thread)))
         async with engine.begin() as conn:
-            created = await create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
+            created = await create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"], extras=extras), utcnow())
         post_id = created.records[0].id
         connectors = {**CONNECTORS, "x": AnsweringConnector(error)} if error else CONNECTORS
         publisher = Publisher(settings, engine, "worker-a", connectors=connectors)
@@ -70,14 +83,28 @@ def url(backend, tmp_path):  # noqa: ANN001, ANN201
         yield u
 
 
-def test_transient_error_retries_with_backoff_and_keeps_the_charge(url) -> None:  # noqa: ANN001
+def test_a_transient_error_retries_with_backoff_and_gives_the_hold_back(url) -> None:  # noqa: ANN001
+    """Nothing went out: the post waits for its next attempt holding nothing (it can be edited,
+    and priced again at its next claim, or canceled for nothing)."""
     error = DeliveryError(ErrorClass.RETRYABLE, "429 Too Many Requests", status=429)
     result = asyncio.run(scenario(url, error, rounds=1, publish_backoff_seconds=30))
     row = result["row"]
-    assert (row.status, row.attempts, row.charged) == ("queued", 1, 1)
+    assert (row.status, row.attempts, row.charged) == ("queued", 1, 0)
     assert row.due_at > utcnow() + timedelta(seconds=20)
     assert "429" in row.platform_error
-    assert result["balance"] == 9
+    assert result["balance"] == 10
+    assert result["ledger"] == [("grant", 10), ("post_delivery", -1), ("refund", 1)]
+
+
+def test_an_uncertain_transient_error_keeps_the_hold(url) -> None:  # noqa: ANN001
+    """The request creating the post may have reached the platform: the post may be out, so it
+    keeps the hold until the lookup of its next attempt settles it."""
+    error = DeliveryError(ErrorClass.UNCERTAIN, "503 after the request was sent", status=503)
+    result = asyncio.run(scenario(url, error, rounds=1, thread=2))
+    row = result["row"]
+    assert (row.status, row.attempts, row.charged) == ("queued", 1, 3)
+    assert result["balance"] == 7
+    assert result["ledger"] == [("grant", 10), ("post_delivery", -3)]
 
 
 def test_retries_exhausted_fail_and_refund(url) -> None:  # noqa: ANN001
@@ -86,7 +113,19 @@ def test_retries_exhausted_fail_and_refund(url) -> None:  # noqa: ANN001
     row = result["row"]
     assert (row.status, row.failure_reason, row.attempts, row.charged) == ("failed", "retries_exhausted", 3, 0)
     assert result["balance"] == 10
-    assert result["ledger"] == [("grant", 10), ("post_delivery", -1), ("refund", 1)]  # charged once for 3 attempts
+    # Each attempt held the price while it ran and gave it back.
+    assert result["ledger"] == [("grant", 10)] + [("post_delivery", -1), ("refund", 1)] * 3
+
+
+def test_an_uncertain_final_failure_of_a_thread_keeps_only_the_post(url) -> None:  # noqa: ANN001
+    """The post may be out, its three thread items never went out (they follow the post): it
+    keeps one credit and the items' three come back."""
+    error = DeliveryError(ErrorClass.UNCERTAIN, "no answer", status=None)
+    result = asyncio.run(scenario(url, error, rounds=1, thread=3, publish_max_attempts=1))
+    row = result["row"]
+    assert (row.status, row.failure_reason, row.charged) == ("failed", "delivery_uncertain", 1)
+    assert result["balance"] == 9
+    assert result["ledger"] == [("grant", 10), ("post_delivery", -4), ("refund", 3)]
 
 
 @pytest.mark.parametrize(
@@ -99,7 +138,12 @@ def test_final_failures_refund(url, error_class, reason: str) -> None:  # noqa: 
     assert result["balance"] == 10
 
 
-def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN001
+def test_a_worker_that_lost_its_lease_cannot_record(url, caplog) -> None:  # noqa: ANN001
+    """...and the worker that recovers the lease says so at WARNING, with the post, its attempt
+    and the id of the request that created it."""
+    caplog.set_level(logging.WARNING, logger="core.publisher")
+    caplog.handler.setFormatter(JsonFormatter())  # as the worker writes its lines
+
     async def run() -> tuple[bool, str, int]:
         settings = CoreSettings(database_url=url, publish_lease_seconds=0.2)
         engine = create_engine(settings)
@@ -108,9 +152,11 @@ def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN00
                 engine, email="l@example.com", password="a long password", org="lease", credits_=10, plan="active"
             )
             await admin.add_profile(engine, org="lease", slug="px", platform="x", tags=[])
+            REQUEST_ID.set("req_lease_test")  # the request creating the post (the core sets it)
             async with engine.begin() as conn:
                 await create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"]), utcnow())
-            stale = (await queue.claim_due(engine, settings, "worker-a", utcnow(), 10, lambda _id, _key: ""))[0]
+            REQUEST_ID.set(None)
+            stale = (await queue.claim_due(engine, settings, "worker-a", utcnow(), 10, lambda *_: ""))[0]
             await asyncio.sleep(0.3)  # worker-a's lease runs out
             b = Publisher(settings, engine, "worker-b")
             assert await b.publish_due() == 1  # recovered and delivered by worker-b
@@ -128,6 +174,11 @@ def test_a_worker_that_lost_its_lease_cannot_record(url) -> None:  # noqa: ANN00
     assert recorded is False
     assert "stale" not in platform_url and platform_url.startswith("https://")
     assert balance == 9  # the recovered claim was not charged again
+    lines = [json.loads(line) for line in caplog.text.splitlines()]
+    (recovered,) = [line for line in lines if "recovered" in line["message"]]
+    assert recovered["level"] == "WARNING" and recovered["attempt"] == 2
+    assert recovered["post_id"].startswith("pst_") and recovered["post_id"] in recovered["message"]
+    assert recovered["request_id"] == "req_lease_test"
 
 
 class HoldingConnector:

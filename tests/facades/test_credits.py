@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from core import admin
 from core.credits import service as credits
 from core.db.types import utcnow
@@ -80,3 +82,22 @@ async def test_no_plan_still_refuses_credits_at_v1(http, orgs) -> None:
     assert response.status_code == 402
     assert response.json()["code"] == "SUBSCRIPTION_REQUIRED"
     assert "x-credits-remaining" not in response.headers
+
+
+async def test_a_scheduled_post_never_lowers_the_balance(http, orgs) -> None:
+    """Credits are taken when a post goes out (docs/posts.md "Credits"): scheduling one, or
+    editing it into a thread, moves nothing."""
+    org = await orgs(credits=10)
+    await orgs.profile(org, "later-x", "x")
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    body = {"content": "Tomorrow", "profiles": ["later-x"], "schedule_at": tomorrow}
+    created = await http.post("/v1/posts", json={**body, "thread": [{"content": "and more"}]}, headers=org.auth)
+    assert created.status_code == 201, created.text
+    assert created.headers["x-credits-remaining"] == "10"
+    (post,) = created.json()["posts"]
+    thread = [{"content": f"{n}/ and more"} for n in range(1, 26)]
+    edited = await http.patch(f"/v1/posts/{post['id']}", json={"thread": thread}, headers=org.auth)
+    assert edited.status_code == 200 and edited.headers["x-credits-remaining"] == "10", edited.text
+    account = (await http.get("/v1/credits", headers=org.auth)).json()
+    assert account["balance"] == 10
+    assert [(e["delta"], e["reason"]) for e in account["ledger"]] == [(10, "grant")]
