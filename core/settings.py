@@ -87,8 +87,9 @@ class CoreSettings(BaseSettings):
     # NOT_SERVING when it does not answer within the timeout.
     health_interval_seconds: float = Field(default=2.0, gt=0)
     health_timeout_seconds: float = Field(default=2.0, gt=0)
-    # Rate limits (core/ratelimit.py): "<requests>/<seconds>" (or "off") per API key and per OAuth client,
-    # counted in Redis when HERALD_REDIS_URL is set (shared by every core), else in memory.
+    # Rate limits (core/ratelimit.py): "<requests>/<seconds>" (or "off") per API key and per OAuth client
+    # for one user in one organization, counted in Redis when HERALD_REDIS_URL is set (shared by every
+    # core), else in memory.
     rate_limit_api_key: str = "3000/60"
     rate_limit_oauth_client: str = "1200/60"
     # Anonymous work per client address (contract/caller.py; docs/operations.md, "Rate limits"),

@@ -173,7 +173,7 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         RateLimited when it is spent. A limiter that does not answer lets the call through.
         An OAuth client's budget is per organization and per human it acts for: one client id
         (a metadata document's URL above all) serves every tenant, and one tenant's agent must
-        not spend another's budget (docs/oauth.md, "Agent budgets")."""
+        not spend another's budget (docs/oauth.md, "Rate limits")."""
         budget = self._budgets.get(principal.credential_kind)
         if budget is None or self._limiter is None:
             return None
