@@ -11,10 +11,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import api_keys, memberships, organizations, users
-from core.errors import Conflict, NotFound, ValidationError
+from core.errors import Conflict, Forbidden, NotFound, ValidationError
 from core.identity.credentials import MintedKey, mint_api_key
 from core.identity.passwords import MIN_PASSWORD_LENGTH, hash_password
-from core.identity.principal import Principal
+from core.identity.principal import CredentialKind, Principal
 from core.ids import new_id
 from core.pagination import Page, next_token
 
@@ -179,7 +179,10 @@ async def rotate_api_key(
     conn: AsyncConnection, principal: Principal, api_key_id: str, now: datetime
 ) -> tuple[ApiKeyRecord, str]:
     """Revokes the key and mints its replacement in one transaction; returns the new key and
-    its secret."""
+    its secret. An API key may rotate itself only; other keys need a dashboard session (a key
+    that leaked must not be able to replace its owner's other keys)."""
+    if principal.credential_kind is CredentialKind.API_KEY and api_key_id != principal.credential_id:
+        raise Forbidden("an API key may rotate only itself; manage other keys from the dashboard")
     await revoke_api_key(conn, principal, api_key_id, now)
     new_pk, minted = await create_api_key(conn, principal.user_id, principal.org_id, now)
     await conn.execute(update(api_keys).where(api_keys.c.id == api_key_id).values(replaced_by=new_pk))

@@ -13,7 +13,9 @@ from core.rpc.convert import PLAN_TO_PROTO, timestamp
 from core.rpc.policy import MethodPolicy, PageBounds
 
 _KEY_HOLDERS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
-# Only a signed-in human mints keys (SPEC 5: an unauthenticated caller, or a key, cannot).
+# Only a signed-in human mints or revokes keys: an unauthenticated caller, or a key, cannot. A key
+# may rotate itself only (core/identity/service.py: rotate_api_key), so a leaked key cannot lock
+# its owner out by revoking or rotating their other keys.
 _HUMANS = frozenset({CredentialKind.SESSION})
 
 POLICIES = {
@@ -24,7 +26,7 @@ POLICIES = {
         credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, page=PageBounds(default=50, maximum=100)
     ),
     "CreateApiKey": MethodPolicy(credential_kinds=_HUMANS, plan_exempt_for_sessions=True, writes=True),
-    "RevokeApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
+    "RevokeApiKey": MethodPolicy(credential_kinds=_HUMANS, plan_exempt_for_sessions=True, writes=True),
     "RotateApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
 }
 

@@ -12,6 +12,7 @@ from herald.identity.v1 import identity_pb2, identity_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 
 from tests.core.rpc_helpers import error_info
+from tests.oauth_flow import sign_in
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ async def test_credit_balance_travels_in_trailing_metadata(channel, orgs) -> Non
     assert trailing["herald-credits-low"] == "1"
 
 
-async def test_list_rotate_and_revoke_keys(identity, orgs) -> None:
+async def test_list_rotate_and_revoke_keys(identity, orgs, channel) -> None:  # noqa: ANN001
     org = await orgs()
     second_key = await orgs.new_key(org)
     listed = await identity.ListApiKeys(identity_pb2.ListApiKeysRequest(), metadata=org.metadata)
@@ -111,7 +112,9 @@ async def test_list_rotate_and_revoke_keys(identity, orgs) -> None:
     ).credential_id == rotated.api_key.id
 
     second = next(k for k in listed.api_keys if second_key.startswith(k.display_prefix))
-    revoked = await identity.RevokeApiKey(identity_pb2.RevokeApiKeyRequest(api_key_id=second.id), metadata=new_md)
+    # Revoking is a signed-in human's (tests/core/test_api_key_powers.py).
+    human = (("authorization", f"Bearer {await sign_in(channel, org.email)}"),)
+    revoked = await identity.RevokeApiKey(identity_pb2.RevokeApiKeyRequest(api_key_id=second.id), metadata=human)
     assert revoked.HasField("revoke_time")
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await identity.GetPrincipal(
@@ -120,17 +123,18 @@ async def test_list_rotate_and_revoke_keys(identity, orgs) -> None:
     assert error_info(caught.value).reason == "UNAUTHORIZED"
     # Revoking twice is NOT_FOUND.
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await identity.RevokeApiKey(identity_pb2.RevokeApiKeyRequest(api_key_id=second.id), metadata=new_md)
+        await identity.RevokeApiKey(identity_pb2.RevokeApiKeyRequest(api_key_id=second.id), metadata=human)
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND
     assert error_info(caught.value).reason == "NOT_FOUND"
 
 
-async def test_keys_of_another_organization_cannot_be_touched(identity, orgs) -> None:
+async def test_keys_of_another_organization_cannot_be_touched(identity, orgs, channel) -> None:  # noqa: ANN001
     a, b = await orgs(), await orgs()
     a_key_id = (await identity.GetPrincipal(identity_pb2.GetPrincipalRequest(), metadata=a.metadata)).credential_id
+    b_human = (("authorization", f"Bearer {await sign_in(channel, b.email)}"),)
     for call in (
-        identity.RevokeApiKey(identity_pb2.RevokeApiKeyRequest(api_key_id=a_key_id), metadata=b.metadata),
-        identity.RotateApiKey(identity_pb2.RotateApiKeyRequest(api_key_id=a_key_id), metadata=b.metadata),
+        identity.RevokeApiKey(identity_pb2.RevokeApiKeyRequest(api_key_id=a_key_id), metadata=b_human),
+        identity.RotateApiKey(identity_pb2.RotateApiKeyRequest(api_key_id=a_key_id), metadata=b_human),
     ):
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await call
