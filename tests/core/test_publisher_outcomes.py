@@ -21,6 +21,7 @@ from core.connectors.registry import CONNECTORS
 from core.db.engine import create_engine, transaction
 from core.db.models import credit_ledger, organizations, posts
 from core.db.types import utcnow
+from core.posts import outbox as post_outbox
 from core.posts.create import create_posts
 from core.posts.validation import CreateRequest
 from core.posts.versions import Extras, ThreadItem
@@ -179,6 +180,60 @@ def test_a_worker_that_lost_its_lease_cannot_record(url, caplog) -> None:  # noq
     assert recovered["level"] == "WARNING" and recovered["attempt"] == 2
     assert recovered["post_id"].startswith("pst_") and recovered["post_id"] in recovered["message"]
     assert recovered["request_id"] == "req_lease_test"
+
+
+def test_a_post_whose_profile_can_no_longer_post_keeps_only_the_price_of_what_is_out(url) -> None:  # noqa: ANN001
+    """Live mode: a thread whose post went out waits for its next attempt with its hold (an item
+    failed transiently), then its profile is disconnected. The next claim fails it and keeps
+    the post's credit; the two items that never went out are refunded."""
+
+    async def run() -> tuple:
+        settings = CoreSettings(database_url=url)
+        engine = create_engine(settings)
+        try:
+            boot = await admin.bootstrap(
+                engine, email="d@example.com", password="a long password", org="gone", credits_=10, plan="active"
+            )
+            await admin.add_profile(engine, org="gone", slug="px", platform="x", tags=[])
+            extras = Extras(thread=(ThreadItem("one"), ThreadItem("two")))
+            async with engine.begin() as conn:
+                await create_posts(conn, boot["org_id"], CreateRequest("hi", ["px"], extras=extras), utcnow())
+            (claim,) = await queue.claim_due(engine, settings, "worker-a", utcnow(), 10, lambda _id, _key: "")
+            async with engine.begin() as conn:
+                await post_outbox.record_once(
+                    conn,
+                    org_id=claim.org_id,
+                    post_id=claim.post_id,
+                    delivery_key=claim.delivery_key,
+                    connector="x",
+                    mode="live",
+                    requests=[],
+                    platform_post_id="1",
+                    platform_url="https://x.com/a/status/1",
+                    now=utcnow(),
+                )
+                # As a transient failure of item one leaves it: waiting, with the claim's hold.
+                await conn.execute(
+                    posts.update()
+                    .where(posts.c.id == claim.post_id)
+                    .values(status="queued", lease_owner=None, due_at=utcnow())
+                )
+            live = CoreSettings(database_url=url, publish_mode="live")  # the sandbox profile cannot post live
+            assert await queue.claim_due(engine, live, "worker-b", utcnow(), 10, lambda _id, _key: "") == []
+            async with engine.connect() as conn:
+                row = (await conn.execute(select(posts))).one()
+                balance = await conn.scalar(select(organizations.c.credit_balance))
+                ledger = [
+                    (r.reason, r.delta) for r in await conn.execute(select(credit_ledger).order_by(credit_ledger.c.id))
+                ]
+            return (row.status, row.failure_reason, row.charged), balance, ledger
+        finally:
+            await engine.dispose()
+
+    state, balance, ledger = asyncio.run(run())
+    assert state == ("failed", "profile_disconnected", 1)
+    assert balance == 9
+    assert ledger == [("grant", 10), ("post_delivery", -3), ("refund", 2)]
 
 
 class HoldingConnector:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 
 from core import admin
 from core.credits import service as credits
+from core.db.models import posts
 from core.db.types import utcnow
 from tests.conftest import LOW_CREDIT_THRESHOLD
 
@@ -101,3 +104,63 @@ async def test_a_scheduled_post_never_lowers_the_balance(http, orgs) -> None:
     account = (await http.get("/v1/credits", headers=org.auth)).json()
     assert account["balance"] == 10
     assert [(e["delta"], e["reason"]) for e in account["ledger"]] == [(10, "grant")]
+
+
+async def _held_by(orgs, org, post_id: str, **post_values) -> None:  # noqa: ANN001, ANN003
+    """The post holds 1 credit, debited with it, as a hold taken by an earlier attempt."""
+    async with orgs.engine.begin() as conn:
+        await credits.debit(
+            conn, org.org_id, 1, reason="post_delivery", reference=post_id, now=utcnow(), low_threshold=0
+        )
+        await conn.execute(posts.update().where(posts.c.id == post_id).values(charged=1, **post_values))
+
+
+async def _scheduled(http, org, slug: str) -> str:  # noqa: ANN001
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    body = {"content": "Later", "profiles": [slug], "schedule_at": tomorrow}
+    created = await http.post("/v1/posts", json=body, headers=org.auth)
+    assert created.status_code == 201, created.text
+    return created.json()["posts"][0]["id"]
+
+
+async def test_a_canceled_post_costs_nothing_whatever_it_held(http, orgs) -> None:
+    """Nothing of a post that can be canceled is out; should it hold credits (a hold left by an
+    older rule), canceling gives them back, with a refund naming the post in the ledger."""
+    org = await orgs(credits=10)
+    await orgs.profile(org, "cancel-x", "x")
+    post_id = await _scheduled(http, org, "cancel-x")
+    await _held_by(orgs, org, post_id)
+
+    canceled = await http.delete(f"/v1/posts/{post_id}", headers=org.auth)
+
+    assert canceled.status_code == 200 and canceled.json()["status"] == "canceled", canceled.text
+    account = (await http.get("/v1/credits", headers=org.auth)).json()
+    assert account["balance"] == 10
+    assert [(e["delta"], e["reason"], e["reference"]) for e in account["ledger"][:2]] == [
+        (1, "refund", post_id),
+        (-1, "post_delivery", post_id),
+    ]
+
+
+async def test_a_retried_post_pays_for_its_new_attempt(http, orgs, worker) -> None:
+    """A post that failed `delivery_uncertain` kept its credit (it may be out); retried, it is a new
+    delivery under a new key, charged when a worker takes it (docs/posts.md "Credits")."""
+    org = await orgs(credits=10)
+    await orgs.profile(org, "retry-x", "x")
+    post_id = await _scheduled(http, org, "retry-x")
+    await _held_by(orgs, org, post_id, status="failed", failure_reason="delivery_uncertain")
+
+    retried = await http.post(f"/v1/posts/{post_id}/retry", headers=org.auth)
+    assert retried.status_code == 200 and retried.json()["status"] == "queued", retried.text
+    assert retried.headers["x-credits-remaining"] == "9"  # the old charge stays: that one may be out
+
+    deadline = time.monotonic() + 20
+    while (post := (await http.get(f"/v1/posts/{post_id}", headers=org.auth)).json())["status"] != "published":
+        assert time.monotonic() < deadline, post
+        await asyncio.sleep(0.05)
+    account = (await http.get("/v1/credits", headers=org.auth)).json()
+    assert account["balance"] == 8
+    assert [(e["delta"], e["reason"]) for e in account["ledger"] if e["reference"] == post_id] == [
+        (-1, "post_delivery"),
+        (-1, "post_delivery"),
+    ]
