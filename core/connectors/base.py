@@ -34,7 +34,8 @@ MediaKind = Literal["image", "gif", "video"]
 class OutgoingMedia:
     """An attachment as the connector sees it. `url` is where a platform that pulls media fetches
     the bytes (a signed, short-lived read URL of object storage); `storage_key` is where a worker
-    streams them from for platforms that take uploads."""
+    streams them from for platforms that take uploads, `storage_generation` the object generation
+    confirm checked (both the URL and the reads name it; None where the storage has none)."""
 
     media_id: str
     kind: MediaKind
@@ -45,6 +46,7 @@ class OutgoingMedia:
     width: int | None = None
     height: int | None = None
     storage_key: str = ""
+    storage_generation: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,7 +65,8 @@ class Progress(Protocol):
         ...
 
 
-MediaReader = Callable[[str, int, int | None], AsyncIterator[bytes]]
+# (storage key, start, end, pinned generation) -> the bytes [start, end) of that object
+MediaReader = Callable[[str, int, int | None, int | None], AsyncIterator[bytes]]
 
 
 class LiveAPI:
@@ -225,7 +226,8 @@ class LiveAPI:
 
     async def _stream(self, body: MediaBytes) -> AsyncIterator[bytes]:
         last = time.monotonic()
-        async for chunk in self.read_media(body.media.storage_key, body.start, body.end):
+        media = body.media
+        async for chunk in self.read_media(media.storage_key, body.start, body.end, media.storage_generation):
             yield chunk
             if time.monotonic() - last > KEEPALIVE_SECONDS:
                 await self.progress.keepalive()

@@ -188,10 +188,17 @@ def check_inspection(record: MediaRecord, found: Inspection) -> None:
 
 
 async def mark_confirmed(
-    conn: AsyncConnection, record: MediaRecord, org_id: str, found: Inspection, now: datetime
+    conn: AsyncConnection,
+    record: MediaRecord,
+    org_id: str,
+    found: Inspection,
+    now: datetime,
+    *,
+    generation: int | None = None,
 ) -> tuple[MediaRecord, bool]:
-    """Confirms the record, or, when the library already holds these bytes, drops it and returns
-    the existing media (True: the caller deletes the duplicate bytes)."""
+    """Confirms the record, pinned to the object `generation` that was inspected (None: the
+    backend has none), or, when the library already holds these bytes, drops it and returns the
+    existing media (True: the caller deletes the duplicate bytes)."""
     existing = await find_duplicate(conn, org_id, found.sha256)
     if existing is not None:
         await conn.execute(delete(media).where(media.c.id == record.id, media.c.status == "pending"))
@@ -199,7 +206,14 @@ async def mark_confirmed(
     result = await conn.execute(
         update(media)
         .where(media.c.id == record.id, media.c.org_id == org_id, media.c.status == "pending")
-        .values(status="confirmed", content_hash=found.sha256, width=found.width, height=found.height, confirmed_at=now)
+        .values(
+            status="confirmed",
+            content_hash=found.sha256,
+            width=found.width,
+            height=found.height,
+            confirmed_at=now,
+            storage_generation=generation,
+        )
     )
     if not result.rowcount:
         raise NotFound("this media was confirmed meanwhile")

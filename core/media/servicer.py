@@ -10,7 +10,7 @@ from herald.media.v1 import media_pb2, media_pb2_grpc
 from core.errors import ValidationError
 from core.ids import new_id
 from core.media import service
-from core.media.errors import FileTooLarge, UnsupportedMediaType
+from core.media.errors import FileNotUploaded, FileTooLarge, UnsupportedMediaType
 from core.media.inspect import inspect, matches
 from core.media.messages import media_message
 from core.pagination import page_request
@@ -67,14 +67,22 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
             record = await service.get_media(conn, org_id, request.media_id, status="pending")
         stored = await self.storage.stat(record.storage_key)
         service.check_landed(record, stored.size_bytes if stored else None)
-        found = await inspect(self.storage.read(record.storage_key))
+        # What is checked is what gets confirmed: the generation stat saw (GCS) is the one hashed
+        # and sniffed, and recorded, so a later PUT with the still-valid upload URL is never read.
+        generation = stored.generation if stored else None
+        try:
+            found = await inspect(self.storage.read(record.storage_key, generation=generation))
+        except FileNotFoundError:
+            raise FileNotUploaded("the object was replaced or deleted while it was checked: confirm again") from None
         try:
             service.check_inspection(record, found)
         except Exception:
             await self.storage.delete(record.storage_key)  # refused bytes are not kept
             raise
         async with call.transaction(writes=True) as conn:
-            confirmed, duplicate = await service.mark_confirmed(conn, record, org_id, found, call.now)
+            confirmed, duplicate = await service.mark_confirmed(
+                conn, record, org_id, found, call.now, generation=generation
+            )
         if duplicate:
             with contextlib.suppress(Exception):
                 await self.storage.delete(record.storage_key)

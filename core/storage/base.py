@@ -24,9 +24,15 @@ CHUNK_SIZE = 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class StoredObject:
+    """What `stat` found. `generation` names these exact bytes where the backend can read an
+    object's earlier versions (GCS: replacing an object makes a new generation); None for the
+    local backend, whose objects at an upload URL's key are never replaced (the second PUT is
+    refused)."""
+
     key: str
     size_bytes: int
     content_type: str
+    generation: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +60,28 @@ class ObjectStorage(Protocol):
         """What landed under `key`, or None when nothing (complete) did."""
         ...
 
-    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME) -> str:
+    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME, generation: int | None = None) -> str:
         """A URL anyone can `GET` the object's bytes with until it expires, single byte ranges
         included (the embedded storage answers `HEAD` on it too); platforms that pull media from a
         public URL are given one. It signs the method, the key and the expiry, and can never serve
-        as an upload URL (nor the reverse). At most MAX_URL_LIFETIME seconds (ValueError)."""
+        as an upload URL (nor the reverse). At most MAX_URL_LIFETIME seconds (ValueError). With a
+        `generation` (from `stat`), it serves those bytes only, never a later replacement."""
         ...
 
     def read(
-        self, key: str, *, chunk_size: int = CHUNK_SIZE, start: int = 0, end: int | None = None
+        self,
+        key: str,
+        *,
+        chunk_size: int = CHUNK_SIZE,
+        start: int = 0,
+        end: int | None = None,
+        generation: int | None = None,
     ) -> AsyncIterator[bytes]:
         """The object's bytes `[start, end)` (end exclusive, None: to the end; clamped to the
         object's size like a slice), streamed in chunks of at most `chunk_size` (never whole in
         memory). Raises ValueError at once for a negative `start`, `end < start` or `chunk_size < 1`;
-        FileNotFoundError, when iterated, if the object is absent (even for an empty range)."""
+        FileNotFoundError, when iterated, if the object is absent (even for an empty range). With a
+        `generation` (from `stat`), those bytes only: FileNotFoundError when they are gone."""
         ...
 
     async def write(self, key: str, chunks: AsyncIterator[bytes], *, content_type: str, max_bytes: int) -> int:

@@ -17,7 +17,12 @@ Not signed: `x-goog-content-length-range`. The library can sign it (`headers=`),
 extension header must then be sent by the client, and SPEC 4 says a PUT carries only Content-Type;
 so GCS does not cap the size at PUT time and the API's confirm step refuses a size that differs
 from the declared one (FILE_SIZE_MISMATCH). Nor can GCS refuse a second PUT to the same URL (that
-too would need a signed `x-goog-if-generation-match` header): it replaces the object.
+too would need a signed `x-goog-if-generation-match` header): it replaces the object. So what
+confirm checked is pinned instead: `stat` answers the object's generation, confirm hashes that
+generation and records it, and every later read and read URL names it (`generation=`). A
+replacement made with a still-valid upload URL is a new generation that nothing reads; on a
+bucket without Object Versioning GCS drops the old generation then, and the pinned reads fail
+(FileNotFoundError, a 404 on the URL) rather than serve other bytes (docs/media.md).
 """
 
 from __future__ import annotations
@@ -97,12 +102,15 @@ class GcsStorage:
             **self._signing(),
         )
 
-    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME) -> str:
+    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME, generation: int | None = None) -> str:
+        """With a generation, the signed query names it (`generation=`): GCS serves that
+        generation or 404, never the object that replaced it."""
         return self.bucket.blob(key).generate_signed_url(
             version="v4",
             method="GET",
             expiration=timedelta(seconds=check_lifetime(expires_in)),
             api_access_endpoint=self.endpoint or None,
+            generation=generation,
             **self._signing(),
         )
 
@@ -110,22 +118,34 @@ class GcsStorage:
         blob = await asyncio.to_thread(self.bucket.get_blob, key)
         if blob is None:
             return None
-        return StoredObject(key, int(blob.size or 0), blob.content_type or DEFAULT_CONTENT_TYPE)
+        generation = int(blob.generation) if blob.generation is not None else None
+        return StoredObject(key, int(blob.size or 0), blob.content_type or DEFAULT_CONTENT_TYPE, generation)
 
     def read(
-        self, key: str, *, chunk_size: int = CHUNK_SIZE, start: int = 0, end: int | None = None
+        self,
+        key: str,
+        *,
+        chunk_size: int = CHUNK_SIZE,
+        start: int = 0,
+        end: int | None = None,
+        generation: int | None = None,
     ) -> AsyncIterator[bytes]:
-        """Streams `[start, end)` of the object; raises FileNotFoundError when it is absent."""
+        """Streams `[start, end)` of the object (of that generation, when given); raises
+        FileNotFoundError when it is absent."""
         check_read_range(chunk_size, start, end)
-        return self._read(key, chunk_size, start, end)
+        return self._read(key, chunk_size, start, end, generation)
 
-    async def _read(self, key: str, chunk_size: int, start: int, end: int | None) -> AsyncIterator[bytes]:
-        found = await asyncio.to_thread(self.bucket.get_blob, key)
+    async def _read(
+        self, key: str, chunk_size: int, start: int, end: int | None, generation: int | None
+    ) -> AsyncIterator[bytes]:
+        found = await asyncio.to_thread(self.bucket.get_blob, key, generation=generation)
         if found is None:
-            raise FileNotFoundError(key)
+            raise FileNotFoundError(key if generation is None else f"{key} generation {generation}")
         size = int(found.size or 0)
         stop = size if end is None else min(end, size)
-        blob = Blob(key, self.bucket, generation=found.generation)  # pinned to what stat saw
+        # Every ranged download names the generation: the one asked for, else the one found now,
+        # so a read never mixes two versions of an object.
+        blob = Blob(key, self.bucket, generation=found.generation)
         fetch = max(chunk_size, RANGE_BYTES)
         position = start
         while position < stop:

@@ -124,7 +124,9 @@ class LocalStorage:
     ) -> signing.Verdict:
         return signing.verify(self._secret, key, size=size, content_type=content_type, expires=expires, sig=sig)
 
-    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME) -> str:
+    def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME, generation: int | None = None) -> str:
+        """(`generation` is None here: an object under an upload URL's key is never replaced, the
+        storage server refusing any PUT once it is complete; see StoredObject.)"""
         check_key(key)
         query = signing.signed_read_query(self._secret, key, check_lifetime(expires_in))
         return f"{self.public_url}/objects/{key}?{urlencode(query)}"
@@ -151,10 +153,17 @@ class LocalStorage:
             return DEFAULT_CONTENT_TYPE
 
     def read(
-        self, key: str, *, chunk_size: int = CHUNK_SIZE, start: int = 0, end: int | None = None
+        self,
+        key: str,
+        *,
+        chunk_size: int = CHUNK_SIZE,
+        start: int = 0,
+        end: int | None = None,
+        generation: int | None = None,
     ) -> AsyncIterator[bytes]:
         """Streams `[start, end)` of the object; raises FileNotFoundError when it is absent. The open
-        file is the object as it was when reading started, even if it is replaced meanwhile."""
+        file is the object as it was when reading started, even if it is replaced meanwhile.
+        (`generation`: None here, as in `read_url`.)"""
         check_read_range(chunk_size, start, end)
         return self._read(self.path(key), chunk_size, start, end)
 

@@ -46,6 +46,10 @@ class Media(Base):
     width: Mapped[Optional[int]] = mapped_column(Integer)
     height: Mapped[Optional[int]] = mapped_column(Integer)
     storage_key: Mapped[str] = mapped_column(String(255))
+    # The object generation confirm checked (GCS), which every read names: a later PUT with a
+    # still-valid upload URL replaces nothing confirmed. None: the local backend (its objects are
+    # never replaced) and stored objects that no upload URL names.
+    storage_generation: Mapped[Optional[int]] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     confirmed_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     # A stock photo's origin (docs/stock.md): the provider, its handle there, the search it came

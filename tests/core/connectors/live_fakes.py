@@ -78,9 +78,9 @@ class Runner:
             delivery = await send(post, api)
         return delivery
 
-    def _read(self, key: str, start: int, end: int | None) -> Any:  # noqa: ANN401
+    def _read(self, key: str, start: int, end: int | None, generation: int | None) -> Any:  # noqa: ANN401
         assert self.storage is not None, "this runner has no storage to read media from"
-        return self.storage.read(key, start=start, end=end)
+        return self.storage.read(key, start=start, end=end, generation=generation)
 
 
 @contextmanager

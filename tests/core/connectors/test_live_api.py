@@ -120,7 +120,7 @@ def live(  # noqa: ANN201
         client,
         XConnector(),
         token or Token(),
-        lambda key, start, end: storage.read(key, start=start, end=end),
+        lambda key, start, end, generation: storage.read(key, start=start, end=end, generation=generation),
         Progress(),
         state,
     )
