@@ -116,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         case "storage":
             from core.storage.server import run_storage
 
-            run_storage(settings, args.listen or settings.storage_listen)
-            return 0
+            return _starting(lambda: run_storage(settings, args.listen or settings.storage_listen))
         case "stock-demo":
             from core.stock.demo import run_demo_stock
 
@@ -141,7 +140,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_async(factory: Callable[[], Awaitable[Any]]) -> int:
-    uvloop.run(factory())
+    return _starting(lambda: uvloop.run(factory()))
+
+
+def _starting(run: Callable[[], Any]) -> int:
+    """Runs a process's main; a key file it must not use (core/keyfiles.py) is one line saying
+    how to fix it, and exit 1, rather than a traceback."""
+    from core.keyfiles import KeyFileError
+
+    try:
+        run()
+    except KeyFileError as error:
+        print(f"herald: cannot start: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -158,6 +169,7 @@ def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
     from core import admin
     from core.db.engine import create_engine
     from core.db.migrate import head_revision, schema_revision
+    from core.keyfiles import KeyFileError
 
     logging.getLogger("alembic").setLevel(logging.WARNING)  # reading the head revision logs at INFO
     url = settings.effective_database_url
@@ -210,6 +222,8 @@ def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
         return _admin_error(error.message, error.reason)
     except _NotMigrated as error:
         return _admin_error(str(error), "NOT_MIGRATED")
+    except KeyFileError as error:  # reseal-tokens: the platform-token key file is refused
+        return _admin_error(str(error), "KEY_FILE_INVALID")
     except (OSError, DBAPIError) as error:
         logging.getLogger(__name__).debug("admin: the database cannot be reached", exc_info=True)
         return _admin_error(f"the database cannot be reached: {type(error).__name__}", "DATABASE_UNAVAILABLE")

@@ -7,9 +7,11 @@ database still cannot make one profile post with another's account.
 
 Keys come from HERALD_PLATFORM_TOKEN_KEYS, `<id>:<base64url 32 bytes>` separated by commas, the
 first sealing and every one opening (key rotation: add the new key first, run `herald admin
-reseal-tokens`, then drop the old one). Empty means one key generated into
-`{data_dir}/platform-token.key` at first use, as the storage signing key is. Keys and tokens are
-never logged; an `Opened` value's repr hides it.
+reseal-tokens`, then drop the old one). Empty means one key (id `local`) generated at first use
+into HERALD_PLATFORM_TOKEN_KEYS_FILE, else `{data_dir}/platform-token.key`: mode 0600, refused
+when other users may read or write it (core/keyfiles.py). Keep that file out of the database's
+backups (docs/operations.md, "Keys and backups"). Keys and tokens are never logged; a `Secret`
+value's repr hides it.
 """
 
 from __future__ import annotations
@@ -19,14 +21,16 @@ import binascii
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from core.keyfiles import load_or_create_key_file
 from core.settings import CoreSettings
-from core.storage.signing import load_or_create_key_file
 
 KEY_FILE = "platform-token.key"
+LOCAL_KEY_ID = "local"  # the id of the generated key
 KEY_BYTES = 32
 NONCE_BYTES = 12
 _FORMAT = "v1"
@@ -64,7 +68,7 @@ class TokenVault:
     def from_settings(cls, settings: CoreSettings) -> TokenVault:
         configured = settings.platform_token_keys.get_secret_value().strip()
         if not configured:
-            return cls([("local", load_or_create_key_file(settings.data_dir / KEY_FILE))])
+            return cls([(LOCAL_KEY_ID, load_or_create_key_file(key_file_path(settings)))])
         return cls([_parse_key(entry) for entry in configured.split(",") if entry.strip()])
 
     def seal(self, plaintext: str, *, bound_to: str) -> str:
@@ -115,6 +119,13 @@ def _parse_key(entry: str) -> tuple[str, bytes]:
     except (binascii.Error, ValueError):
         key = b""
     return key_id, key
+
+
+def key_file_path(settings: CoreSettings) -> Path:
+    """Where the generated key lives: HERALD_PLATFORM_TOKEN_KEYS_FILE, else beside the database."""
+    return (
+        Path(settings.platform_token_keys_file) if settings.platform_token_keys_file else settings.data_dir / KEY_FILE
+    )
 
 
 def new_key_entry(key_id: str) -> str:

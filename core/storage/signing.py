@@ -8,28 +8,24 @@ whatever the parameters. Verification is constant-time.
 
 The key comes from HERALD_STORAGE_SIGNING_KEY, or else from `{data_dir}/storage-signing.key`: 32
 random bytes (hex) created once, atomically, so the core and storage processes started together
-agree on it. The key is never logged.
+agree on it; mode 0600, and refused when other users may read or write it (core/keyfiles.py).
+The key is never logged.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import hmac
 import json
 import math
-import os
-import secrets
-import tempfile
 import time
 from enum import Enum
-from pathlib import Path
 
+from core.keyfiles import load_or_create_key_file
 from core.settings import CoreSettings
 
 KEY_FILE = "storage-signing.key"
-KEY_BYTES = 32
 MIN_CONFIGURED_KEY = 16
 _CONTEXT = "herald-upload-v1"
 _READ_CONTEXT = "herald-read-v1"
@@ -48,37 +44,6 @@ def signing_key(settings: CoreSettings) -> bytes:
             raise ValueError(f"HERALD_STORAGE_SIGNING_KEY must be at least {MIN_CONFIGURED_KEY} characters")
         return configured.encode()
     return load_or_create_key_file(settings.data_dir / KEY_FILE)
-
-
-def load_or_create_key_file(path: Path) -> bytes:
-    """Reads the key file, creating it first when absent. Two processes racing here agree: each
-    writes a complete temp file and hard-links it into place, which succeeds for exactly one of
-    them; the other reads the winner's key."""
-    with contextlib.suppress(FileNotFoundError):
-        return _read_key(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(secrets.token_bytes(KEY_BYTES).hex() + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, path)  # atomic create-if-absent, with the content already complete
-    finally:
-        os.unlink(tmp)
-    return _read_key(path)
-
-
-def _read_key(path: Path) -> bytes:
-    text = path.read_text().strip()
-    try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        key = b""
-    if len(key) != KEY_BYTES:
-        raise RuntimeError(f"{path} does not hold a {KEY_BYTES}-byte hex key; remove it to generate a new one")
-    return key
 
 
 def _message(key: str, content_type: str, size: int, expires: int) -> bytes:

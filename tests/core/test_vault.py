@@ -1,12 +1,18 @@
 """Platform tokens sealed at rest (core/connections/vault.py): AES-GCM bound to their row and
-field, key rotation, nothing of the token in a repr."""
+field, key rotation, nothing of the token in a repr; the generated key file (core/keyfiles.py):
+where it lives, its mode, and a file other users may read or write refused."""
 
 from __future__ import annotations
+
+import os
+import re
 
 import pytest
 
 from core.connections.vault import Secret, TokenVault, VaultError, new_key_entry
+from core.keyfiles import KeyFileError
 from core.settings import CoreSettings
+from core.storage import signing
 
 
 def vault(*entries: str) -> TokenVault:
@@ -76,3 +82,47 @@ def test_without_configured_keys_a_key_file_is_made_once(tmp_path) -> None:  # n
 def test_a_secret_never_shows_its_value() -> None:
     secret = Secret("tok-123")
     assert "tok-123" not in repr(secret) and "tok-123" not in str(secret) and "tok-123" not in f"{[secret]}"
+
+
+def test_a_key_file_at_a_separate_location_is_made_there_0600(tmp_path) -> None:  # noqa: ANN001
+    """HERALD_PLATFORM_TOKEN_KEYS_FILE keeps the key out of the data directory (and its backups)."""
+    data, keys = tmp_path / "data", tmp_path / "secrets" / "platform.key"
+    settings = CoreSettings(data_dir=data, platform_token_keys_file=str(keys))
+    sealed = TokenVault.from_settings(settings).seal("tok", bound_to="a")
+    assert keys.stat().st_mode & 0o777 == 0o600
+    assert not (data / "platform-token.key").exists()
+    assert TokenVault.from_settings(settings).open(sealed, bound_to="a").value == "tok"
+    # The key is the file's: a vault from the data directory's (new) key does not open it.
+    with pytest.raises(VaultError):
+        TokenVault.from_settings(CoreSettings(data_dir=data)).open(sealed, bound_to="a")
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o604, 0o602, 0o666, 0o601])
+def test_a_key_file_other_users_may_read_or_write_is_refused(tmp_path, mode: int) -> None:  # noqa: ANN001
+    path = tmp_path / "platform.key"
+    settings = CoreSettings(data_dir=tmp_path / "data", platform_token_keys_file=str(path))
+    TokenVault.from_settings(settings)
+    path.chmod(mode)
+    with pytest.raises(KeyFileError, match=re.escape(f"chmod 600 {path}")):
+        TokenVault.from_settings(settings)
+    path.chmod(0o640)  # a group of its own is the operator's call
+    TokenVault.from_settings(settings)
+
+
+def test_the_storage_signing_key_file_gets_the_same_check(tmp_path) -> None:  # noqa: ANN001
+    settings = CoreSettings(data_dir=tmp_path)
+    signing.signing_key(settings)
+    path = tmp_path / signing.KEY_FILE
+    assert path.stat().st_mode & 0o777 == 0o600
+    path.chmod(0o644)
+    with pytest.raises(KeyFileError, match=re.escape(f"chmod 600 {path}")):
+        signing.signing_key(settings)
+
+
+def test_a_new_key_file_is_0600_whatever_the_umask(tmp_path) -> None:  # noqa: ANN001
+    previous = os.umask(0)
+    try:
+        TokenVault.from_settings(CoreSettings(data_dir=tmp_path))
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "platform-token.key").stat().st_mode & 0o777 == 0o600
