@@ -19,6 +19,7 @@ from core.db.types import utcnow
 from core.errors import NotFound, Unauthorized, ValidationError
 from core.identity import service as identity
 from core.identity.passwords import verify_password
+from core.oauth import jwks as signing_keys
 from core.profiles import service as profiles
 from core.webhooks import service as webhook_secrets
 
@@ -121,7 +122,8 @@ async def set_stock(engine: AsyncEngine, *, org: str, enable: list[str], disable
 async def reseal_tokens(engine: AsyncEngine, vault: TokenVault) -> dict[str, Any]:
     """Re-seals every platform secret not sealed under the vault's current key (key rotation,
     docs/live-publishing.md): profiles' tokens, Mastodon app secrets, pending PKCE verifiers,
-    webhook signing secrets.
+    webhook signing secrets, the OAuth signing key (sealed for the first time if an earlier
+    version stored it in the clear).
     Each row is rewritten only if unchanged since it was read (its token version, its value)."""
     resealed = 0
     async with transaction(engine, writes=True) as conn:
@@ -167,4 +169,5 @@ async def reseal_tokens(engine: AsyncEngine, vault: TokenVault) -> dict[str, Any
                 )
                 resealed += 1
         resealed += await webhook_secrets.reseal(conn, vault)
+        resealed += await signing_keys.reseal(conn, vault)
     return {"resealed": resealed, "key_id": vault.current_key_id}

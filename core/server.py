@@ -53,6 +53,7 @@ from core.identity.servicer import IdentityServicer
 from core.media.servicer import POLICIES as MEDIA_POLICIES
 from core.media.servicer import MediaServicer
 from core.metrics import MetricsInterceptor
+from core.oauth import jwks
 from core.oauth.client_metadata import ClientMetadataDocuments
 from core.oauth.servicer import POLICIES as OAUTH_POLICIES
 from core.oauth.servicer import OAuthServicer
@@ -221,6 +222,9 @@ async def run_core(settings: CoreSettings, listen: str) -> None:
         raise SystemExit(f"core: cannot listen on {listen}")
     await core.start()
     log.info("core serving on %s", listen)
+    # The OAuth key set is read (made, or sealed if an earlier version stored it in the clear)
+    # now rather than at the first JWKS request; a database not up yet leaves it to that request.
+    warm_keys = asyncio.create_task(_warm_signing_keys(engine, settings))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -228,5 +232,13 @@ async def run_core(settings: CoreSettings, listen: str) -> None:
     try:
         await stop.wait()
     finally:
+        await cancel(warm_keys)
         await core.stop()
         await engine.dispose()
+
+
+async def _warm_signing_keys(engine: AsyncEngine, settings: CoreSettings) -> None:
+    try:
+        await jwks.PUBLISHED.get(engine, settings)
+    except Exception:  # the first GetJwks tries again
+        log.warning("could not load the OAuth signing key at start-up", exc_info=True)

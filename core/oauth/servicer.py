@@ -30,7 +30,8 @@ POLICIES = {
     "ExchangeToken": MethodPolicy(anonymous=True, writes=True, transactional=False),
     "RevokeToken": MethodPolicy(anonymous=True, writes=True),
     "IntrospectToken": MethodPolicy(anonymous=True),
-    "GetJwks": MethodPolicy(anonymous=True, writes=True),
+    # Not transactional: served from this process's memory (core/oauth/jwks.py), no database work.
+    "GetJwks": MethodPolicy(anonymous=True, transactional=False),
     "ListGrants": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
     "RevokeGrant": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
 }
@@ -251,7 +252,7 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
 
     async def GetJwks(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        keys = await jwks.public_keys(call.conn, call.now)
+        keys = await jwks.PUBLISHED.get(call.engine, call.settings)
         fields = ("kty", "kid", "use", "alg", "crv", "x", "y")
         return oauth_pb2.Jwks(keys=[oauth_pb2.JsonWebKey(**{f: k[f] for f in fields}) for k in keys])
 
