@@ -228,6 +228,11 @@ class CoreSettings(BaseSettings):
         Budget.parse(value)
         return value
 
+    @field_validator("allow_private_targets", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("storage_public_url")
     @classmethod
     def _storage_url(cls, value: str, info: ValidationInfo) -> str:

@@ -5,7 +5,8 @@ HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES) or when Herald is itself reachable on l
 
 A webhook is the probe: its delivery log would show the first KiB of whatever answered. Each case
 runs a worker of its own, with its own settings, on a stack of this module's own (no other
-worker may take the delivery)."""
+worker may take the delivery), whose core has the guard on as a public Herald would. Connecting
+a Mastodon instance is another: the core reaches the instance a user names."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ pytestmark = pytest.mark.one_backend("sqlite")  # what is reachable is decided b
         ("https://herald.example", {"HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES": "true"}, True),  # the old name
         ("http://127.0.0.1:8080", {"HERALD_ALLOW_PRIVATE_TARGETS": "false"}, False),
         ("http://127.0.0.1:8080", {"HERALD_PUBLISH_MODE": "live"}, True),  # the mode no longer decides
+        ("https://herald.example", {"HERALD_ALLOW_PRIVATE_TARGETS": ""}, False),  # blank is unset
     ],
 )
 def test_who_may_reach_private_targets(
@@ -54,7 +56,10 @@ def test_who_may_reach_private_targets(
 @pytest.fixture(scope="module")
 def guarded_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, str]]:
     workdir = tmp_path_factory.mktemp("outbound-guard")
-    with database("sqlite", workdir) as url, running_stack(url, workdir) as stack:
+    with (
+        database("sqlite", workdir) as url,
+        running_stack(url, workdir, HERALD_ALLOW_PRIVATE_TARGETS="false") as stack,
+    ):
         yield stack, bootstrap_org(url, f"guard-{uuid.uuid4().hex[:8]}")
 
 
@@ -85,6 +90,7 @@ async def test_a_public_herald_refuses_private_targets_unless_the_operator_allow
     stack, key = guarded_stack
     auth = {"Authorization": f"Bearer {key}"}
     receiver = Receiver()
+    # The worker's own settings decide (the stack's core says false; this one says nothing).
     try:
         async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http:
             local = (await http.post("/v1/webhooks", json={"url": receiver.url, "events": ["*"]}, headers=auth)).json()
@@ -94,7 +100,7 @@ async def test_a_public_herald_refuses_private_targets_unless_the_operator_allow
                 )
             ).json()
             # Herald published at a public address, nothing said: the guard is on.
-            worker = _worker(stack, HERALD_BASE_URL="https://herald.example")
+            worker = _worker(stack, HERALD_BASE_URL="https://herald.example", HERALD_ALLOW_PRIVATE_TARGETS="")
             try:
                 for hook in (local, metadata):
                     assert (await http.post(f"/v1/webhooks/{hook['id']}/test", headers=auth)).status_code == 202
@@ -106,8 +112,8 @@ async def test_a_public_herald_refuses_private_targets_unless_the_operator_allow
                 worker.wait(timeout=10)
             await asyncio.sleep(0.5)
             assert receiver.got == []  # nothing ever reached the local receiver
-            # The operator allows private targets (by the old name): the same event goes out.
-            worker = _worker(stack, HERALD_BASE_URL="https://herald.example", HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES="1")
+            # The operator allows private targets: the same event goes out.
+            worker = _worker(stack, HERALD_BASE_URL="https://herald.example", HERALD_ALLOW_PRIVATE_TARGETS="true")
             try:
                 assert (await http.post(f"/v1/webhooks/{local['id']}/test", headers=auth)).status_code == 202
                 # (retries of the first event may arrive too: they are allowed now)
@@ -117,3 +123,30 @@ async def test_a_public_herald_refuses_private_targets_unless_the_operator_allow
                 worker.wait(timeout=10)
     finally:
         receiver.close()
+
+
+async def test_an_instance_on_a_private_address_is_never_reached(guarded_stack) -> None:  # noqa: ANN001
+    """A Mastodon instance URL naming this machine: refused before any connection (a listener on
+    that port sees nobody), and plain http is refused as a URL while the guard is on."""
+    stack, key = guarded_stack
+    auth = {"Authorization": f"Bearer {key}"}
+    contacted: list[int] = []
+
+    async def count(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        contacted.append(1)
+        writer.close()
+
+    listener = await asyncio.start_server(count, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    try:
+        async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http:
+            for instance in (f"https://localhost:{port}", f"https://127.0.0.1:{port}"):
+                body = {"platform": "mastodon", "return_to": "/dashboard/profiles", "instance_url": instance}
+                refused = await http.post("/v1/profiles:connect", headers=auth, json=body)
+                assert (refused.status_code, refused.json()["code"]) == (502, "CONNECTION_FAILED")
+            body = {"platform": "mastodon", "return_to": "/dashboard/profiles", "instance_url": "http://m.example"}
+            refused = await http.post("/v1/profiles:connect", headers=auth, json=body)
+            assert (refused.status_code, refused.json()["code"]) == (400, "VALIDATION_ERROR")
+        assert contacted == []
+    finally:
+        listener.close()
