@@ -59,8 +59,9 @@ class StartConnectionRequest(Request):
     return_to: str = Field(
         min_length=1,
         max_length=2000,
-        description="Where the user's browser goes when the connection ends: an absolute http(s) URL of your "
-        "application (it gets `profile` and `connection=connected`, or `error` with a code, added to its query).",
+        description="Where the user's browser goes when the connection ends: a path of this site (`/…`), or a "
+        "page of your application when the operator listed its origin (HERALD_CONNECT_RETURN_ORIGINS). It gets "
+        "`profile` and `connection=connected`, or `error` with a code, added to its query.",
     )
     instance_url: str = Field(default="", max_length=500, description="Mastodon: the instance, e.g. mastodon.social.")
     slug: Slug

@@ -190,6 +190,10 @@ class CoreSettings(BaseSettings):
     platform_refresh_ahead_seconds: int = Field(default=900, ge=0)
     # How long a started connection (the platform's sign-in page) may take to come back.
     connect_attempt_lifetime_seconds: int = Field(default=900, ge=60, le=3600)
+    # Origins (`https://app.example`, comma-separated) whose pages a REST caller may name as a
+    # connection's return_to; empty: only paths of this site (anyone can sign up and start a
+    # connection, so an open list would make Herald's callback an open redirect).
+    connect_return_origins: str = ""
 
     # Licensed stock photos (docs/stock.md). stock_a speaks Pexels' API, stock_b Unsplash's. A
     # provider without a key is served by the local demo provider (`herald stock-demo`, started by

@@ -86,7 +86,7 @@ class Connections:
     ) -> Started:
         platform = _oauth_platform(connector)
         wanted = check_wanted(wanted)
-        return_to = _check_return_to(return_to)
+        return_to = _check_return_to(return_to, self.settings.connect_return_origins)
         if isinstance(platform, MastodonAuth):
             app, app_id = await self.apps.for_instance(tx, self._instance(instance_url), now)
         else:
@@ -297,14 +297,25 @@ def _oauth_platform(connector: str):  # noqa: ANN202
     return OAUTH_PLATFORMS[connector]
 
 
-def _check_return_to(return_to: str) -> str:
-    """Where the browser goes when the connection ends: a path of this site, or an absolute
-    http(s) URL of the caller's own application (contract/redirects.py, which the facade's
-    callback applies again before redirecting)."""
+def _check_return_to(return_to: str, origins: str) -> str:
+    """Where the browser goes when the connection ends: a path of this site, or a page of an
+    application whose origin the operator listed (HERALD_CONNECT_RETURN_ORIGINS); the shapes are
+    contract/redirects.py's, which the facade's callback applies again before redirecting."""
     return_to = return_to.strip()
-    if checked := local_path(return_to) or app_url(return_to):
+    if checked := local_path(return_to):
         return checked
+    allowed = {origin.strip().rstrip("/").lower() for origin in origins.split(",") if origin.strip()}
+    if (checked := app_url(return_to)) and _origin(checked) in allowed:
+        return checked
+    listed = f" or a page of {', '.join(sorted(allowed))}" if allowed else ""
     raise ValidationError(
-        "return_to must be an absolute http(s) URL of your application, or a path of this site "
-        "(at most 2000 characters, without whitespace, control characters or backslashes)"
+        f"return_to must be a path of this site (/…){listed}: at most 2000 characters, without "
+        "whitespace, control characters or backslashes"
     )
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    default = {"https": 443, "http": 80}[parts.scheme]
+    port = f":{parts.port}" if parts.port is not None and parts.port != default else ""
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}{port}"

@@ -32,6 +32,7 @@ SETTLED = ("published", "partially_published", "failed", "canceled")
 LIVE_ENV = {
     "HERALD_PUBLISH_MODE": "live",
     "HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES": "true",  # fakes and the PDS listen on loopback
+    "HERALD_CONNECT_RETURN_ORIGINS": "https://app.example",  # RETURN_TO's: the REST caller's app
     "HERALD_PLATFORM_TIMEOUT_SECONDS": "2",  # a hung request fails after this
     "HERALD_PUBLISH_POLL_SECONDS": "0.05",
     "HERALD_PUBLISH_BACKOFF_SECONDS": "0.3",
