@@ -17,12 +17,18 @@ from core.settings import CoreSettings
 SQLITE_IMMEDIATE = "herald_sqlite_immediate"
 
 
+# Bound parameters are emails, password hashes, sealed tokens: SQLAlchemy writes them into the
+# message of every database error (which the error interceptor logs) and into its statement log
+# unless the engine hides them. Every engine the core creates passes this.
+HIDE_PARAMETERS = {"hide_parameters": True}
+
+
 def create_engine(settings: CoreSettings, *, pool_size: int | None = None) -> AsyncEngine:
     url = make_url(settings.effective_database_url)
     if url.get_backend_name() == "sqlite":
         if url.database:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, connect_args={"timeout": 30})
+        engine = create_async_engine(url, connect_args={"timeout": 30}, **HIDE_PARAMETERS)
         _configure_sqlite(engine)
         return engine
     size = pool_size or settings.database_pool_size
@@ -31,7 +37,9 @@ def create_engine(settings: CoreSettings, *, pool_size: int | None = None) -> As
     # flight opens and closes PostgreSQL backends all the time: ~0.5-1 ms of CPU per request
     # at 32 in flight, docs/performance.md). LIFO: at low load the same few connections, warm,
     # serve every call, and the others may time out on the server.
-    return create_async_engine(url, pool_size=size, max_overflow=size, pool_pre_ping=False, pool_use_lifo=True)
+    return create_async_engine(
+        url, pool_size=size, max_overflow=size, pool_pre_ping=False, pool_use_lifo=True, **HIDE_PARAMETERS
+    )
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

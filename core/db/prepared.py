@@ -224,4 +224,6 @@ async def _execute_many(conn: AsyncConnection, sql: str, args: list[Any]) -> Non
 
 
 def _wrapped(sql: str, args: Any, error: Exception, dialect: Dialect) -> DBAPIError:
-    return DBAPIError.instance(sql, args, error, dialect.loaded_dbapi.Error, dialect=dialect)
+    # Without its parameters in the message, as the engines' own errors (core/db/engine.py): they
+    # are API key hashes, tokens' hashes, post contents.
+    return DBAPIError.instance(sql, args, error, dialect.loaded_dbapi.Error, hide_parameters=True, dialect=dialect)

@@ -26,7 +26,8 @@ def _run(connection: Connection) -> None:
 
 
 async def _run_online() -> None:
-    engine = create_async_engine(config.get_main_option("sqlalchemy.url"))
+    # Parameters stay out of error messages, as on the core's engines (core/db/engine.py).
+    engine = create_async_engine(config.get_main_option("sqlalchemy.url"), hide_parameters=True)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(_run)
