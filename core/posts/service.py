@@ -211,10 +211,13 @@ async def schedule_post(
     return await _changed(conn, org_id, post_id, "post.updated", now)
 
 
-async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> PostRecord:
+async def cancel_post(
+    conn: AsyncConnection, org_id: str, post_id: str, now: datetime
+) -> tuple[PostRecord, int | None]:
     """Cancels a post nothing of which is out. Such a post holds no credits (a transient failure
     gave its hold back: docs/posts.md "Credits"); whatever it still holds is refunded here, with a
-    ledger row naming the post, so a canceled post never costs anything."""
+    ledger row naming the post, so a canceled post never costs anything. Returns the post and,
+    when credits came back, the balance after."""
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status not in EDITABLE:
         raise InvalidPostState(f"post is {current.status}; only drafts, scheduled or queued posts can be canceled")
@@ -224,10 +227,9 @@ async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: dat
         .where(posts.c.id == post_id, posts.c.org_id == org_id)
         .values(status="canceled", charged=0, updated_at=now)
     )
-    if held:
-        await credits.grant(conn, org_id, held, reason="refund", reference=post_id, now=now)
+    balance = await credits.grant(conn, org_id, held, reason="refund", reference=post_id, now=now) if held else None
     await slotting.freed(conn, current.profile_id, current.schedule_at)
-    return await _changed(conn, org_id, post_id, "post.canceled", now)
+    return await _changed(conn, org_id, post_id, "post.canceled", now), balance
 
 
 async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> PostRecord:

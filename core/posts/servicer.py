@@ -142,7 +142,10 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
 
     async def CancelPost(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        return post_message(await service.cancel_post(call.conn, call.principal.org_id, request.post_id, call.now))
+        post, balance = await service.cancel_post(call.conn, call.principal.org_id, request.post_id, call.now)
+        if balance is not None:
+            call.credits_remaining = balance  # X-Credits-Remaining says what the refund left
+        return post_message(post)
 
     async def RetryPost(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()

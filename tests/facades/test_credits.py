@@ -134,6 +134,7 @@ async def test_a_canceled_post_costs_nothing_whatever_it_held(http, orgs) -> Non
     canceled = await http.delete(f"/v1/posts/{post_id}", headers=org.auth)
 
     assert canceled.status_code == 200 and canceled.json()["status"] == "canceled", canceled.text
+    assert canceled.headers["x-credits-remaining"] == "10"  # the refund, not the balance before it
     account = (await http.get("/v1/credits", headers=org.auth)).json()
     assert account["balance"] == 10
     assert [(e["delta"], e["reason"], e["reference"]) for e in account["ledger"][:2]] == [
