@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import case, insert, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.credits import service as credits
-from core.db.models import memberships, organizations, sessions, users
+from core.db.models import memberships, organizations, sessions, sign_in_throttles, users
 from core.errors import Conflict, NotFound, RateLimited, TooManyAttempts, Unauthorized, ValidationError
 from core.identity import service
 from core.identity.passwords import MIN_PASSWORD_LENGTH, HashSlots, hash_password, verify_password
@@ -167,6 +169,26 @@ def _reserve_attempt(normalized: str, now: datetime):  # noqa: ANN202 - an Updat
     )
 
 
+def _reserve_unknown(conn: AsyncConnection, normalized: str, now: datetime):  # noqa: ANN202 - an Insert
+    """The same reservation for an email no account has, in sign_in_throttles: without it, the
+    sixth wrong guess within the window would answer TOO_MANY_ATTEMPTS for an account and
+    UNAUTHORIZED for nobody, telling which emails have accounts. One upsert whose update applies
+    only below the limit: a row back means reserved."""
+    table = sign_in_throttles.c
+    email_hash = hashlib.sha256(normalized.encode()).hexdigest()
+    dialect_insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    new = dialect_insert(sign_in_throttles).values(email_hash=email_hash, failed_sign_ins=1, last_failed_sign_in_at=now)
+    in_window = table.last_failed_sign_in_at > now - SIGN_IN_WINDOW
+    return new.on_conflict_do_update(
+        index_elements=[table.email_hash],
+        set_={
+            "failed_sign_ins": case((in_window, table.failed_sign_ins + 1), else_=1),
+            "last_failed_sign_in_at": now,
+        },
+        where=or_(~in_window, table.failed_sign_ins < MAX_FAILED_SIGN_INS),
+    ).returning(table.email_hash)
+
+
 async def verify_credentials(
     conn_factory,  # noqa: ANN001 - Call.transaction
     email: str,
@@ -185,7 +207,11 @@ async def verify_credentials(
     if normalized is not None and len(password) <= MAX_PASSWORD_LENGTH:
         async with conn_factory(writes=True) as conn:
             row = (await conn.execute(_reserve_attempt(normalized, now))).first()
-            if row is None and await conn.scalar(select(users.c.id).where(users.c.email == normalized)):
+            locked = row is None and (
+                await conn.scalar(select(users.c.id).where(users.c.email == normalized)) is not None
+                or (await conn.execute(_reserve_unknown(conn, normalized, now))).first() is None
+            )
+            if locked:
                 raise TooManyAttempts("too many failed sign-ins for this account: try again in 15 minutes")
     stored = row.password_hash if row else _DUMMY_HASH
     async with slots.for_sign_in():

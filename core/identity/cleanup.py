@@ -1,4 +1,5 @@
-"""Housekeeping of identity state: expired sessions, authorization codes and OAuth tokens.
+"""Housekeeping of identity state: expired sessions, authorization codes and OAuth tokens, and
+the failed sign-ins of unknown emails once their window has passed.
 
 Rows are kept for a day past expiry or revocation (so a replayed code or refresh token is still
 recognised as a replay, and revoked tokens show in an investigation), then deleted. Grants
@@ -12,7 +13,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, or_
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.db.models import oauth_codes, oauth_tokens, sessions
+from core.db.models import oauth_codes, oauth_tokens, sessions, sign_in_throttles
+from core.identity.accounts import SIGN_IN_WINDOW
 
 RETENTION = timedelta(days=1)
 
@@ -29,5 +31,10 @@ async def purge_expired_credentials(engine: AsyncEngine, now: datetime) -> int:
             )
             removed += result.rowcount or 0
         result = await conn.execute(delete(oauth_codes).where(oauth_codes.c.expires_at < cutoff))
+        removed += result.rowcount or 0
+        throttles = sign_in_throttles.c
+        result = await conn.execute(
+            delete(sign_in_throttles).where(throttles.last_failed_sign_in_at < now - SIGN_IN_WINDOW)
+        )
         removed += result.rowcount or 0
     return removed

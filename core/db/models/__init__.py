@@ -3,7 +3,15 @@ with Core statements; this package exports both."""
 
 from __future__ import annotations
 
-from core.db.models.accounts import ApiKey, CreditLedgerEntry, Membership, Organization, Session, User
+from core.db.models.accounts import (
+    ApiKey,
+    CreditLedgerEntry,
+    Membership,
+    Organization,
+    Session,
+    SignInThrottle,
+    User,
+)
 from core.db.models.base import ID, NAMING, Base
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
 from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia, PostPart
@@ -12,6 +20,7 @@ from core.db.models.webhooks import Webhook, WebhookAttempt, WebhookEvent, Webho
 from core.db.models.writing import BrandVoice, GenerateRun, Job, SourcingRun
 
 users = User.__table__
+sign_in_throttles = SignInThrottle.__table__
 organizations = Organization.__table__
 memberships = Membership.__table__
 api_keys = ApiKey.__table__
@@ -47,6 +56,7 @@ __all__ = [
     "NAMING",
     "Base",
     "User",
+    "SignInThrottle",
     "Organization",
     "Membership",
     "ApiKey",
@@ -73,6 +83,7 @@ __all__ = [
     "GenerateRun",
     "SourcingRun",
     "users",
+    "sign_in_throttles",
     "organizations",
     "memberships",
     "api_keys",

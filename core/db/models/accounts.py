@@ -31,6 +31,18 @@ class User(Base):
     last_failed_sign_in_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
 
 
+class SignInThrottle(Base):
+    """Failed sign-ins for an email no account has (core/identity/accounts.py), counted like an
+    account's own, so being locked out never tells that an account exists. Keyed by a hash of the
+    normalized email; rows older than the window are removed by housekeeping."""
+
+    __tablename__ = "sign_in_throttles"
+
+    email_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    failed_sign_ins: Mapped[int] = mapped_column(Integer)
+    last_failed_sign_in_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
 class Organization(Base):
     __tablename__ = "organizations"
     __table_args__ = (
