@@ -124,9 +124,11 @@ class IdentityServiceServicer:
 
     def RevokeApiKey(self, request, context):
         """Revokes one API key of the caller's user in the caller's organization.
-        The next request made with it is refused with UNAUTHORIZED.
-        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND when the key is
-        unknown, already revoked or belongs to another user or organization.
+        The next request made with it is refused with UNAUTHORIZED. Only a
+        signed-in human (a dashboard session) may revoke keys: an API key or an
+        OAuth token gets FORBIDDEN (PERMISSION_DENIED), whichever key it names.
+        Errors: UNAUTHORIZED, FORBIDDEN, NOT_FOUND when the key is unknown,
+        already revoked or belongs to another user or organization.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -134,8 +136,11 @@ class IdentityServiceServicer:
 
     def RotateApiKey(self, request, context):
         """Replaces one API key with a new secret and revokes the old one in the
-        same transaction. The new secret is shown once, in this response.
-        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND as for
+        same transaction. The new secret is shown once, in this response. A
+        dashboard session may rotate any key of its user in its organization;
+        an API key may rotate only itself (another key: FORBIDDEN, so a leaked
+        key cannot replace its owner's other keys).
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, FORBIDDEN, NOT_FOUND as for
         RevokeApiKey.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
