@@ -23,7 +23,10 @@ from typing import Any
 
 import httpx
 
+from core.connections.vault import TokenVault
+from core.keyfiles import KeyFileError
 from core.settings import CoreSettings
+from core.storage.signing import signing_key
 
 CRASH_LIMIT = 5  # exits of one process within CRASH_WINDOW that stop everything
 CRASH_WINDOW = 60.0  # seconds
@@ -79,6 +82,15 @@ def serve(settings: CoreSettings) -> int:
         listening["HERALD_STOCK_DEMO_LISTEN"] = settings.stock_demo_listen
     if taken := _taken(listening):
         _say(f"cannot start: already in use: {', '.join(taken)}")
+        return 1
+    try:
+        # The key files every process reads (made here if absent): a file others may read is a
+        # misconfiguration one line can say, not a crash loop of every child.
+        TokenVault.from_settings(settings)
+        if settings.storage_backend == "local":
+            signing_key(settings)
+    except KeyFileError as error:
+        _say(f"cannot start: {error}")
         return 1
     stopping = False
 

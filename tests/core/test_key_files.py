@@ -20,7 +20,15 @@ from tests.harness import ROOT, database, free_port, stack_env
 
 @pytest.mark.parametrize(
     ("command", "which"),
-    [("core", "platform"), ("worker", "platform"), ("storage", "storage"), ("core", "storage")],
+    [
+        ("core", "platform"),
+        ("worker", "platform"),
+        ("storage", "storage"),
+        ("core", "storage"),
+        # serve says it once, before starting anything (no crash loop of every child)
+        ("serve", "platform"),
+        ("serve", "storage"),
+    ],
 )
 def test_a_process_refuses_a_key_file_others_can_read(tmp_path: Path, command: str, which: str) -> None:
     data, elsewhere = tmp_path / "data", tmp_path / "keys" / "platform.key"
@@ -33,6 +41,7 @@ def test_a_process_refuses_a_key_file_others_can_read(tmp_path: Path, command: s
         HERALD_PLATFORM_TOKEN_KEYS_FILE=str(elsewhere),
         HERALD_CORE_LISTEN=f"127.0.0.1:{free_port()}",
         HERALD_STORAGE_LISTEN=f"127.0.0.1:{free_port()}",
+        HERALD_FACADE_LISTEN=f"127.0.0.1:{free_port()}",
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "core", command], env=env, cwd=ROOT, stderr=subprocess.PIPE, text=True

@@ -1,5 +1,5 @@
-"""No secret reaches a log (issue 13): a stack logging everything (DEBUG, SQLAlchemy's statements
-and parameters included) goes through sign-up and sign-in, an API key, an agent's OAuth flow
+"""No secret reaches a log (issue 13): a stack logging everything at DEBUG (the engines hide bound
+parameters even then: docs/operations.md, "Logs") goes through sign-up and sign-in, an API key, an agent's OAuth flow
 (registration, PKCE code, tokens, refresh, an MCP call), a webhook endpoint (its secret, a
 rotation, a signed delivery), and a wrong key; then every line every process wrote is searched
 for each of those secrets."""
