@@ -75,6 +75,18 @@ class Stack:
         self.processes.append(proc)
         return proc
 
+    def start_worker(self, name: str = "", **env: str) -> subprocess.Popen:
+        """A worker (`herald worker`) with `env` on top of the stack's settings, returned once its
+        job loop runs (its log, of its own, says "running jobs": it logs at INFO)."""
+        name = name or f"worker-{uuid.uuid4().hex[:8]}"
+        proc = self.spawn("core", "worker", log_name=name, env={**env, "HERALD_LOG_LEVEL": "INFO"})
+        log = self.workdir / f"{name}.log"
+        deadline = time.monotonic() + 60
+        while "running jobs" not in (log.read_text(errors="replace") if log.exists() else ""):
+            assert proc.poll() is None and time.monotonic() < deadline, self.logs()
+            time.sleep(0.05)
+        return proc
+
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in self.workdir.glob("*.log"))
 

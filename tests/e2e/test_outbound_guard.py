@@ -11,7 +11,6 @@ a Mastodon instance is another: the core reaches the instance a user names."""
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -65,15 +64,7 @@ def guarded_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[St
 
 def _worker(stack: Stack, **env: str):  # noqa: ANN202 - a Popen
     """A worker polling fast, with `env` on top of the stack's settings."""
-    name = f"worker-{uuid.uuid4().hex[:8]}"
-    settings = {"HERALD_JOBS_POLL_SECONDS": "0.05", "HERALD_LOG_LEVEL": "INFO", **env}
-    proc = stack.spawn("core", "worker", log_name=name, env=settings)
-    log = stack.workdir / f"{name}.log"
-    deadline = time.monotonic() + 60
-    while "running jobs" not in (log.read_text(errors="replace") if log.exists() else ""):
-        assert proc.poll() is None and time.monotonic() < deadline, stack.logs()
-        time.sleep(0.05)
-    return proc
+    return stack.start_worker(HERALD_JOBS_POLL_SECONDS="0.05", **env)
 
 
 async def _attempts(http: httpx.AsyncClient, auth: dict[str, str], hook_id: str, count: int) -> list[dict]:

@@ -43,16 +43,6 @@ def fault_stack(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
             yield stack
 
 
-def start_worker(stack: Stack, name: str):  # noqa: ANN201 - a Popen
-    proc = stack.spawn("core", "worker", log_name=name)
-    log = stack.workdir / f"{name}.log"
-    deadline = time.monotonic() + 60
-    while "running jobs" not in (log.read_text(errors="replace") if log.exists() else ""):
-        assert proc.poll() is None and time.monotonic() < deadline, stack.logs()
-        time.sleep(0.05)
-    return proc
-
-
 async def organization(stack: Stack, name: str) -> dict[str, str]:
     key = await asyncio.to_thread(bootstrap_org, stack.database_url, name, credits=1000)
     engine = create_async_engine(stack.database_url)
@@ -71,7 +61,7 @@ async def test_a_receiver_down_for_30_seconds_loses_nothing(fault_stack: Stack) 
             "/v1/webhooks", json={"url": f"http://127.0.0.1:{port}/hooks", "events": ["*"]}, headers=auth
         )
         hook = made.json()
-        worker = start_worker(fault_stack, "outage-worker")
+        worker = fault_stack.start_worker("outage-worker")
         try:
             posts = [
                 (await api.post("/v1/posts", json={"content": f"outage {i}", "profiles": ["fx"]}, headers=auth)).json()
@@ -110,7 +100,7 @@ async def test_a_worker_killed_mid_delivery_leaves_the_event_to_another(fault_st
     try:
         async with httpx.AsyncClient(base_url=fault_stack.base_url, timeout=30) as api:
             hook = (await api.post("/v1/webhooks", json={"url": receiver.url, "events": ["*"]}, headers=auth)).json()
-            first = start_worker(fault_stack, "doomed-worker")
+            first = fault_stack.start_worker("doomed-worker")
             second = None
             try:
                 event_id = (await api.post(f"/v1/webhooks/{hook['id']}/test", headers=auth)).json()["event_id"]
@@ -118,7 +108,7 @@ async def test_a_worker_killed_mid_delivery_leaves_the_event_to_another(fault_st
                 first.send_signal(signal.SIGKILL)
                 first.wait(timeout=10)
                 receiver.hold = 0
-                second = start_worker(fault_stack, "second-worker")
+                second = fault_stack.start_worker("second-worker")
                 assert await until(lambda: asyncio.sleep(0, len(receiver.got) >= 2), within=LEASE + 30)
                 assert {h["webhook-id"] for h, _ in receiver.got} == {event_id}  # a duplicate, same id
                 assert len({body for _, body in receiver.got}) == 1  # and the same bytes

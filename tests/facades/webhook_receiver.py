@@ -81,15 +81,8 @@ def deliverer(stack: Stack) -> Iterator[None]:
         "HERALD_WEBHOOK_RETRY_SCHEDULE": json.dumps(RETRIES),
         "HERALD_ALLOW_PRIVATE_TARGETS": "true",
         "HERALD_WEBHOOK_DISABLE_AFTER_SECONDS": str(DISABLE_AFTER),
-        "HERALD_LOG_LEVEL": "INFO",  # its "running jobs" line says it is ready
     }
-    name = f"webhook-worker-{uuid.uuid4().hex[:8]}"  # a log of its own: its "running jobs" line
-    proc = stack.spawn("core", "worker", log_name=name, env=env)
-    log = stack.workdir / f"{name}.log"
-    deadline = time.monotonic() + 60
-    while "running jobs" not in (log.read_text(errors="replace") if log.exists() else ""):
-        assert proc.poll() is None and time.monotonic() < deadline, stack.logs()
-        time.sleep(0.05)
+    proc = stack.start_worker(f"webhook-worker-{uuid.uuid4().hex[:8]}", **env)
     yield
     proc.terminate()
     proc.wait(timeout=10)
