@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # module from source again, about 3 s of CPU each.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test install lint check-generated protos envoy-validate test-only bench clean
+.PHONY: run test install lint check-generated protos envoy-validate test-only bench clean docs
 
 run: install
 	$(VENV)/bin/herald migrate
@@ -34,6 +34,11 @@ lint: install check-generated envoy-validate
 	$(VENV)/bin/ruff check contract core facades tests bench
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/buf lint
+	$(PY) scripts/api_reference.py --check
+
+# Regenerates docs/api.md's route reference from the operation table (lint fails while it is stale).
+docs: install
+	$(PY) scripts/api_reference.py
 
 # Regenerates into a scratch directory and fails if the committed generated/ differs.
 check-generated: install
