@@ -33,7 +33,7 @@ class Tool:
     # When the tool answers differently from the REST body (e.g. adds upload instructions).
     output: type[Response] | None = None
     adapt: Callable[[Any, Request], dict[str, Any]] | None = None
-    # The MCP Apps resource (`ui://…`) a host renders the result in (facades/mcp/apps.py).
+    # The MCP Apps resource (`ui://…`) a host renders the result in (facades/mcp/apps/).
     ui: str | None = None
 
 
