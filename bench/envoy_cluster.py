@@ -16,7 +16,13 @@ profiles, unique content), --duration s each after a warm-up; every answer must 
 With --together the three layouts are up at once (the envoy and edge layouts sharing their two
 cores) and loaded in turn, the order reversed every other round: the machine's speed, which
 drifts by tens of percent within minutes here, then moves under all three alike.
-Prints req/s per round, the medians and envoy/direct; writes bench/results/envoy_cluster-*.json.
+Prints req/s per round, the medians and envoy/direct, and what each layout costs in CPU per
+request (medians over the rounds): Envoy's own (both of its listeners in the envoy layout, the
+public one in edge), and Herald's own (cores and facades together) against the direct layout's.
+Those are what the multi-host claim rests on (docs/operations.md): on this 2-CPU machine every
+process shares the same two CPUs, so throughput through Envoy cannot be told apart from the
+application's own, but a request's CPU in each process can. Writes
+bench/results/envoy_cluster-*.json.
 """
 
 from __future__ import annotations
@@ -257,7 +263,26 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         what: round(m["edge"] / m["direct"], 3) for what, m in out["medians"].items() if m.get("direct")
     }
     out["runs"] = details
+    out["cpu_ms_per_request"] = cpu_costs(details)
     return out
+
+
+def cpu_costs(details: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Per route and layout, the medians over the rounds of CPU ms per request: Envoy's, Herald's
+    own (every core and facade process), PostgreSQL's."""
+    found: dict[str, dict[str, dict[str, list[float]]]] = {}
+    for run in details:
+        kind, what = run["name"].split(" ", 1)
+        what = what.rsplit(" (round", 1)[0]
+        cpu = run["cpu_ms_per_request"]
+        herald = sum(v for k, v in cpu.items() if k.startswith(("core", "facade")))
+        costs = {"envoy": cpu.get("envoy", 0.0), "herald": herald, "postgres": cpu.get("postgres", 0.0)}
+        for name, value in costs.items():
+            found.setdefault(what, {}).setdefault(kind, {}).setdefault(name, []).append(value)
+    return {
+        what: {kind: {name: round(statistics.median(v), 3) for name, v in names.items()} for kind, names in kinds.items()}
+        for what, kinds in found.items()
+    }
 
 
 def main() -> None:
@@ -290,6 +315,17 @@ def main() -> None:
             f"{what}: direct {m['direct']:.0f}, envoy {m['envoy']:.0f}, edge {m['edge']:.0f} req/s (medians); "
             f"envoy/direct {ratio}, edge/direct {out['ratio_edge_direct'][what]}"
         )
+    for what, kinds in out["cpu_ms_per_request"].items():
+        direct = kinds.get("direct", {}).get("herald")
+        for kind in ("envoy", "edge"):
+            cost = kinds.get(kind)
+            if not cost or not direct:
+                continue
+            print(
+                f"{what}, {kind}: Envoy {cost['envoy']:.3f} ms CPU per request (aim <= 0.4); Herald "
+                f"{cost['herald']:.3f} against {direct:.3f} direct ({cost['herald'] / direct:.2f}x, aim <= 1.10); "
+                f"PostgreSQL {cost['postgres']:.3f}"
+            )
     out["total_s"] = round(time.monotonic() - started, 1)
     path = RESULTS / f"envoy_cluster-postgresql-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
     json_dump(path, out)
