@@ -81,6 +81,18 @@ class ReplyTo:
 
 
 @dataclass(frozen=True, slots=True)
+class TikTokOptions:
+    """A TikTok post's settings as the request chose them; None where it chose nothing, which
+    the TikTok connector fills with its documented default (docs/posts.md)."""
+
+    privacy_level: str | None = None
+    disable_comment: bool | None = None
+    disable_duet: bool | None = None
+    disable_stitch: bool | None = None
+    auto_add_music: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class OutgoingPost:
     post_id: str
     # Stable across retries of one delivery: platforms that honour an idempotency key get it,
@@ -95,6 +107,10 @@ class OutgoingPost:
     created_at: datetime | None = None
     # Set on a thread item (published as a reply) and on a first comment; None on a post.
     reply_to: ReplyTo | None = None
+    # The text's language, a normalized BCP 47 tag (core/posts/language.py); None: not named.
+    language: str | None = None
+    # TikTok only: the settings the request chose (None: every default).
+    tiktok: TikTokOptions | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +263,9 @@ class Connector(ABC):
     # profile's granted scopes before a post is accepted; () when posting's suffice.
     reply_scopes: ClassVar[tuple[str, ...]] = ()
     comment_scopes: ClassVar[tuple[str, ...]] = ()
+    # Where the platform's request carries the post's language (e.g. Bluesky's `langs`); "" for a
+    # platform whose API has no such field, where a request's `language` gets a notice.
+    language_field: ClassVar[str] = ""
 
     @abstractmethod
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:

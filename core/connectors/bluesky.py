@@ -57,6 +57,7 @@ class BlueskyConnector(Connector):
     web_host = "bsky.app"
     threads = True
     first_comment = True  # a self-reply, with the same app password
+    language_field = "langs"
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         images = [m for m in post.media if m.kind == "image"]
@@ -79,6 +80,8 @@ class BlueskyConnector(Connector):
             at = utcnow()
             await api.save(record_time=at.isoformat())
         record: dict[str, Any] = {"$type": POST, "text": post.content, "createdAt": created_at(at)}
+        if post.language:  # app.bsky.feed.post `langs`: language feeds and filters read it
+            record["langs"] = [post.language]
         if facets:
             record["facets"] = facets
         if embed:

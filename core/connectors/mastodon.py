@@ -1,5 +1,5 @@
 """Mastodon (per instance): POST /api/v2/media per attachment, then POST /api/v1/statuses
-(PLATFORMS.md, Mastodon)."""
+(Mastodon's API, https://docs.joinmastodon.org/methods/statuses/#create)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ from core.connectors.base import (
 )
 from core.connectors.common import JSON, base_url, ok, poll, remember_upload, required, sent_at, status_class, uploaded
 from core.db.types import utcnow
+from core.posts.language import primary_language
 
 DEFAULT_INSTANCE = "https://mastodon.social"
 # Mastodon keeps an Idempotency-Key for an hour; resending within this window is safe.
 IDEMPOTENCY_WINDOW = timedelta(minutes=55)
-# Herald's posts are public; a reply keeps the visibility of the post it answers (PLATFORMS.md).
+# Herald's posts are public; a reply keeps the visibility of the post it answers.
 VISIBILITY = "public"
 
 
@@ -35,9 +36,14 @@ class MastodonConnector(Connector):
     the delivery key as `Idempotency-Key`: the instance keeps it for an hour, so re-sending an
     attempt whose answer was lost returns the first status instead of posting twice. A thread
     item or a first comment is a status with `in_reply_to_id` (the post it answers) and the
-    visibility of that post (Herald sends every post public), under its own delivery key."""
+    visibility of that post (Herald sends every post public), under its own delivery key.
+
+    The post's language goes as `language`, which Mastodon takes as an ISO 639 code: the tag's
+    primary language (`pt` of `pt-BR`). An instance that does not know it uses the account's
+    default language, as it does for any status."""
 
     key = "mastodon"
+    language_field = "language"
     web_host = urlsplit(DEFAULT_INSTANCE).netloc
     poll_seconds = 1.0
     threads = True
@@ -51,6 +57,8 @@ class MastodonConnector(Connector):
             body["media_ids"] = media_ids
         if post.reply_to is not None:
             body["in_reply_to_id"] = post.reply_to.parent.platform_post_id
+        if post.language and (language := primary_language(post.language)):
+            body["language"] = language
         headers = {**JSON, "Idempotency-Key": post.delivery_key}
         request = PlatformRequest("POST", f"{instance}/api/v1/statuses", headers, json=body, creates_post=True)
         response = await api.send(request)

@@ -1,5 +1,5 @@
 """YouTube (Data API v3): a resumable upload session carrying the metadata, then the PUT of the
-video's bytes (PLATFORMS.md, YouTube)."""
+video's bytes (https://developers.google.com/youtube/v3/docs/videos/insert)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ _RANGE = re.compile(r"bytes=(\d+)-(\d+)")
 
 class YouTubeConnector(Connector):
     """The upload is the post: the session is started with the video's metadata, then the PUT of
-    its bytes makes the video. The title is the post's `title`, else the content's first line.
+    its bytes makes the video. The title is the post's `title`, else the content's first line; the
+    post's language is `snippet.defaultLanguage`, the language of the title and description.
     The session URI is saved as soon as YouTube gives it, so an attempt after a lost answer asks
     the session how far it got (`Content-Range: bytes */size`): a finished upload answers the
     video, an unfinished one says where to resume, an expired one (no video made) starts over.
@@ -51,6 +52,7 @@ class YouTubeConnector(Connector):
     web_host = "www.youtube.com"
     first_comment = True
     comment_scopes = (FORCE_SSL,)
+    language_field = "snippet.defaultLanguage"
 
     async def deliver_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery:
         video_id, channel_id = _commented(comment)
@@ -167,8 +169,11 @@ class YouTubeConnector(Connector):
             raise refusal("YouTube titles and descriptions may not contain < or >")
         if len(post.content.encode()) > MAX_DESCRIPTION_BYTES:
             raise refusal(f"a YouTube description is at most {MAX_DESCRIPTION_BYTES} UTF-8 bytes")
+        snippet = {"title": title, "description": post.content, "categoryId": CATEGORY_PEOPLE_AND_BLOGS}
+        if post.language:
+            snippet["defaultLanguage"] = post.language
         metadata = {
-            "snippet": {"title": title, "description": post.content, "categoryId": CATEGORY_PEOPLE_AND_BLOGS},
+            "snippet": snippet,
             "status": {"privacyStatus": PRIVACY_STATUS, "selfDeclaredMadeForKids": False},
         }
         headers = {
