@@ -73,6 +73,7 @@ def _admin_parser() -> argparse.ArgumentParser:
     p.add_argument("--platform", required=True)
     p.add_argument("--tag", action="append", default=[])
     p.add_argument("--display-name", default="")
+    p.add_argument("--language", default="", help="its posts' default language, a BCP 47 tag (e.g. en, pt-BR)")
     p = asub.add_parser("credits", help="add credits to an organization")
     p.add_argument("--org", required=True)
     p.add_argument("--add", type=int, required=True)
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     args = _parser().parse_args(argv[:1] if argv[:1] == ["admin"] else argv)
     settings = CoreSettings()
-    logs.configure(settings.log_level, settings.log_format)
+    logs.configure(_log_level(args.command, settings.log_level), settings.log_format)
     # The HTTP clients log each request's full URL at INFO, and some platforms' documented calls
     # carry credentials in the query (Meta's token exchanges): their request lines are never logged.
     for name in QUIET_LOGGERS:
@@ -139,6 +140,20 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+# The one-shot commands: each prints its result on stdout, so stderr is for what needs a
+# reader's attention (warnings and errors), never progress lines (docs/decisions.md, "Admin CLI").
+ONE_SHOT_COMMANDS = ("migrate", "admin")
+
+
+def _log_level(command: str, configured: str) -> str:
+    """HERALD_LOG_LEVEL for the processes that run; at least WARNING for a one-shot command,
+    unless DEBUG was asked for (troubleshooting a migration or a database that cannot be reached)."""
+    if command not in ONE_SHOT_COMMANDS:
+        return configured
+    level = logging.getLevelNamesMapping().get(configured.upper(), logging.INFO)
+    return configured if level <= logging.DEBUG else logging.getLevelName(max(level, logging.WARNING))
+
+
 def _run_async(factory: Callable[[], Awaitable[Any]]) -> int:
     return _starting(lambda: uvloop.run(factory()))
 
@@ -171,7 +186,6 @@ def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
     from core.db.migrate import head_revision, schema_revision
     from core.keyfiles import KeyFileError
 
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # reading the head revision logs at INFO
     url = settings.effective_database_url
     if settings.is_sqlite and not Path(url.split("///", 1)[1]).exists():
         # Never created here: connecting would leave an empty database file behind.
@@ -202,6 +216,7 @@ def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
                         platform=args.platform,
                         tags=args.tag,
                         display_name=args.display_name,
+                        language=args.language,
                     )
                 case "credits":
                     return await admin.add_credits(engine, org=args.org, amount=args.add)

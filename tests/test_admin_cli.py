@@ -175,3 +175,28 @@ def test_an_unmigrated_data_directory_is_one_json_object_and_creates_nothing(tmp
         stack_env("postgresql+psycopg://postgres@127.0.0.1:1/nowhere", tmp_path), "credits", "--org", "a", "--add", "1"
     )
     assert (code, json.loads(lines[0])["code"]) == (1, "DATABASE_UNAVAILABLE")
+
+
+@pytest.mark.one_backend  # what a process prints where; no SQL decides it
+@pytest.mark.parametrize("level", [None, "INFO"])
+def test_migrate_and_admin_print_their_result_and_no_progress_lines(tmp_path, level) -> None:  # noqa: ANN001
+    """A CLI answers on stdout and keeps stderr for warnings and errors: on a fresh SQLite, with
+    the default log level (INFO, what the services log at), neither `herald migrate` nor an
+    admin command writes a line on stderr (Alembic logs each migration at INFO)."""
+    data = tmp_path / "data"
+    env = {k: v for k, v in stack_env("", tmp_path).items() if k not in ("HERALD_DATABASE_URL", "HERALD_LOG_LEVEL")}
+    env["HERALD_DATA_DIR"] = str(data)
+    if level is not None:
+        env["HERALD_LOG_LEVEL"] = level
+    for args in (
+        ("migrate",),
+        ("admin", "bootstrap", "--email", "quiet@example.com", "--password", "a long password", "--org", "quiet"),
+        ("admin", "add-profile", "--org", "quiet", "--slug", "quiet-x", "--platform", "x"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "core", *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stderr == "", (args, proc.stderr[:2000])
+        (line,) = proc.stdout.strip().splitlines()
+        assert isinstance(json.loads(line), dict)
