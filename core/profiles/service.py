@@ -25,9 +25,12 @@ MAX_TAGS = 20
 
 @dataclass(frozen=True, slots=True)
 class Connection:
-    """How the profile's platform account is connected (never its tokens)."""
+    """How the profile's platform account is connected (never its tokens). `status` as answered
+    (docs/live-publishing.md, "Connection status"): `connected`, `needs_reauth`, `disconnected`
+    (an account was connected and is gone), or `sandbox` (no platform account was ever
+    connected: the sandbox publishes to it; in live mode it cannot post)."""
 
-    status: str = "disconnected"
+    status: str = "sandbox"
     platform_account_id: str = ""
     handle: str = ""
     avatar_url: str = ""
@@ -68,9 +71,16 @@ PUBLIC_COLUMNS = (
 )
 
 
+def answered_status(stored: str, platform_account_id: str) -> str:
+    """The status a profile answers with. The database stores `disconnected` for a profile
+    without tokens; one that never had an account (no platform account id, which a disconnect
+    keeps) is a sandbox profile, which agents must not read as "cannot post"."""
+    return "sandbox" if stored == "disconnected" and not platform_account_id else stored
+
+
 def connection_of(row) -> Connection:  # noqa: ANN001 - a row with PUBLIC_COLUMNS
     return Connection(
-        row.connection_status,
+        answered_status(row.connection_status, row.platform_account_id),
         row.platform_account_id,
         row.handle,
         row.avatar_url,

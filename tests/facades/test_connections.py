@@ -123,7 +123,7 @@ async def test_a_callback_with_an_unknown_state_is_refused_on_a_page(http) -> No
 async def test_profiles_show_their_connection_and_disconnect_is_idempotent(http, org, engine) -> None:
     listed = (await http.get("/v1/profiles", headers=org.auth)).json()["profiles"]
     (acme,) = [p for p in listed if p["slug"] == "acme-x"]
-    assert acme["connection"]["status"] == "disconnected"
+    assert acme["connection"]["status"] == "sandbox"  # no account was ever connected
     assert acme["connection"]["handle"] is None and acme["connection"]["platform_account_id"] is None
     assert set(acme["connection"]) == {  # when the token expires, never a token
         "status",
@@ -140,7 +140,7 @@ async def test_profiles_show_their_connection_and_disconnect_is_idempotent(http,
     done = await http.post("/v1/profiles/acme-x/disconnect", headers=org.auth)
     assert done.status_code == 200
     assert done.json()["revoked"] is False  # a sandbox profile has no grant to revoke
-    assert done.json()["profile"]["connection"]["status"] == "disconnected"
+    assert done.json()["profile"]["connection"]["status"] == "sandbox"  # there was no account to disconnect
     again = await http.post("/v1/profiles/acme-x/disconnect", headers=org.auth)
     assert again.status_code == 200
     async with engine.connect() as conn:

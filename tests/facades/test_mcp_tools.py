@@ -183,6 +183,17 @@ async def test_every_tool_answers_structured_content_that_matches_its_output_sch
     assert (duplicate["duplicate"], duplicate["media_id"], duplicate["upload"]) == (True, ticket["media_id"], None)
 
 
+async def test_a_profile_without_an_account_says_sandbox_over_rest_and_mcp(agent, http) -> None:  # noqa: ANN001
+    """A profile added without a platform account (`herald admin add-profile`) is a sandbox
+    profile, not a `disconnected` one: an agent reading "disconnected" concludes it cannot post."""
+    over_mcp = (await agent.ok("list_profiles", {}))["profiles"]
+    assert {p["slug"]: p["connection"]["status"] for p in over_mcp} == {"acme-x": "sandbox", "acme-yt": "sandbox"}
+    over_rest = (await http.get("/v1/profiles", headers=agent.org.auth)).json()["profiles"]
+    assert {p["slug"]: p["connection"]["status"] for p in over_rest} == {"acme-x": "sandbox", "acme-yt": "sandbox"}
+    one = (await http.get("/v1/profiles/acme-x", headers=agent.org.auth)).json()
+    assert (one["connection"]["status"], one["connection"]["platform_account_id"]) == ("sandbox", None)
+
+
 async def test_retry_post_requeues_a_failed_post(agent, engine) -> None:
     from sqlalchemy import update
 
