@@ -6,16 +6,16 @@ from datetime import UTC, datetime
 from urllib.parse import quote, unquote
 
 from herald.identity.v1 import accounts_pb2
-from sanic import Blueprint, Request
+from sanic import Request
 from sanic.response import HTTPResponse
 
 from facades.errors import ApiError
 from facades.web import csrf
-from facades.web.pages import form_value, notice, page_errors, safe_next, see_other
+from facades.web.pages import Route, form_value, notice, page_errors, safe_next, see_other
 from facades.web.session import current_viewer, session_token, set_session_cookie
 from facades.web.templating import render
 
-# One answer for every failed sign-in (SPEC 5: nothing tells which of email or password was wrong).
+# One answer for every failed sign-in: nothing tells which of the email or the password was wrong.
 SIGN_IN_FAILED = "The email or password is not right."
 SIGN_IN_THROTTLED = "Too many failed sign-ins for this account. Try again in 15 minutes."
 # Sign-up answers alike whether or not the email has an account (docs/dashboard.md), so the
@@ -56,112 +56,120 @@ def _signed_in_response(request: Request, session: accounts_pb2.Session, target:
     return response
 
 
-def accounts_blueprint() -> Blueprint:
-    bp = Blueprint("dashboard_accounts")
+@page_errors
+async def landing(request: Request) -> HTTPResponse:
+    """What Herald is, and where to go: sign up or in, the API, the agent guide (issue 13)."""
+    signed_in = bool(session_token(request)) and await current_viewer(request) is not None
+    return render(request, "landing.html", signed_in=signed_in)
 
-    @bp.get("/")
-    @page_errors
-    async def landing(request: Request) -> HTTPResponse:
-        """What Herald is, and where to go: sign up or in, the API, the agent guide (issue 13)."""
-        signed_in = bool(session_token(request)) and await current_viewer(request) is not None
-        return render(request, "landing.html", signed_in=signed_in)
 
-    @bp.get("/login")
-    @page_errors
-    async def login_form(request: Request) -> HTTPResponse:
-        target = safe_next(request.args.get("next"))
-        if session_token(request) and await current_viewer(request) is not None:
-            return see_other(target or "/dashboard")
-        if request.args.get("notice") == "signed-up":
-            return render(request, "login.html", next=target, email=_signed_up_email(request), flash=SIGNED_UP)
-        return render(request, "login.html", next=target, email="", flash=notice(request))
+@page_errors
+async def login_form(request: Request) -> HTTPResponse:
+    """The sign-in form; a visitor already signed in goes straight on to `next`."""
+    target = safe_next(request.args.get("next"))
+    if session_token(request) and await current_viewer(request) is not None:
+        return see_other(target or "/dashboard")
+    if request.args.get("notice") == "signed-up":
+        return render(request, "login.html", next=target, email=_signed_up_email(request), flash=SIGNED_UP)
+    return render(request, "login.html", next=target, email="", flash=notice(request))
 
-    @bp.post("/login")
-    @page_errors
-    async def login(request: Request) -> HTTPResponse:
-        csrf.check(request, signed_in=False)
-        target = safe_next(form_value(request, "next"))
-        email = form_value(request, "email")
-        password = (request.form or {}).get("password") or ""
-        core = request.app.ctx.core
-        try:
-            result = await core.call(
-                core.accounts.SignIn, accounts_pb2.SignInRequest(email=email, password=password), authorization=None
-            )
-        except ApiError as error:
-            if error.code == "TOO_MANY_ATTEMPTS":
-                return render(request, "login.html", status=429, next=target, email=email, error=SIGN_IN_THROTTLED)
-            if error.code == "RATE_LIMITED":
-                message = "Too many sign-in attempts from your network or for this email."
-                return _too_many(request, error, "login.html", message, next=target, email=email)
-            if error.code not in ("UNAUTHORIZED", "VALIDATION_ERROR", "NOT_FOUND"):
-                raise
-            return render(request, "login.html", status=401, next=target, email=email, error=SIGN_IN_FAILED)
-        return _signed_in_response(request, result.response, target or "/dashboard")
 
-    @bp.get("/signup")
-    @page_errors
-    async def signup_form(request: Request) -> HTTPResponse:
-        core = request.app.ctx.core
-        policy = await core.call(
-            core.accounts.GetSignUpPolicy, accounts_pb2.GetSignUpPolicyRequest(), authorization=None
+@page_errors
+async def login(request: Request) -> HTTPResponse:
+    """Signs in: the session cookie, then `next` (a local path) or the overview."""
+    csrf.check(request, signed_in=False)
+    target = safe_next(form_value(request, "next"))
+    email = form_value(request, "email")
+    password = (request.form or {}).get("password") or ""
+    core = request.app.ctx.core
+    try:
+        result = await core.call(
+            core.accounts.SignIn, accounts_pb2.SignInRequest(email=email, password=password), authorization=None
         )
-        closed = not policy.response.open
-        return render(request, "signup.html", email="", organization="", closed=closed)
+    except ApiError as error:
+        if error.code == "TOO_MANY_ATTEMPTS":
+            return render(request, "login.html", status=429, next=target, email=email, error=SIGN_IN_THROTTLED)
+        if error.code == "RATE_LIMITED":
+            message = "Too many sign-in attempts from your network or for this email."
+            return _too_many(request, error, "login.html", message, next=target, email=email)
+        if error.code not in ("UNAUTHORIZED", "VALIDATION_ERROR", "NOT_FOUND"):
+            raise
+        return render(request, "login.html", status=401, next=target, email=email, error=SIGN_IN_FAILED)
+    return _signed_in_response(request, result.response, target or "/dashboard")
 
-    @bp.post("/signup")
-    @page_errors
-    async def signup(request: Request) -> HTTPResponse:
-        csrf.check(request, signed_in=False)
-        email = form_value(request, "email")
-        organization = form_value(request, "organization").lower()
-        password = (request.form or {}).get("password") or ""
-        core = request.app.ctx.core
-        form = {"email": email, "organization": organization}
-        try:
-            await core.call(
-                core.accounts.SignUp,
-                accounts_pb2.SignUpRequest(email=email, password=password, organization=organization),
-                authorization=None,
-            )
-        except ApiError as error:
-            if error.code == "FORBIDDEN":
-                return render(request, "signup.html", status=403, closed=True, error=SIGN_UP_CLOSED, **form)
-            if error.code == "RATE_LIMITED":
-                return _too_many(request, error, "signup.html", "Too many sign-ups from your network.", **form)
-            if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
-                raise
-            return render(request, "signup.html", status=error.http_status, error=error.message, **form)
-        # The same answer whether the account is new or the email already had one: the
-        # sign-in page, the email filled in, one notice for both cases.
-        response = see_other("/login?notice=signed-up")
-        response.add_cookie(
-            SIGNED_UP_EMAIL_COOKIE,
-            quote(email[:MAX_EMAIL_LENGTH], safe="@"),
-            path="/login",
-            max_age=600,
-            httponly=True,
-            samesite="Lax",
-            secure=request.app.ctx.settings.base_url.startswith("https://"),
+
+@page_errors
+async def signup_form(request: Request) -> HTTPResponse:
+    """The sign-up form, or a page saying sign-up is closed."""
+    core = request.app.ctx.core
+    policy = await core.call(core.accounts.GetSignUpPolicy, accounts_pb2.GetSignUpPolicyRequest(), authorization=None)
+    closed = not policy.response.open
+    return render(request, "signup.html", email="", organization="", closed=closed)
+
+
+@page_errors
+async def signup(request: Request) -> HTTPResponse:
+    """Creates the user and the organization (or, for an email that has an account, nothing),
+    and answers both alike: the sign-in page with the email filled in."""
+    csrf.check(request, signed_in=False)
+    email = form_value(request, "email")
+    organization = form_value(request, "organization").lower()
+    password = (request.form or {}).get("password") or ""
+    core = request.app.ctx.core
+    form = {"email": email, "organization": organization}
+    try:
+        await core.call(
+            core.accounts.SignUp,
+            accounts_pb2.SignUpRequest(email=email, password=password, organization=organization),
+            authorization=None,
         )
-        return response
+    except ApiError as error:
+        if error.code == "FORBIDDEN":
+            return render(request, "signup.html", status=403, closed=True, error=SIGN_UP_CLOSED, **form)
+        if error.code == "RATE_LIMITED":
+            return _too_many(request, error, "signup.html", "Too many sign-ups from your network.", **form)
+        if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
+            raise
+        return render(request, "signup.html", status=error.http_status, error=error.message, **form)
+    # The same answer whether the account is new or the email already had one: the
+    # sign-in page, the email filled in, one notice for both cases.
+    response = see_other("/login?notice=signed-up")
+    response.add_cookie(
+        SIGNED_UP_EMAIL_COOKIE,
+        quote(email[:MAX_EMAIL_LENGTH], safe="@"),
+        path="/login",
+        max_age=600,
+        httponly=True,
+        samesite="Lax",
+        secure=request.app.ctx.settings.base_url.startswith("https://"),
+    )
+    return response
 
-    @bp.post("/logout")
-    @page_errors
-    async def logout(request: Request) -> HTTPResponse:
-        if session_token(request) is None:
-            return see_other("/login")
-        csrf.check(request, signed_in=True)
-        core = request.app.ctx.core
-        try:
-            await core.call(
-                core.accounts.SignOut,
-                accounts_pb2.SignOutRequest(),
-                authorization=f"Bearer {session_token(request)}",
-            )
-        except ApiError as error:
-            if error.code != "UNAUTHORIZED":  # already over: nothing left to end
-                raise
-        return see_other("/login?notice=signed-out", clear_session=True, request=request)
 
-    return bp
+@page_errors
+async def logout(request: Request) -> HTTPResponse:
+    """Ends the session in the core and deletes the cookie."""
+    if session_token(request) is None:
+        return see_other("/login")
+    csrf.check(request, signed_in=True)
+    core = request.app.ctx.core
+    try:
+        await core.call(
+            core.accounts.SignOut,
+            accounts_pb2.SignOutRequest(),
+            authorization=f"Bearer {session_token(request)}",
+        )
+    except ApiError as error:
+        if error.code != "UNAUTHORIZED":  # already over: nothing left to end
+            raise
+    return see_other("/login?notice=signed-out", clear_session=True, request=request)
+
+
+ROUTES = (
+    Route("GET", "/", landing),
+    Route("GET", "/login", login_form),
+    Route("POST", "/login", login),
+    Route("GET", "/signup", signup_form),
+    Route("POST", "/signup", signup),
+    Route("POST", "/logout", logout),
+)

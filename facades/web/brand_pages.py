@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from herald.brand.v1 import brand_pb2
-from sanic import Blueprint, Request
+from sanic import Request
 from sanic.response import HTTPResponse
 
 from facades.errors import ApiError
-from facades.web.pages import dashboard_page, form_value, see_other, signed_in, when
+from facades.web.pages import Route, dashboard_page, form_value, see_other, signed_in, when
 from facades.web.session import Viewer
 
 EXAMPLE_SEPARATOR = "---"
@@ -70,9 +70,15 @@ def _form_of(voice: brand_pb2.BrandVoice) -> dict[str, Any]:
     }
 
 
-async def _page(
-    request: Request, viewer: Viewer, *, status: int = 200, error: str | None = None, form=None
-) -> HTTPResponse:  # noqa: ANN001
+async def brand_voice_page(
+    request: Request,
+    viewer: Viewer,
+    *,
+    status: int = 200,
+    error: str | None = None,
+    form: dict[str, str] | None = None,
+) -> HTTPResponse:
+    """The form, filled with the saved voice, or with what was sent when a save was refused."""
     core = request.app.ctx.core
     voice = (
         await core.call(core.brand.GetBrandVoice, brand_pb2.GetBrandVoiceRequest(), authorization=viewer.authorization)
@@ -91,44 +97,44 @@ async def _page(
     )
 
 
-def brand_blueprint() -> Blueprint:
-    bp = Blueprint("dashboard_brand", url_prefix="/dashboard")
+@signed_in
+async def brand_voice(request: Request, viewer: Viewer) -> HTTPResponse:
+    """The organization's brand voice, in a form."""
+    return await brand_voice_page(request, viewer)
 
-    @bp.get("/brand-voice")
-    @signed_in
-    async def brand_voice(request: Request, viewer: Viewer) -> HTTPResponse:
-        return await _page(request, viewer)
 
-    @bp.post("/brand-voice")
-    @signed_in
-    async def save_brand_voice(request: Request, viewer: Viewer) -> HTTPResponse:
-        names = ("description", "tone", "audience", "examples", "never_publish", "preferred_terms")
-        form = {
-            name: form_value(request, name) for name in (*names, "emoji", "hashtags", "signature_hashtags", "version")
-        }
-        core = request.app.ctx.core
-        try:
-            message = brand_pb2.UpdateBrandVoiceRequest(
-                voice=brand_pb2.BrandVoice(
-                    description=form["description"],
-                    tone=_lines(form["tone"]),
-                    audience=form["audience"],
-                    examples=_examples(form["examples"]),
-                    never_publish=_lines(form["never_publish"]),
-                    preferred_terms=_terms(form["preferred_terms"]),
-                    emoji=EMOJI.get(form["emoji"], brand_pb2.EMOJI_HABIT_UNSPECIFIED),
-                    hashtags=HASHTAGS.get(form["hashtags"], brand_pb2.HASHTAG_HABIT_UNSPECIFIED),
-                    signature_hashtags=_lines(form["signature_hashtags"]),
-                )
+@signed_in
+async def save_brand_voice(request: Request, viewer: Viewer) -> HTTPResponse:
+    """Saves the form as a new version, unless another was saved since the form was read."""
+    names = ("description", "tone", "audience", "examples", "never_publish", "preferred_terms")
+    form = {name: form_value(request, name) for name in (*names, "emoji", "hashtags", "signature_hashtags", "version")}
+    core = request.app.ctx.core
+    try:
+        message = brand_pb2.UpdateBrandVoiceRequest(
+            voice=brand_pb2.BrandVoice(
+                description=form["description"],
+                tone=_lines(form["tone"]),
+                audience=form["audience"],
+                examples=_examples(form["examples"]),
+                never_publish=_lines(form["never_publish"]),
+                preferred_terms=_terms(form["preferred_terms"]),
+                emoji=EMOJI.get(form["emoji"], brand_pb2.EMOJI_HABIT_UNSPECIFIED),
+                hashtags=HASHTAGS.get(form["hashtags"], brand_pb2.HASHTAG_HABIT_UNSPECIFIED),
+                signature_hashtags=_lines(form["signature_hashtags"]),
             )
-            # The version the form was read at: a save over someone else's newer one is refused.
-            if form["version"].isdigit():
-                message.expected_version = int(form["version"])
-            await core.call(core.brand.UpdateBrandVoice, message, authorization=viewer.authorization)
-        except ApiError as error:
-            if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
-                raise
-            return await _page(request, viewer, status=error.http_status, error=error.message, form=form)
-        return see_other("/dashboard/brand-voice?notice=voice-saved")
+        )
+        # The version the form was read at: a save over someone else's newer one is refused.
+        if form["version"].isdigit():
+            message.expected_version = int(form["version"])
+        await core.call(core.brand.UpdateBrandVoice, message, authorization=viewer.authorization)
+    except ApiError as error:
+        if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
+            raise
+        return await brand_voice_page(request, viewer, status=error.http_status, error=error.message, form=form)
+    return see_other("/dashboard/brand-voice?notice=voice-saved")
 
-    return bp
+
+ROUTES = (
+    Route("GET", "/dashboard/brand-voice", brand_voice),
+    Route("POST", "/dashboard/brand-voice", save_brand_voice),
+)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from herald.connections.v1 import connections_pb2
-from sanic import Blueprint, Request
+from sanic import Request
 from sanic.response import HTTPResponse
 
 from contract.redirects import app_url, local_path
 from facades.errors import ApiError
-from facades.web.pages import failure_page, form_value, page_errors, see_other, signed_in
+from facades.web.pages import Route, failure_page, form_value, page_errors, see_other, signed_in
 from facades.web.records_pages import profiles_page
 from facades.web.session import Viewer, session_token
 
@@ -26,92 +26,6 @@ def with_query(target: str, **params: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query + list(params.items()))))
 
 
-def connect_blueprint() -> Blueprint:
-    bp = Blueprint("connect")
-
-    @bp.get("/connect/callback")
-    @page_errors
-    async def callback(request: Request) -> HTTPResponse:
-        """Where every platform sends the browser back: the core completes the connection (the
-        state is the proof; a dashboard connection also needs the session that started it)."""
-        core = request.app.ctx.core
-        args = {name: request.args.get(name, "")[:4000] for name in ("state", "code", "error")}
-        try:
-            result = await core.call(
-                core.method(f"{SERVICE}/CompleteConnection"),
-                connections_pb2.CompleteConnectionRequest(**args, session_token=session_token(request) or ""),
-                authorization=None,
-            )
-        except ApiError as error:
-            return_to = _return_target(error.metadata.get("return_to", "") if error.metadata else "")
-            if error.code == "CONNECTION_FAILED" and return_to:
-                return see_other(with_query(return_to, error=error.code))
-            return failure_page(request, error, link=PROFILES, link_text="Back to profiles")
-        done = result.response
-        return_to = _return_target(done.return_to) or PROFILES
-        return see_other(with_query(return_to, profile=done.profile.slug, connection="connected"))
-
-    @bp.post("/dashboard/connect")
-    @signed_in
-    async def start(request: Request, viewer: Viewer) -> HTTPResponse:
-        core = request.app.ctx.core
-        form = {name: form_value(request, name) for name in ("platform", "instance_url", "slug", "tags")}
-        try:
-            result = await core.call(
-                core.method(f"{SERVICE}/StartConnection"),
-                connections_pb2.StartConnectionRequest(
-                    platform=form["platform"],
-                    instance_url=form["instance_url"],
-                    slug=form["slug"],
-                    tags=_tags(form["tags"]),
-                    return_to=PROFILES,
-                ),
-                authorization=viewer.authorization,
-            )
-        except ApiError as error:
-            if error.http_status >= 500 and error.code != "CONNECTION_FAILED":
-                raise
-            return await profiles_page(request, viewer, status=error.http_status, error=error.message, connect=form)
-        return see_other(result.response.authorization_url)
-
-    @bp.post("/dashboard/connect/bluesky")
-    @signed_in
-    async def bluesky(request: Request, viewer: Viewer) -> HTTPResponse:
-        core = request.app.ctx.core
-        form = {name: form_value(request, name) for name in ("identifier", "app_password", "pds_url", "slug", "tags")}
-        try:
-            result = await core.call(
-                core.method(f"{SERVICE}/ConnectBluesky"),
-                connections_pb2.ConnectBlueskyRequest(
-                    identifier=form["identifier"],
-                    app_password=form["app_password"],
-                    pds_url=form["pds_url"],
-                    slug=form["slug"],
-                    tags=_tags(form["tags"]),
-                ),
-                authorization=viewer.authorization,
-            )
-        except ApiError as error:
-            if error.http_status >= 500 and error.code != "CONNECTION_FAILED":
-                raise
-            form["app_password"] = ""  # never sent back to the browser
-            return await profiles_page(request, viewer, status=error.http_status, error=error.message, connect=form)
-        return see_other(with_query(PROFILES, profile=result.response.slug, connection="connected"))
-
-    @bp.post("/dashboard/profiles/<slug>/disconnect")
-    @signed_in
-    async def disconnect(request: Request, viewer: Viewer, slug: str) -> HTTPResponse:
-        core = request.app.ctx.core
-        await core.call(
-            core.method(f"{SERVICE}/DisconnectProfile"),
-            connections_pb2.DisconnectProfileRequest(slug=slug),
-            authorization=viewer.authorization,
-        )
-        return see_other(f"{PROFILES}?notice=disconnected")
-
-    return bp
-
-
 def _return_target(return_to: str) -> str | None:
     """Where the callback may send the browser: a path of this site, or the absolute http(s) URL
     a REST caller named when it started the connection. The core checked it when it stored it;
@@ -120,4 +34,97 @@ def _return_target(return_to: str) -> str | None:
 
 
 def _tags(text: str) -> list[str]:
+    """The form's comma-separated tags."""
     return [t.strip() for t in text.split(",") if t.strip()]
+
+
+@page_errors
+async def connect_callback(request: Request) -> HTTPResponse:
+    """Where every platform sends the browser back: the core completes the connection (the
+    state is the proof; a dashboard connection also needs the session that started it)."""
+    core = request.app.ctx.core
+    args = {name: request.args.get(name, "")[:4000] for name in ("state", "code", "error")}
+    try:
+        result = await core.call(
+            core.method(f"{SERVICE}/CompleteConnection"),
+            connections_pb2.CompleteConnectionRequest(**args, session_token=session_token(request) or ""),
+            authorization=None,
+        )
+    except ApiError as error:
+        return_to = _return_target(error.metadata.get("return_to", "") if error.metadata else "")
+        if error.code == "CONNECTION_FAILED" and return_to:
+            return see_other(with_query(return_to, error=error.code))
+        return failure_page(request, error, link=PROFILES, link_text="Back to profiles")
+    done = result.response
+    return_to = _return_target(done.return_to) or PROFILES
+    return see_other(with_query(return_to, profile=done.profile.slug, connection="connected"))
+
+
+@signed_in
+async def start_connection(request: Request, viewer: Viewer) -> HTTPResponse:
+    """Sends the browser to the platform's sign-in page (Mastodon: the instance's); a refused
+    start shows the profiles page with the form as it was sent."""
+    core = request.app.ctx.core
+    form = {name: form_value(request, name) for name in ("platform", "instance_url", "slug", "tags")}
+    try:
+        result = await core.call(
+            core.method(f"{SERVICE}/StartConnection"),
+            connections_pb2.StartConnectionRequest(
+                platform=form["platform"],
+                instance_url=form["instance_url"],
+                slug=form["slug"],
+                tags=_tags(form["tags"]),
+                return_to=PROFILES,
+            ),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.http_status >= 500 and error.code != "CONNECTION_FAILED":
+            raise
+        return await profiles_page(request, viewer, status=error.http_status, error=error.message, connect=form)
+    return see_other(result.response.authorization_url)
+
+
+@signed_in
+async def connect_bluesky(request: Request, viewer: Viewer) -> HTTPResponse:
+    """Connects a Bluesky account with an app password (Bluesky has no redirect to follow)."""
+    core = request.app.ctx.core
+    form = {name: form_value(request, name) for name in ("identifier", "app_password", "pds_url", "slug", "tags")}
+    try:
+        result = await core.call(
+            core.method(f"{SERVICE}/ConnectBluesky"),
+            connections_pb2.ConnectBlueskyRequest(
+                identifier=form["identifier"],
+                app_password=form["app_password"],
+                pds_url=form["pds_url"],
+                slug=form["slug"],
+                tags=_tags(form["tags"]),
+            ),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.http_status >= 500 and error.code != "CONNECTION_FAILED":
+            raise
+        form["app_password"] = ""  # never sent back to the browser
+        return await profiles_page(request, viewer, status=error.http_status, error=error.message, connect=form)
+    return see_other(with_query(PROFILES, profile=result.response.slug, connection="connected"))
+
+
+@signed_in
+async def disconnect_profile(request: Request, viewer: Viewer, slug: str) -> HTTPResponse:
+    """Forgets a profile's account tokens and, where the platform allows, revokes its access."""
+    core = request.app.ctx.core
+    await core.call(
+        core.method(f"{SERVICE}/DisconnectProfile"),
+        connections_pb2.DisconnectProfileRequest(slug=slug),
+        authorization=viewer.authorization,
+    )
+    return see_other(f"{PROFILES}?notice=disconnected")
+
+
+ROUTES = (
+    Route("GET", "/connect/callback", connect_callback),
+    Route("POST", "/dashboard/connect", start_connection),
+    Route("POST", "/dashboard/connect/bluesky", connect_bluesky),
+    Route("POST", "/dashboard/profiles/<slug:str>/disconnect", disconnect_profile),
+)

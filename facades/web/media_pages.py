@@ -11,11 +11,11 @@ from urllib.parse import urlencode, urlsplit
 from herald.credits.v1 import credits_pb2
 from herald.media.v1 import media_pb2
 from herald.stock.v1 import stock_pb2
-from sanic import Blueprint, Request
+from sanic import Request
 from sanic.response import HTTPResponse
 
 from facades.errors import ApiError
-from facades.web.pages import dashboard_page, notice, page_token, see_other, signed_in, when
+from facades.web.pages import Route, dashboard_page, notice, page_token, pager, see_other, signed_in, when
 from facades.web.session import Viewer
 
 MEDIA_PER_PAGE = 24
@@ -251,9 +251,9 @@ async def media_page(
     )
     flash, partial = _sourced_notices(request)
     # The next page keeps the picker's search.
-    next_query = {"page": next_token}
-    if picker["query"]:
-        next_query = {"q": picker["query"], "provider": picker["provider"], "preset": picker["preset"]} | next_query
+    search = (
+        {"q": picker["query"], "provider": picker["provider"], "preset": picker["preset"]} if picker["query"] else {}
+    )
     return await dashboard_page(
         request,
         viewer,
@@ -266,8 +266,7 @@ async def media_page(
         partial=partial,
         media=media,
         library_error=library_error,
-        first_page=bool(token),
-        next_link=f"/dashboard/media?{urlencode(next_query)}" if next_token else None,
+        **pager("/dashboard/media", token, next_token, **search),
         picker=picker,
         providers=PROVIDERS,
         presets=PRESETS,
@@ -288,74 +287,77 @@ async def media_page(
     )
 
 
-def media_blueprint() -> Blueprint:
-    bp = Blueprint("dashboard_media", url_prefix="/dashboard")
+@signed_in
+async def list_media(request: Request, viewer: Viewer) -> HTTPResponse:
+    """The library and the stock picker (with `?q=&provider=&preset=`, the search's results)."""
+    return await media_page(request, viewer)
 
-    @bp.get("/media")
-    @signed_in
-    async def media(request: Request, viewer: Viewer) -> HTTPResponse:
-        return await media_page(request, viewer)
 
-    @bp.post("/media/source")
-    @signed_in
-    async def source(request: Request, viewer: Viewer) -> HTTPResponse:
-        picker = _picker(request.form)
-        sent = request.form.getlist("source_ref") if request.form is not None else None
-        refs = [r.strip()[:200] for r in sent or [] if r.strip()]
-        if not refs:
-            # The form's own check: the core would refuse it too, in an API's words.
-            refused = ApiError("VALIDATION_ERROR", "Choose at least one photo to add to the library.")
-            return await media_page(request, viewer, status=400, failure=refused, picker=picker)
-        core = request.app.ctx.core
-        try:
-            result = await core.call(
-                core.method(SOURCE),
-                stock_pb2.SourceMediaRequest(
-                    source_refs=refs,
-                    preset=picker["preset"],
-                    destination=picker["destination"],
-                    provider=picker["provider"],
-                    query=picker["query"],
-                ),
-                authorization=viewer.authorization,
-            )
-        except ApiError as error:
-            if error.code not in PICKER_ERRORS:
-                raise
-            return await media_page(
-                request, viewer, status=error.http_status, failure=error, picker=picker, checked=frozenset(refs)
-            )
-        done = result.response
-        outcome = {
-            "notice": "sourced",
-            "count": done.delivered_count,
-            "failed": len(done.failures),
-            "reasons": ",".join(sorted({f.code for f in done.failures if f.code in FAILURE_CODES})),
-            "q": picker["query"],
-            "provider": picker["provider"],
-            "preset": picker["preset"],
-            "destination": picker["destination"],
-        }
-        # Post/Redirect/Get: the outcome travels as numbers and known codes, the search is run
-        # again (free, and answered from the core's cache) so the picker stays as it was.
-        return see_other("/dashboard/media?" + urlencode({k: v for k, v in outcome.items() if v}))
+@signed_in
+async def source_photos(request: Request, viewer: Viewer) -> HTTPResponse:
+    """Sources the checked photos into the library, then shows the outcome and the search again."""
+    picker = _picker(request.form)
+    sent = request.form.getlist("source_ref") if request.form is not None else None
+    refs = [r.strip()[:200] for r in sent or [] if r.strip()]
+    if not refs:
+        # The form's own check: the core would refuse it too, in an API's words.
+        refused = ApiError("VALIDATION_ERROR", "Choose at least one photo to add to the library.")
+        return await media_page(request, viewer, status=400, failure=refused, picker=picker)
+    core = request.app.ctx.core
+    try:
+        result = await core.call(
+            core.method(SOURCE),
+            stock_pb2.SourceMediaRequest(
+                source_refs=refs,
+                preset=picker["preset"],
+                destination=picker["destination"],
+                provider=picker["provider"],
+                query=picker["query"],
+            ),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.code not in PICKER_ERRORS:
+            raise
+        return await media_page(
+            request, viewer, status=error.http_status, failure=error, picker=picker, checked=frozenset(refs)
+        )
+    done = result.response
+    outcome = {
+        "notice": "sourced",
+        "count": done.delivered_count,
+        "failed": len(done.failures),
+        "reasons": ",".join(sorted({f.code for f in done.failures if f.code in FAILURE_CODES})),
+        "q": picker["query"],
+        "provider": picker["provider"],
+        "preset": picker["preset"],
+        "destination": picker["destination"],
+    }
+    # Post/Redirect/Get: the outcome travels as numbers and known codes, the search is run
+    # again (free, and answered from the core's cache) so the picker stays as it was.
+    return see_other("/dashboard/media?" + urlencode({k: v for k, v in outcome.items() if v}))
 
-    @bp.post("/media/providers")
-    @signed_in
-    async def providers(request: Request, viewer: Viewer) -> HTTPResponse:
-        """Which stock providers the organization uses: the unchecked ones are turned off."""
-        on = set(request.form.getlist("enabled") or []) if request.form is not None else set()
-        core = request.app.ctx.core
-        try:
-            await core.call(
-                core.method(SET_PROVIDERS),
-                stock_pb2.SetStockProvidersRequest(disabled=[p for p in PROVIDERS if p not in on]),
-                authorization=viewer.authorization,
-            )
-        except ApiError as error:
-            if error.code not in PICKER_ERRORS:
-                raise
-            return await media_page(request, viewer, status=error.http_status, failure=error)
-        return see_other("/dashboard/media?notice=providers")
 
-    return bp
+@signed_in
+async def save_providers(request: Request, viewer: Viewer) -> HTTPResponse:
+    """Which stock providers the organization uses: the unchecked ones are turned off."""
+    on = set(request.form.getlist("enabled") or []) if request.form is not None else set()
+    core = request.app.ctx.core
+    try:
+        await core.call(
+            core.method(SET_PROVIDERS),
+            stock_pb2.SetStockProvidersRequest(disabled=[p for p in PROVIDERS if p not in on]),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.code not in PICKER_ERRORS:
+            raise
+        return await media_page(request, viewer, status=error.http_status, failure=error)
+    return see_other("/dashboard/media?notice=providers")
+
+
+ROUTES = (
+    Route("GET", "/dashboard/media", list_media),
+    Route("POST", "/dashboard/media/source", source_photos),
+    Route("POST", "/dashboard/media/providers", save_providers),
+)

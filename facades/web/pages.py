@@ -1,17 +1,19 @@
-"""What every dashboard page shares: the signed-in guard, failure pages, redirects and formatting."""
+"""What every dashboard page shares: how a page family declares its routes, the sign-in
+requirement (with the CSRF check of its forms), failure pages, rendering, redirects, paging and
+formatting. The page modules hold only their handlers (docs/dashboard.md, "How a page is built")."""
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.identity.v1 import accounts_pb2, identity_pb2
-from sanic import Request
+from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, redirect
 
 from contract.redirects import local_path
@@ -23,6 +25,25 @@ from facades.web.templating import render
 log = logging.getLogger(__name__)
 
 Handler = Callable[..., Awaitable[HTTPResponse]]
+
+
+class Route(NamedTuple):
+    """One page route: a page module lists its routes in a `ROUTES` tuple at its end."""
+
+    method: str
+    path: str
+    handler: Handler
+
+
+def blueprint(name: str, routes: Iterable[Route]) -> Blueprint:
+    """A page family's routes as a blueprint. A new one for each app: route tables are plain
+    data, so nothing registered is shared between two apps in one process (the tests build
+    several)."""
+    bp = Blueprint(name)
+    for route in routes:
+        bp.add_route(route.handler, route.path, methods=[route.method])
+    return bp
+
 
 # Outcomes of a Post/Redirect/Get, named in the redirect's query (`?notice=`): a fixed table, so
 # nothing a link carries is ever echoed into the page.
@@ -181,5 +202,13 @@ def plan_name(plan: int) -> str:
 
 
 def page_token(request: Request) -> str:
+    """The list page asked for (`?page=`, the core's opaque token; "" for the first page)."""
     token = request.args.get("page", "")
     return token if len(token) <= 512 else ""
+
+
+def pager(path: str, token: str, next_token: str, **filters: str) -> dict[str, Any]:
+    """What pager.html shows: a link to the first page when this is not it, and one to the next
+    page when the core says there is one, keeping the list's filters (the empty ones left out)."""
+    query = {name: value for name, value in filters.items() if value} | {"page": next_token}
+    return {"first_page": bool(token), "next_link": f"{path}?{urlencode(query)}" if next_token else None}

@@ -3,14 +3,12 @@ with where it went (the platform's post, linked) or why it did not."""
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from herald.posts.v1 import posts_pb2
-from sanic import Blueprint, Request
+from sanic import Request
 from sanic.response import HTTPResponse
 
 from facades.errors import ApiError
-from facades.web.pages import dashboard_page, page_token, signed_in, when
+from facades.web.pages import Route, dashboard_page, page_token, pager, signed_in, when
 from facades.web.session import Viewer
 
 POSTS_PER_PAGE = 25
@@ -53,48 +51,43 @@ def _parts(post: posts_pb2.Post) -> str:
     return ", ".join(out)
 
 
-def posts_blueprint() -> Blueprint:
-    bp = Blueprint("dashboard_posts", url_prefix="/dashboard")
-
-    @bp.get("/posts")
-    @signed_in
-    async def posts(request: Request, viewer: Viewer) -> HTTPResponse:
-        core = request.app.ctx.core
-        status = request.args.get("status", "")
-        status = status if status in STATUSES else ""
-        profile = request.args.get("profile", "")[:64]
-        token = page_token(request)
-        context: dict[str, object] = {"statuses": STATUSES, "filters": {"status": status, "profile": profile}}
-        try:
-            result = await core.call(
-                core.posts.ListPosts,
-                posts_pb2.ListPostsRequest(status=status, profile=profile, page_size=POSTS_PER_PAGE, page_token=token),
-                authorization=viewer.authorization,
-            )
-        except ApiError as error:
-            if error.code not in ("VALIDATION_ERROR", "NOT_FOUND"):
-                raise
-            return await dashboard_page(
-                request,
-                viewer,
-                "posts.html",
-                "posts",
-                status=error.http_status,
-                posts=[],
-                error=error.message,
-                **context,
-            )
-        next_token = result.response.next_page_token
-        query = {k: v for k, v in (("status", status), ("profile", profile), ("page", next_token)) if v}
+@signed_in
+async def list_posts(request: Request, viewer: Viewer) -> HTTPResponse:
+    """The organization's posts, newest first, filtered by `?status=` and `?profile=`."""
+    core = request.app.ctx.core
+    status = request.args.get("status", "")
+    status = status if status in STATUSES else ""
+    profile = request.args.get("profile", "")[:64]
+    token = page_token(request)
+    context: dict[str, object] = {"statuses": STATUSES, "filters": {"status": status, "profile": profile}}
+    try:
+        result = await core.call(
+            core.posts.ListPosts,
+            posts_pb2.ListPostsRequest(status=status, profile=profile, page_size=POSTS_PER_PAGE, page_token=token),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.code not in ("VALIDATION_ERROR", "NOT_FOUND"):
+            raise
         return await dashboard_page(
             request,
             viewer,
             "posts.html",
             "posts",
-            posts=[_row(p) for p in result.response.posts],
-            first_page=bool(token),
-            next_link=f"/dashboard/posts?{urlencode(query)}" if next_token else None,
+            status=error.http_status,
+            posts=[],
+            error=error.message,
             **context,
         )
+    return await dashboard_page(
+        request,
+        viewer,
+        "posts.html",
+        "posts",
+        posts=[_row(p) for p in result.response.posts],
+        **pager("/dashboard/posts", token, result.response.next_page_token, status=status, profile=profile),
+        **context,
+    )
 
-    return bp
+
+ROUTES = (Route("GET", "/dashboard/posts", list_posts),)

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from herald.connections.v1 import connections_pb2
 from herald.credits.v1 import credits_pb2
 from herald.profiles.v1 import profiles_pb2
-from sanic import Blueprint, Request
+from sanic import Request
 from sanic.response import HTTPResponse
 
 from facades.errors import ApiError
-from facades.web.pages import dashboard_page, form_value, page_token, plan_name, see_other, signed_in, when
+from facades.web.pages import (
+    Route,
+    dashboard_page,
+    form_value,
+    page_token,
+    pager,
+    plan_name,
+    see_other,
+    signed_in,
+    when,
+)
 from facades.web.session import Viewer
 
 PROFILES_PER_PAGE = 50
 LEDGER_PER_PAGE = 25
-
-
-def _next_link(path: str, token: str) -> str | None:
-    return f"{path}?{urlencode({'page': token})}" if token else None
-
 
 CONNECT_METHODS = "/herald.connections.v1.ConnectionService/ListPlatforms"
 
@@ -38,7 +41,7 @@ async def profiles_page(
     account of each platform, and adding a sandbox profile."""
     core = request.app.ctx.core
     token = page_token(request)
-    # The platform keys in the core's catalog order (SPEC 2, `connector`).
+    # The platform keys (a profile's `connector`), in the order of the core's catalog.
     platforms = (await request.app.ctx.contract.get()).catalog.connectors
     connectable = await core.call(
         core.method(CONNECT_METHODS), connections_pb2.ListPlatformsRequest(), authorization=viewer.authorization
@@ -96,92 +99,94 @@ async def profiles_page(
         "profiles",
         status=status,
         profiles=rows,
-        first_page=bool(token),
-        next_link=_next_link("/dashboard/profiles", result.response.next_page_token),
+        **pager("/dashboard/profiles", token, result.response.next_page_token),
         **context,
     )
 
 
-def records_blueprint() -> Blueprint:
-    bp = Blueprint("dashboard_records", url_prefix="/dashboard")
+@signed_in
+async def list_profiles(request: Request, viewer: Viewer) -> HTTPResponse:
+    """The organization's profiles, 50 a page, with the forms that connect and add them."""
+    return await profiles_page(request, viewer)
 
-    @bp.get("/profiles")
-    @signed_in
-    async def profiles(request: Request, viewer: Viewer) -> HTTPResponse:
-        return await profiles_page(request, viewer)
 
-    @bp.post("/profiles")
-    @signed_in
-    async def add_profile(request: Request, viewer: Viewer) -> HTTPResponse:
-        form = {name: form_value(request, name) for name in ("slug", "platform", "display_name", "tags")}
-        tags = [t.strip() for t in form["tags"].split(",") if t.strip()]
-        core = request.app.ctx.core
-        try:
-            await core.call(
-                core.profiles.CreateProfile,
-                profiles_pb2.CreateProfileRequest(
-                    profile=profiles_pb2.Profile(
-                        slug=form["slug"], connector=form["platform"], display_name=form["display_name"], tags=tags
-                    )
-                ),
-                authorization=viewer.authorization,
-            )
-        except ApiError as error:
-            if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
-                raise
-            return await profiles_page(request, viewer, status=error.http_status, error=error.message, form=form)
-        return see_other("/dashboard/profiles?notice=profile-added")
-
-    @bp.get("/credits")
-    @signed_in
-    async def credits(request: Request, viewer: Viewer) -> HTTPResponse:
-        core = request.app.ctx.core
-        token = page_token(request)
-        account = await core.call(
-            core.credits.GetCreditAccount,
-            credits_pb2.GetCreditAccountRequest(recent_entries=0),
+@signed_in
+async def add_profile(request: Request, viewer: Viewer) -> HTTPResponse:
+    """Adds a sandbox profile: no platform account, only the sandbox delivers to it."""
+    form = {name: form_value(request, name) for name in ("slug", "platform", "display_name", "tags")}
+    tags = [t.strip() for t in form["tags"].split(",") if t.strip()]
+    core = request.app.ctx.core
+    try:
+        await core.call(
+            core.profiles.CreateProfile,
+            profiles_pb2.CreateProfileRequest(
+                profile=profiles_pb2.Profile(
+                    slug=form["slug"], connector=form["platform"], display_name=form["display_name"], tags=tags
+                )
+            ),
             authorization=viewer.authorization,
         )
-        try:
-            ledger = await core.call(
-                core.credits.ListLedgerEntries,
-                credits_pb2.ListLedgerEntriesRequest(page_size=LEDGER_PER_PAGE, page_token=token),
-                authorization=viewer.authorization,
-            )
-        except ApiError as error:
-            if error.code != "VALIDATION_ERROR":
-                raise
-            return await dashboard_page(
-                request,
-                viewer,
-                "credits.html",
-                "credits",
-                status=400,
-                account=account.response,
-                plan=plan_name(account.response.plan),
-                entries=[],
-                error=error.message,
-            )
-        entries = [
-            {
-                "time": when(e.create_time),
-                "delta": e.delta,
-                "balance_after": e.balance_after,
-                "reason": e.reason,
-                "reference": e.reference,
-            }
-            for e in ledger.response.entries
-        ]
+    except ApiError as error:
+        if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
+            raise
+        return await profiles_page(request, viewer, status=error.http_status, error=error.message, form=form)
+    return see_other("/dashboard/profiles?notice=profile-added")
+
+
+@signed_in
+async def show_credits(request: Request, viewer: Viewer) -> HTTPResponse:
+    """The balance, the plan and the ledger, 25 entries a page, newest first."""
+    core = request.app.ctx.core
+    token = page_token(request)
+    account = await core.call(
+        core.credits.GetCreditAccount,
+        credits_pb2.GetCreditAccountRequest(recent_entries=0),
+        authorization=viewer.authorization,
+    )
+    try:
+        ledger = await core.call(
+            core.credits.ListLedgerEntries,
+            credits_pb2.ListLedgerEntriesRequest(page_size=LEDGER_PER_PAGE, page_token=token),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.code != "VALIDATION_ERROR":
+            raise
         return await dashboard_page(
             request,
             viewer,
             "credits.html",
             "credits",
+            status=400,
             account=account.response,
             plan=plan_name(account.response.plan),
-            entries=entries,
-            first_page=bool(token),
-            next_link=_next_link("/dashboard/credits", ledger.response.next_page_token),
+            entries=[],
+            error=error.message,
         )
+    entries = [
+        {
+            "time": when(e.create_time),
+            "delta": e.delta,
+            "balance_after": e.balance_after,
+            "reason": e.reason,
+            "reference": e.reference,
+        }
+        for e in ledger.response.entries
+    ]
+    return await dashboard_page(
+        request,
+        viewer,
+        "credits.html",
+        "credits",
+        account=account.response,
+        plan=plan_name(account.response.plan),
+        entries=entries,
+        **pager("/dashboard/credits", token, ledger.response.next_page_token),
+    )
 
-    return bp
+
+ROUTES = (
+    Route("GET", "/dashboard/profiles", list_profiles),
+    Route("POST", "/dashboard/profiles", add_profile),
+    Route("GET", "/dashboard/credits", show_credits),
+)

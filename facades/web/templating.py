@@ -29,7 +29,8 @@ def content_security_policy(image_origins: Iterable[str] = ()) -> str:
 
 
 def discovery_links(base_url: str) -> str:
-    """RFC 8288 Link header advertising the public documents (SPEC 4)."""
+    """RFC 8288 Link header advertising the public documents (the API catalog, the OpenAPI
+    document, the OAuth metadata, llms.txt and auth.md; docs/api.md)."""
     targets = [
         ("/.well-known/api-catalog", "api-catalog"),
         ("/openapi.json", "service-desc"),

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from herald.webhooks.v1 import webhooks_pb2
-from sanic import Blueprint, Request
+from sanic import Request
 from sanic.response import HTTPResponse
 
 from contract.requests import rpc_path
 from facades.errors import ApiError
-from facades.web.pages import dashboard_page, form_value, see_other, signed_in, when
+from facades.web.pages import Route, dashboard_page, form_value, see_other, signed_in, when
 from facades.web.session import Viewer
 
 # What a refused form shows on the page it came from; anything else is a failure page.
@@ -20,6 +20,7 @@ _SHOWN = ("VALIDATION_ERROR", "NOT_FOUND")
 
 
 async def _call(request: Request, viewer: Viewer, method: str, message: Any) -> Any:  # noqa: ANN401 - a proto
+    """Calls a WebhookService method with the viewer's session; its response."""
     core = request.app.ctx.core
     path = rpc_path(webhooks_pb2, "WebhookService", method)  # a method the service lacks fails here
     return (await core.call(core.method(path), message, authorization=viewer.authorization)).response
@@ -37,9 +38,10 @@ def _endpoint(w: webhooks_pb2.Webhook) -> dict[str, Any]:
     }
 
 
-async def _list_page(
+async def webhooks_page(
     request: Request, viewer: Viewer, *, status: int = 200, error: str | None = None, form: dict | None = None
 ) -> HTTPResponse:
+    """The endpoints and the form that adds one (kept as sent when the core refused it)."""
     found = await _call(request, viewer, "ListWebhooks", webhooks_pb2.ListWebhooksRequest(page_size=100))
     catalogue = await _call(request, viewer, "ListWebhookEventTypes", webhooks_pb2.ListWebhookEventTypesRequest())
     return await dashboard_page(
@@ -55,9 +57,10 @@ async def _list_page(
     )
 
 
-async def _endpoint_page(
+async def endpoint_page(
     request: Request, viewer: Viewer, webhook_id: str, *, status: int = 200, error: str | None = None
 ) -> HTTPResponse:
+    """One endpoint: its state, its actions and its last 50 delivery attempts."""
     endpoint = await _call(request, viewer, "GetWebhook", webhooks_pb2.GetWebhookRequest(webhook_id=webhook_id))
     log = await _call(
         request,
@@ -92,82 +95,96 @@ async def _endpoint_page(
     )
 
 
-def webhooks_blueprint() -> Blueprint:
-    bp = Blueprint("dashboard_webhooks", url_prefix="/dashboard")
+@signed_in
+async def list_webhooks(request: Request, viewer: Viewer) -> HTTPResponse:
+    """The organization's webhook endpoints."""
+    return await webhooks_page(request, viewer)
 
-    @bp.get("/webhooks")
-    @signed_in
-    async def webhooks(request: Request, viewer: Viewer) -> HTTPResponse:
-        return await _list_page(request, viewer)
 
-    @bp.post("/webhooks")
-    @signed_in
-    async def create_webhook(request: Request, viewer: Viewer) -> HTTPResponse:
-        events = [e for e in (request.form.getlist("events") if request.form else None) or [] if e]
-        form = {"url": form_value(request, "url"), "description": form_value(request, "description"), "events": events}
-        try:
-            made = await _call(
-                request,
-                viewer,
-                "CreateWebhook",
-                webhooks_pb2.CreateWebhookRequest(url=form["url"], events=events, description=form["description"]),
-            )
-        except ApiError as error:
-            if error.code not in _SHOWN:
-                raise
-            return await _list_page(request, viewer, status=error.http_status, error=error.message, form=form)
-        # Rendered, not redirected: the secret exists only in this response (no-store).
-        return await dashboard_page(
-            request, viewer, "webhook_secret.html", "webhooks", status=201, endpoint=_endpoint(made), secret=made.secret
-        )
-
-    @bp.get("/webhooks/<webhook_id:str>")
-    @signed_in
-    async def webhook(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
-        return await _endpoint_page(request, viewer, webhook_id)
-
-    @bp.post("/webhooks/<webhook_id:str>/rotate")
-    @signed_in
-    async def rotate(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
-        rotated = await _call(
-            request, viewer, "RotateWebhookSecret", webhooks_pb2.RotateWebhookSecretRequest(webhook_id=webhook_id)
-        )
-        endpoint = await _call(request, viewer, "GetWebhook", webhooks_pb2.GetWebhookRequest(webhook_id=webhook_id))
-        return await dashboard_page(
+@signed_in
+async def create_webhook(request: Request, viewer: Viewer) -> HTTPResponse:
+    """Adds an endpoint; its signing secret is shown on this page only."""
+    events = [e for e in (request.form.getlist("events") if request.form else None) or [] if e]
+    form = {"url": form_value(request, "url"), "description": form_value(request, "description"), "events": events}
+    try:
+        made = await _call(
             request,
             viewer,
-            "webhook_secret.html",
-            "webhooks",
-            endpoint=_endpoint(endpoint),
-            secret=rotated.secret,
-            previous_valid_until=when(rotated.previous_valid_until),
+            "CreateWebhook",
+            webhooks_pb2.CreateWebhookRequest(url=form["url"], events=events, description=form["description"]),
         )
+    except ApiError as error:
+        if error.code not in _SHOWN:
+            raise
+        return await webhooks_page(request, viewer, status=error.http_status, error=error.message, form=form)
+    # Rendered, not redirected: the secret exists only in this response (no-store).
+    return await dashboard_page(
+        request, viewer, "webhook_secret.html", "webhooks", status=201, endpoint=_endpoint(made), secret=made.secret
+    )
 
-    @bp.post("/webhooks/<webhook_id:str>/test")
-    @signed_in
-    async def test(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
-        await _call(request, viewer, "TestWebhook", webhooks_pb2.TestWebhookRequest(webhook_id=webhook_id))
-        return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-test")
 
-    @bp.post("/webhooks/<webhook_id:str>/enabled")
-    @signed_in
-    async def switch(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
-        enabled = form_value(request, "enabled") == "true"
-        message = webhooks_pb2.UpdateWebhookRequest(webhook_id=webhook_id, enabled=enabled)
-        await _call(request, viewer, "UpdateWebhook", message)
-        return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-{'enabled' if enabled else 'disabled'}")
+@signed_in
+async def show_webhook(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+    """One endpoint and its delivery log."""
+    return await endpoint_page(request, viewer, webhook_id)
 
-    @bp.post("/webhooks/<webhook_id:str>/delete")
-    @signed_in
-    async def delete(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
-        await _call(request, viewer, "DeleteWebhook", webhooks_pb2.DeleteWebhookRequest(webhook_id=webhook_id))
-        return see_other("/dashboard/webhooks?notice=webhook-deleted")
 
-    @bp.post("/webhooks/<webhook_id:str>/deliveries/<delivery_id:str>/replay")
-    @signed_in
-    async def replay(request: Request, viewer: Viewer, webhook_id: str, delivery_id: str) -> HTTPResponse:
-        message = webhooks_pb2.ReplayWebhookDeliveryRequest(webhook_id=webhook_id, delivery_id=delivery_id)
-        await _call(request, viewer, "ReplayWebhookDelivery", message)
-        return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-replayed")
+@signed_in
+async def rotate_secret(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+    """A new signing secret, shown on this page only; the previous one stays valid 24 hours."""
+    rotated = await _call(
+        request, viewer, "RotateWebhookSecret", webhooks_pb2.RotateWebhookSecretRequest(webhook_id=webhook_id)
+    )
+    endpoint = await _call(request, viewer, "GetWebhook", webhooks_pb2.GetWebhookRequest(webhook_id=webhook_id))
+    return await dashboard_page(
+        request,
+        viewer,
+        "webhook_secret.html",
+        "webhooks",
+        endpoint=_endpoint(endpoint),
+        secret=rotated.secret,
+        previous_valid_until=when(rotated.previous_valid_until),
+    )
 
-    return bp
+
+@signed_in
+async def send_test_event(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+    """Sends a webhook.test event to the endpoint."""
+    await _call(request, viewer, "TestWebhook", webhooks_pb2.TestWebhookRequest(webhook_id=webhook_id))
+    return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-test")
+
+
+@signed_in
+async def set_enabled(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+    """Turns the endpoint on or off (`enabled=true|false`)."""
+    enabled = form_value(request, "enabled") == "true"
+    message = webhooks_pb2.UpdateWebhookRequest(webhook_id=webhook_id, enabled=enabled)
+    await _call(request, viewer, "UpdateWebhook", message)
+    return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-{'enabled' if enabled else 'disabled'}")
+
+
+@signed_in
+async def delete_webhook(request: Request, viewer: Viewer, webhook_id: str) -> HTTPResponse:
+    """Deletes the endpoint."""
+    await _call(request, viewer, "DeleteWebhook", webhooks_pb2.DeleteWebhookRequest(webhook_id=webhook_id))
+    return see_other("/dashboard/webhooks?notice=webhook-deleted")
+
+
+@signed_in
+async def replay_delivery(request: Request, viewer: Viewer, webhook_id: str, delivery_id: str) -> HTTPResponse:
+    """Sends an attempt's event again, with the same webhook-id."""
+    message = webhooks_pb2.ReplayWebhookDeliveryRequest(webhook_id=webhook_id, delivery_id=delivery_id)
+    await _call(request, viewer, "ReplayWebhookDelivery", message)
+    return see_other(f"/dashboard/webhooks/{webhook_id}?notice=webhook-replayed")
+
+
+ROUTES = (
+    Route("GET", "/dashboard/webhooks", list_webhooks),
+    Route("POST", "/dashboard/webhooks", create_webhook),
+    Route("GET", "/dashboard/webhooks/<webhook_id:str>", show_webhook),
+    Route("POST", "/dashboard/webhooks/<webhook_id:str>/rotate", rotate_secret),
+    Route("POST", "/dashboard/webhooks/<webhook_id:str>/test", send_test_event),
+    Route("POST", "/dashboard/webhooks/<webhook_id:str>/enabled", set_enabled),
+    Route("POST", "/dashboard/webhooks/<webhook_id:str>/delete", delete_webhook),
+    Route("POST", "/dashboard/webhooks/<webhook_id:str>/deliveries/<delivery_id:str>/replay", replay_delivery),
+)
