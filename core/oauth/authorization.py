@@ -136,8 +136,8 @@ async def check_authorization(
 
 
 async def granted_scopes(conn: AsyncConnection, client_id: str, user_id: str, org_id: str) -> frozenset[str]:
-    """Every scope the user's active grants give the client in the organization. Each approval
-    makes a grant of its own (an agent on two machines holds two), so this is their union."""
+    """Every scope the user's active grant gives the client in the organization (one at most:
+    a later consent widens it; docs/oauth.md, "One grant per agent")."""
     rows = await conn.execute(
         select(oauth_grants.c.scope).where(
             oauth_grants.c.client_id == client_id,

@@ -1,10 +1,10 @@
 """The token endpoint's grants (RFC 6749 4.1.3, 6, 4.4; RFC 7636 4.6; OAuth 2.1 refresh token
 rotation), revocation (RFC 7009) and introspection (RFC 7662).
 
-Replays revoke: a code used twice revokes the grant its first use created, and a refresh token
-used after its rotation revokes its whole family (the grant). Such revocations must commit even
-though the request fails, so the grant functions *return* the error to raise after the commit
-instead of raising it inside the transaction.
+Replays revoke: a code used twice revokes the grant its first use made or widened, and a
+refresh token used after its rotation revokes its whole family (the grant). Such revocations
+must commit even though the request fails, so the grant functions *return* the error to raise
+after the commit instead of raising it inside the transaction.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from datetime import datetime, timedelta
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from authlib.oauth2.rfc7636.challenge import CODE_VERIFIER_PATTERN
 from sqlalchemy import and_, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import memberships, oauth_codes, oauth_grants, oauth_tokens, organizations
@@ -122,28 +124,49 @@ async def _authorization_code(
     )
     if member is None:
         raise InvalidGrant("the approving user is no longer a member of the organization")
-    grant_id = new_id("grt")
     # Conditional: of two concurrent exchanges of one code, exactly one marks it used.
     claimed = await conn.execute(
-        update(oauth_codes)
-        .where(oauth_codes.c.id == code.id, oauth_codes.c.used_at.is_(None))
-        .values(used_at=now, grant_id=grant_id)
+        update(oauth_codes).where(oauth_codes.c.id == code.id, oauth_codes.c.used_at.is_(None)).values(used_at=now)
     )
     if claimed.rowcount != 1:
         return await _replayed_code(conn, code.id, now)
-    await conn.execute(
-        insert(oauth_grants).values(
-            id=grant_id,
-            client_id=client.id,
-            user_id=code.user_id,
-            org_id=code.org_id,
-            scope=code.scope,
-            audience=code.audience,
-            created_at=now,
-            last_token_at=now,
-        )
-    )
+    grant_id = await _grant_for(conn, client.id, code.user_id, code.org_id, code.scope, code.audience, now)
+    await conn.execute(update(oauth_codes).where(oauth_codes.c.id == code.id).values(grant_id=grant_id))
+    # The tokens carry this consent's scopes; the grant may hold more from earlier consents.
     return await _issue(conn, client, grant_id, code.user_id, code.org_id, code.scope, code.audience, lifetimes, now)
+
+
+async def _grant_for(
+    conn: AsyncConnection, client_id: str, user_id: str, org_id: str, scope: str, audience: str, now: datetime
+) -> str:
+    """The user's one active grant of the client in the organization, made or widened by this
+    consent (docs/oauth.md, "One grant per agent"). One upsert on the unique index of active
+    grants: two first consents racing make one row, and the row stays locked by this
+    transaction until the scopes are widened, so two step-ups racing lose neither's scopes."""
+    dialect_insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    new = dialect_insert(oauth_grants).values(
+        id=new_id("grt"),
+        client_id=client_id,
+        user_id=user_id,
+        org_id=org_id,
+        scope=scope,
+        audience=audience,
+        created_at=now,
+        last_token_at=now,
+    )
+    grant = (
+        await conn.execute(
+            new.on_conflict_do_update(
+                index_elements=[oauth_grants.c.client_id, oauth_grants.c.user_id, oauth_grants.c.org_id],
+                index_where=oauth_grants.c.revoked_at.is_(None),
+                set_={"last_token_at": now, "audience": new.excluded.audience},
+            ).returning(oauth_grants.c.id, oauth_grants.c.scope)
+        )
+    ).one()
+    widened = " ".join(sorted(set(grant.scope.split()) | set(scope.split())))
+    if widened != grant.scope:
+        await conn.execute(update(oauth_grants).where(oauth_grants.c.id == grant.id).values(scope=widened))
+    return grant.id
 
 
 async def _replayed_code(conn: AsyncConnection, code_id: str, now: datetime) -> OAuthError:

@@ -11,11 +11,15 @@ from sqlalchemy import (
     Index,
     String,
     Text,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.db.models.base import ID, Base
 from core.db.types import UTCDateTime
+
+# The grants the unique index covers: one active grant per (client, user, organization).
+ACTIVE_GRANT_SQL = "revoked_at IS NULL"
 
 
 class OAuthClient(Base):
@@ -68,10 +72,24 @@ class OAuthCode(Base):
 
 class OAuthGrant(Base):
     """A human's approval of one client in one organization (a connected agent). Every token
-    issued from it, by code or by refresh, belongs to it: revoking it revokes them all."""
+    issued from it, by code or by refresh, belongs to it: revoking it revokes them all. A user
+    has at most one active grant per client and organization: a later consent widens its scope
+    (docs/oauth.md, "One grant per agent"); a revoked one stays as the record its codes and
+    tokens point to."""
 
     __tablename__ = "oauth_grants"
-    __table_args__ = (Index("ix_oauth_grants_user_org", "user_id", "org_id", "id"),)
+    __table_args__ = (
+        Index("ix_oauth_grants_user_org", "user_id", "org_id", "id"),
+        Index(
+            "uq_oauth_grants_active",
+            "client_id",
+            "user_id",
+            "org_id",
+            unique=True,
+            sqlite_where=text(ACTIVE_GRANT_SQL),
+            postgresql_where=text(ACTIVE_GRANT_SQL),
+        ),
+    )
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     client_id: Mapped[str] = mapped_column(ForeignKey("oauth_clients.id", ondelete="CASCADE"))
