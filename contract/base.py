@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -22,6 +22,11 @@ class Request(BaseModel):
     is not a string, `"5"` is not an integer)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # Path or query arguments naming the resource, which a body read from that resource carries
+    # too (`profile` of a brand voice): REST accepts such a body field when it names what the
+    # argument names (absent and null alike) and refuses it otherwise (VALIDATION_ERROR), as
+    # AIP-134 wants a resource's name in an update's body to agree with the request's.
+    names_in_body: ClassVar[frozenset[str]] = frozenset()
 
     def to_proto(self) -> Any:  # noqa: ANN401 - each request returns its own message type
         raise NotImplementedError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from herald.brand.v1 import brand_pb2
 from pydantic import Field
@@ -25,6 +25,19 @@ class GetBrandVoiceRequest(Request):
         return brand_pb2.GetBrandVoiceRequest(profile=self.profile or "")
 
 
+# A field GET answers and a save ignores (AIP-203, output only): what was read can be sent back
+# whole. Any value is taken, since it is never used.
+OutputOnly = Annotated[
+    Any,
+    Field(
+        default=None,
+        description="Output only: answered by GET, ignored when sent back.",
+        json_schema_extra={"readOnly": True},
+    ),
+]
+_READ_ONLY = {"readOnly": True}
+
+
 class PreferredTermInput(Request):
     use: str = Field(description="The term to write.")
     instead_of: str = Field(description="The term not to write.")
@@ -33,10 +46,20 @@ class PreferredTermInput(Request):
 class UpdateBrandVoiceRequest(Request):
     """A new version of the organization's voice, or of one profile's override (`profile`).
     Every field not sent is cleared; in an override an empty field means "as the
-    organization's", and never_publish adds to the organization's phrases."""
+    organization's", and never_publish adds to the organization's phrases. The body of a GET
+    is accepted as it is: its output-only fields are ignored, and its `profile` must be the
+    query's (null for the organization's voice)."""
+
+    names_in_body: ClassVar[frozenset[str]] = frozenset({"profile"})
 
     profile: Annotated[
-        str | None, InQuery(), Field(min_length=1, description="A profile's slug: replace its override.")
+        str | None,
+        InQuery(),
+        Field(
+            min_length=1,
+            description="A profile's slug: replace its override. A body read back from GET may repeat it; "
+            "it must then be the query's (null: the organization's voice).",
+        ),
     ] = None
     expected_version: Annotated[
         int,
@@ -55,6 +78,12 @@ class UpdateBrandVoiceRequest(Request):
     emoji: Literal["none", "sparing", "frequent"] | None = Field(default=None, description="Default: sparing.")
     hashtags: Literal["none", "few", "many"] | None = Field(default=None, description="Default: few.")
     signature_hashtags: list[str] = Field(default=[], description="Hashtags the voice signs with (at most 10).")
+    # What GET answers beside the document, ignored (`expected_version` is the precondition).
+    version: OutputOnly
+    profile_version: OutputOnly
+    updated_at: OutputOnly
+    updated_by: OutputOnly
+    warning: OutputOnly
 
     def to_proto(self) -> brand_pb2.UpdateBrandVoiceRequest:
         message = brand_pb2.UpdateBrandVoiceRequest(
@@ -88,11 +117,17 @@ class PreferredTerm(Response):
 
 
 class BrandVoice(Response):
-    """A brand voice: the organization's, or the one in effect for a profile (docs/brand-voice.md)."""
+    """A brand voice: the organization's, or the one in effect for a profile (docs/brand-voice.md).
+    `version`, `profile_version`, `updated_at` and `updated_by` are output only (readOnly): PUT
+    ignores them, so this body can be edited and sent back whole."""
 
     profile: str | None = Field(description="The profile's slug; null for the organization's voice.")
-    version: int = Field(ge=0, description="The organization's voice version; 0 before one was saved.")
-    profile_version: int = Field(ge=0, description="The profile's override version; 0 without one.")
+    version: int = Field(
+        ge=0, description="The organization's voice version; 0 before one was saved.", json_schema_extra=_READ_ONLY
+    )
+    profile_version: int = Field(
+        ge=0, description="The profile's override version; 0 without one.", json_schema_extra=_READ_ONLY
+    )
     description: str
     tone: list[str]
     audience: str
@@ -102,8 +137,10 @@ class BrandVoice(Response):
     emoji: Literal["none", "sparing", "frequent"]
     hashtags: Literal["none", "few", "many"]
     signature_hashtags: list[str]
-    updated_at: UtcTimestamp | None
-    updated_by: str | None = Field(description="Who saved the latest version (email).")
+    updated_at: UtcTimestamp | None = Field(
+        description="When the latest version was saved.", json_schema_extra=_READ_ONLY
+    )
+    updated_by: str | None = Field(description="Who saved the latest version (email).", json_schema_extra=_READ_ONLY)
 
     @classmethod
     def from_proto(cls, v: brand_pb2.BrandVoice) -> dict[str, Any]:

@@ -158,7 +158,7 @@ def _operation(op: Operation, contract: Contract, components: dict[str, Any]) ->
             "content": {op.body_media_type: {"schema": _ref(model.__name__)}},
         }
     elif fields.body:
-        components[model.__name__] = _body_only(schema, fields.body)
+        components[model.__name__] = _body_only(schema, fields.body | fields.names_in_body)
         out["requestBody"] = {"required": True, "content": {"application/json": {"schema": _ref(model.__name__)}}}
     responses: dict[str, Any] = {}
     for status, response in op.responses.items():

@@ -21,6 +21,7 @@ class HttpFields:
     query: dict[str, str]  # name → "int", "list" (the parameter repeated) or "str"
     headers: dict[str, str]  # argument → header name
     body: frozenset[str]
+    names_in_body: frozenset[str]  # path or query arguments a body may repeat (Request.names_in_body)
 
 
 def _query_kind(annotation: Any) -> str:  # noqa: ANN401
@@ -45,15 +46,18 @@ def http_fields(model: type[Request]) -> HttpFields:
             headers[name] = header.name
         else:
             body.append(name)
-    return HttpFields(tuple(path), query, headers, frozenset(body))
+    return HttpFields(tuple(path), query, headers, frozenset(body), model.names_in_body)
 
 
 def read_arguments(request: HttpRequest, fields: HttpFields, path_params: dict[str, str]) -> dict[str, Any]:
     """The operation's arguments as sent; the model checks them. Unknown query parameters are
-    ignored (as HTTP APIs commonly do); unknown body fields and repeated parameters are refused."""
+    ignored (as HTTP APIs commonly do); unknown body fields and repeated parameters are refused; a
+    body field repeating an argument that names the resource must agree with it."""
     arguments: dict[str, Any] = {}
+    repeated: dict[str, Any] = {}
     if fields.body:
         body = json_object(request.body)
+        repeated = {name: body.pop(name) for name in fields.names_in_body & body.keys()}
         unknown = sorted(set(body) - fields.body)
         if unknown:
             names = ", ".join(k[:40] for k in unknown[:10])
@@ -79,6 +83,10 @@ def read_arguments(request: HttpRequest, fields: HttpFields, path_params: dict[s
             arguments[name] = values[0]
     for name in fields.path:
         arguments[name] = path_params[name]
+    for name, value in repeated.items():
+        if value != arguments.get(name):
+            message = f"the body's {name} is not the request's: send the same one in both, or leave it out of the body"
+            raise ApiError("VALIDATION_ERROR", message, {"argument": name})
     return arguments
 
 

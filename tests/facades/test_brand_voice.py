@@ -87,6 +87,64 @@ async def test_bad_voices_are_refused_and_change_nothing(http, org, body) -> Non
     assert (await http.get("/v1/brand-voice", headers=org.auth)).json()["version"] == 0
 
 
+async def test_a_voice_read_can_be_edited_and_sent_back_whole(http, org) -> None:
+    """GET, change one field, PUT the whole body back: the output-only fields it carries
+    (version, profile_version, updated_at, updated_by) are ignored (AIP-203), the change applies."""
+    await http.put("/v1/brand-voice", json=VOICE, headers=org.auth)
+    read = (await http.get("/v1/brand-voice", headers=org.auth)).json()
+    assert {"profile", "version", "profile_version", "updated_at", "updated_by"} <= set(read)
+    saved = await http.put("/v1/brand-voice", json={**read, "tone": ["calm"]}, headers=org.auth)
+    assert saved.status_code == 200, saved.text
+    after = saved.json()
+    assert (after["version"], after["tone"]) == (2, ["calm"])
+    unchanged = ("profile_version", "updated_at", "version", "tone")
+    assert {k: v for k, v in after.items() if k not in unchanged} == {
+        k: v for k, v in read.items() if k not in unchanged
+    }
+    # Output-only values are not checked, only ignored: a stale or odd one changes nothing.
+    odd = {**after, "version": "seven", "updated_at": 5, "updated_by": None, "profile_version": -1}
+    assert (await http.put("/v1/brand-voice", json=odd, headers=org.auth)).json()["version"] == 3
+    # A profile's voice read back is saved as that profile's override, and only there.
+    effective = (await http.get("/v1/brand-voice?profile=acme-x", headers=org.auth)).json()
+    override = await http.put("/v1/brand-voice?profile=acme-x", json={**effective, "emoji": "none"}, headers=org.auth)
+    assert override.status_code == 200, override.text
+    assert (override.json()["profile"], override.json()["profile_version"], override.json()["emoji"]) == (
+        "acme-x",
+        1,
+        "none",
+    )
+    for path, body in (("/v1/brand-voice", effective), ("/v1/brand-voice?profile=acme-x", after)):
+        mismatch = await http.put(path, json=body, headers=org.auth)
+        # The same bodies were accepted where their profile is the query's (above).
+        assert (mismatch.status_code, mismatch.json()["code"]) == (400, "VALIDATION_ERROR"), mismatch.text
+    assert (await http.get("/v1/brand-voice", headers=org.auth)).json()["version"] == 3
+
+
+@pytest.mark.one_backend  # the contract's field rules: no SQL decides them
+async def test_unknown_fields_are_still_refused_and_the_schema_marks_output_only_fields(http, org) -> None:
+    read = (await http.get("/v1/brand-voice", headers=org.auth)).json()
+    for body in ({"descripton": "a typo"}, {**read, "tones": ["warm"]}, {**read, "id": "bvo_x"}):
+        refused = await http.put("/v1/brand-voice", json=body, headers=org.auth)
+        assert (refused.status_code, refused.json()["code"]) == (400, "VALIDATION_ERROR"), refused.text
+    assert (await http.get("/v1/brand-voice", headers=org.auth)).json()["version"] == 0
+    components = (await http.get("/openapi.json")).json()["components"]["schemas"]
+    voice = components["BrandVoice"]["properties"]
+    assert {k for k, v in voice.items() if v.get("readOnly")} == {
+        "version",
+        "profile_version",
+        "updated_at",
+        "updated_by",
+    }
+    update = components["UpdateBrandVoiceRequest"]["properties"]
+    assert {k for k, v in update.items() if v.get("readOnly")} == {
+        "version",
+        "profile_version",
+        "updated_at",
+        "updated_by",
+        "warning",
+    }
+
+
 async def test_a_profile_override_applies_on_top(http, org) -> None:
     await http.put("/v1/brand-voice", json=VOICE, headers=org.auth)
     override = {"tone": ["terse"], "never_publish": ["synergy"], "emoji": "frequent"}
