@@ -1,5 +1,5 @@
 """Bluesky (AT Protocol): blobs and videos up first, then one app.bsky.feed.post record with a
-record key of our own (PLATFORMS.md, Bluesky)."""
+record key of our own (docs/live-publishing.md, "What Bluesky receives")."""
 
 from __future__ import annotations
 
@@ -260,11 +260,11 @@ class BlueskyConnector(Connector):
         if not found:
             return None
         card: dict[str, Any] = {}
-        page = await api.fetch(found[0][1], max_bytes=PAGE_BYTES)
+        page = await api.fetch(found[0], max_bytes=PAGE_BYTES)
         if page is not None and isinstance(page.body, bytes):
-            parsed = page_card(page.body, found[0][1], page.header("content-type"))
+            parsed = page_card(page.body, found[0], page.header("content-type"))
             if parsed is not None:
-                card = {"uri": found[0][1], "title": parsed.title, "description": parsed.description}
+                card = {"uri": found[0], "title": parsed.title, "description": parsed.description}
                 thumb = await self._thumb(post, api, parsed.image) if parsed.image else None
                 if thumb is not None:
                     card["thumb"] = thumb

@@ -287,19 +287,19 @@ async def test_links_and_tags_are_facets_at_utf8_byte_offsets() -> None:
 
 
 async def test_mentions_are_resolved_to_dids_and_unresolvable_ones_stay_text() -> None:
-    text = "thanks @Alice.bsky.social and @ghost.example!"
+    text = "thanks @Alice.bsky.social and @ghost.bsky.app!"
     p = post("bluesky", content=text)
     api = scripted(
         p,
         [
             ("GET", r"handle=alice\.bsky\.social$", reply(200, {"did": "did:plc:alice"})),
-            ("GET", r"handle=ghost\.example$", reply(400, {"error": "InvalidRequest", "message": "Unable to resolve"})),
+            ("GET", r"handle=ghost\.bsky\.app$", reply(400, {"error": "InvalidRequest", "message": "Unable to resolve"})),
         ],
     )
     await B.deliver(p, api)
     assert calls(api)[:2] == [
         ("GET", f"{PDS}/com.atproto.identity.resolveHandle?handle=alice.bsky.social"),
-        ("GET", f"{PDS}/com.atproto.identity.resolveHandle?handle=ghost.example"),
+        ("GET", f"{PDS}/com.atproto.identity.resolveHandle?handle=ghost.bsky.app"),
     ]
     assert api.requests[-1].json["record"]["facets"] == [
         {
