@@ -10,6 +10,8 @@ from __future__ import annotations
 from sanic import Request
 from sanic.response import HTTPResponse, json
 
+from contract.catalog import Catalog
+from contract.operations import TOOLS
 from facades.errors import ApiError
 
 ACCESS_TOKEN_PREFIX = "hoa_"
@@ -50,14 +52,28 @@ _OTHER_CREDENTIALS = {
 }
 
 
-async def _advertised_scope(request: Request) -> str:
-    """The scopes of the protected resource metadata, space-separated; empty when the core's
+def tool_scopes(catalog: Catalog) -> list[str]:
+    """Every scope some MCP tool needs (its core method's, from the catalog), in the catalog's
+    order of scopes: what one consent must cover for every tool to work."""
+    needed: set[str] = set()
+    for op in TOOLS.values():
+        try:
+            needed.update(catalog.method(op.rpc).scopes)
+        except LookupError:  # a core older than this facade: that tool answers its own error
+            continue
+    return [scope.name for scope in catalog.message.scopes if scope.name in needed]
+
+
+async def _first_scope(request: Request) -> str:
+    """The scopes a 401 asks for, space-separated: every scope the tools need, so that an MCP
+    client's first authorization (it asks for the challenge's `scope`) covers them all and a
+    human approves the agent once (docs/oauth.md, "The /mcp gate"). Empty when the core's
     catalog cannot be had now (the challenge goes out without them rather than not at all)."""
     try:
         catalog = (await request.app.ctx.contract.get()).catalog
     except ApiError:
         return ""
-    return " ".join(catalog.advertised_scopes)
+    return " ".join(tool_scopes(catalog))
 
 
 def _not_an_access_token(token: str) -> str:
@@ -69,10 +85,9 @@ def _not_an_access_token(token: str) -> str:
 async def refusal_response(request: Request, refusal: GateRefusal) -> HTTPResponse:
     """401 / 403 with the RFC 6750 3 challenge SPEC 7 lists. A 401 also names the scopes to ask
     for (MCP 2025-11-25 and 2026-07-28, "scope selection": the client takes the challenge's
-    `scope` first): those the protected resource metadata advertises; a 403 names those the
-    call lacked."""
+    `scope` first): every scope the tools need; a 403 names those the call lacked."""
     metadata_url = request.app.ctx.settings.resource_metadata_url
-    scope = refusal.scope or (await _advertised_scope(request) if refusal.status == 401 else "")
+    scope = refusal.scope or (await _first_scope(request) if refusal.status == 401 else "")
     params = []
     if refusal.error:
         params.append(f'error="{refusal.error}"')

@@ -38,11 +38,12 @@ async def approve_in_browser(page, url: str, email: str, redirect_prefix: str, s
 
 
 class MemoryStorage:
-    """The SDK's TokenStorage, in memory."""
+    """The SDK's TokenStorage, in memory; `approvals` counts the times the human approved."""
 
     def __init__(self) -> None:
         self.tokens: OAuthToken | None = None
         self.client: OAuthClientInformationFull | None = None
+        self.approvals = 0
 
     async def get_tokens(self) -> OAuthToken | None:
         return self.tokens
@@ -72,6 +73,7 @@ def approving_provider(  # noqa: ANN001 - a tests.harness Stack and a Playwright
 
     async def redirect_handler(authorization_url: str) -> None:
         await approvals.put(await approve_in_browser(page, authorization_url, email, redirect))
+        storage.approvals += 1
 
     async def callback_handler() -> AuthorizationCodeResult:
         params = await approvals.get()

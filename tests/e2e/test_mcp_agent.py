@@ -1,8 +1,9 @@
 """An agent with nothing but Herald's base URL, on the official MCP SDK (streamable HTTP,
 OAuthClientProvider, era negotiation left on `auto`): 401 → discovery → registration → a human
-approving once in Chromium → every tool, with good and bad arguments → a post published by the
-sandbox publisher. Then a scope step-up: a client registered for posts:read re-authorizes for
-posts:write when create_post asks for it."""
+approving once in Chromium (the 401 asks for every scope the tools need) → every tool, with good
+and bad arguments → a post published by the sandbox publisher. Then a scope step-up: a client
+holding a posts:read token re-authorizes for posts:write when create_post asks for it, and the
+agent's one grant is widened."""
 
 from __future__ import annotations
 
@@ -14,16 +15,22 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import httpx2
 import pytest
+from herald.identity.v1.oauth_pb2 import ListGrantsRequest
+from herald.identity.v1.oauth_pb2_grpc import OAuthServiceStub
 from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
+from contract.operations import TOOLS
 from tests.e2e.agent_helpers import MemoryStorage, approving_provider
 from tests.oauth_flow import register, sign_in, tokens_for
 
 # An agent's flow through the SDK; the core paths it uses run on both backends elsewhere: nothing here depends on the database.
 pytestmark = pytest.mark.one_backend
+
+# What the /mcp 401 challenge asks for: every scope some tool needs.
+EVERY_TOOL_SCOPE = {"posts:read", "posts:write", "media:write", "generate:read", "generate:write"}
 
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108020000009077"
@@ -162,7 +169,8 @@ async def test_from_a_base_url_to_a_published_post(page, orgs, stack, worker, re
 
     # One registration, one human approval; the tokens rotate from here on.
     assert storage.client is not None and storage.tokens is not None and storage.tokens.refresh_token
-    assert set(storage.tokens.scope.split()) == {"posts:read", "posts:write", "media:write"}
+    assert storage.approvals == 1
+    assert set(storage.tokens.scope.split()) == EVERY_TOOL_SCOPE
 
 
 async def test_scope_step_up_for_a_dynamically_registered_client(page, orgs, stack, channel) -> None:
@@ -192,12 +200,19 @@ async def test_scope_step_up_for_a_dynamically_registered_client(page, orgs, sta
         assert created["posts"][0]["profile"] == "step-x"
     assert storage.client.client_id == client_info["client_id"]  # the same registration, no new client
     assert set(storage.tokens.scope.split()) == {"posts:read", "posts:write"}
+    assert storage.approvals == 1
+    # The step-up widened the agent's one grant (docs/oauth.md, "One grant per agent").
+    session = (("authorization", f"Bearer {await sign_in(channel, org.email)}"),)
+    grants = (await OAuthServiceStub(channel).ListGrants(ListGrantsRequest(), metadata=session)).grants
+    assert [(g.client_id, list(g.scopes)) for g in grants] == [
+        (client_info["client_id"], ["posts:read", "posts:write"])
+    ]
 
 
 async def test_the_writing_tools_through_the_sdk(page, http, orgs, stack, worker) -> None:
-    """Every writing tool through the official SDK. The agent starts with the resource metadata's
-    scopes; the first tool that needs generate:read, then generate:write, is answered 403 and the
-    SDK steps up (the human approves in the browser each time)."""
+    """Every writing tool through the official SDK, after the one approval of its first
+    authorization: the 401 challenge asked for every scope the tools need, so no tool answers
+    403 insufficient_scope (which would make the SDK open the browser again)."""
     org = await orgs(credits=50)
     await orgs.profile(org, "w-x", "x")
     await orgs.profile(org, "w-bsky", "bluesky")
@@ -222,6 +237,13 @@ async def test_the_writing_tools_through_the_sdk(page, http, orgs, stack, worker
         httpx2.AsyncClient(auth=provider, timeout=30) as http_client,
         Client(streamable_http_client(f"{stack.base_url}/mcp", http_client=http_client)) as client,
     ):
+        # Every listed tool, even with no arguments, gets past the scope check (checked first).
+        tools = [t.name for t in (await client.list_tools()).tools]
+        assert set(tools) == set(TOOLS)
+        for name in tools:
+            answer = await client.call_tool(name, {})
+            assert not answer.is_error or json.loads(answer.content[0].text)["code"] != "INSUFFICIENT_SCOPE"
+        assert storage.approvals == 1
         voice = _output(await client.call_tool("get_brand_voice", {}))
         assert voice["never_publish"] == ["cheap"]
         recent = _output(await client.call_tool("get_recent_posts", {}))
@@ -255,4 +277,5 @@ async def test_the_writing_tools_through_the_sdk(page, http, orgs, stack, worker
         text = post["output"]["drafts"][0]["parts"][0]["text"]
         created = _output(await client.call_tool("create_post", {"content": text, "profiles": ["w-x"]}))
         assert created["posts"][0]["content"] == text
-    assert {"generate:read", "generate:write"} <= set(storage.tokens.scope.split())
+    assert set(storage.tokens.scope.split()) == EVERY_TOOL_SCOPE
+    assert storage.approvals == 1

@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import httpx
+from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
 from sqlalchemy import update
 
+from contract.operations import TOOLS
 from tests.harness import free_port, wait_for_http
 from tests.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
 
@@ -18,15 +20,25 @@ async def _tokens(http, channel, orgs, **register_kwargs):
     return org, await tokens_for(http, session, client["client_id"], register_kwargs.get("scope", ""))
 
 
-async def test_without_a_token_the_challenge_points_at_resource_metadata(http, stack):
+EVERY_TOOL_SCOPE = "posts:write posts:read media:write generate:read generate:write"
+
+
+async def test_without_a_token_the_challenge_asks_for_every_scope_the_tools_need(http, stack, channel):
+    """MCP scope selection: a client's first authorization asks for the challenge's `scope`, so
+    naming every scope the tools need makes one consent enough (docs/oauth.md, "The /mcp gate").
+    The resource metadata keeps the three scopes it publishes."""
     response = await mcp(http, None, "initialize")
     assert response.status_code == 401
-    metadata = (await http.get("/.well-known/oauth-protected-resource")).json()
-    # The scopes to ask for (MCP scope selection), as the resource metadata advertises them.
-    scope = " ".join(metadata["scopes_supported"])
     assert response.headers["www-authenticate"] == (
-        f'Bearer scope="{scope}", resource_metadata="{stack.base_url}/.well-known/oauth-protected-resource"'
+        f'Bearer scope="{EVERY_TOOL_SCOPE}", resource_metadata="{stack.base_url}/.well-known/oauth-protected-resource"'
     )
+    metadata = (await http.get("/.well-known/oauth-protected-resource")).json()
+    assert metadata["scopes_supported"] == ["posts:write", "posts:read", "media:write"]
+    # Every tool's core method needs only scopes the challenge names (a tool added later too).
+    catalog = await catalog_pb2_grpc.CatalogServiceStub(channel).GetCatalog(catalog_pb2.GetCatalogRequest())
+    methods = {m.name: set(m.scopes) for m in catalog.methods}
+    needed = set().union(*(methods[op.rpc] for op in TOOLS.values()))
+    assert needed == set(EVERY_TOOL_SCOPE.split())
 
 
 async def test_api_keys_sessions_and_garbage_are_invalid_tokens(http, channel, orgs):
