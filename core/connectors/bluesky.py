@@ -47,8 +47,12 @@ class BlueskyConnector(Connector):
     without media gets a link card when its first link's page has one.
 
     Exactly once: the record's key is a TID made from the time the record was first to be sent
-    and the delivery key, saved before createRecord; every attempt sends the same key and
-    `createdAt`, so a resend cannot make a second post and getRecord tells whether it exists.
+    and the delivery key, saved before createRecord; every attempt sends that same key, so a
+    resend cannot make a second post and getRecord tells whether it exists. `createdAt` is the
+    time of the attempt that sends the record (an attempt refused or cut off before the PDS
+    wrote anything must not date the post minutes early), and the request as sent is saved with
+    the key (`create_request`): when a later attempt finds the record, the publisher records that
+    request in the outbox with the lookup.
 
     A thread item or a first comment is a post record with `reply: {root, parent}`, each a
     strong ref (uri and cid); the Delivery of every record carries its cid for the next one."""
@@ -75,29 +79,29 @@ class BlueskyConnector(Connector):
         elif card := await self._card(post, api):
             embed = {"$type": "app.bsky.embed.external", "external": card}
         facets = text_facets(post.content, await self._dids(post, api))
-        at = _record_time(api)
-        if at is None:
-            at = utcnow()
-            await api.save(record_time=at.isoformat())
-        record: dict[str, Any] = {"$type": POST, "text": post.content, "createdAt": created_at(at)}
+        fields: dict[str, Any] = {}
         if post.language:  # app.bsky.feed.post `langs`: language feeds and filters read it
-            record["langs"] = [post.language]
+            fields["langs"] = [post.language]
         if facets:
-            record["facets"] = facets
+            fields["facets"] = facets
         if embed:
-            record["embed"] = embed
+            fields["embed"] = embed
         if post.reply_to is not None:
             root = await self._ref(post, post.reply_to.root, api)
             same = post.reply_to.parent.platform_post_id == post.reply_to.root.platform_post_id
-            record["reply"] = {
+            fields["reply"] = {
                 "root": root,
                 "parent": root if same else await self._ref(post, post.reply_to.parent, api),
             }
-        rkey = tid(at, post.delivery_key)
+        rkey = _record_key(api, post.delivery_key) or tid(utcnow(), post.delivery_key)
+        # Stamped now, just before this attempt sends the record: an earlier attempt that wrote
+        # nothing (throttled, cut off, crashed) gives the record its key, never its time.
+        record = {"$type": POST, "text": post.content, "createdAt": created_at(utcnow())} | fields
         body = {"repo": _did(post), "collection": POST, "rkey": rkey, "record": record}
         request = PlatformRequest(
             "POST", f"{_pds(post)}/xrpc/com.atproto.repo.createRecord", dict(JSON), json=body, creates_post=True
         )
+        await api.save(record_key=rkey, create_request=request.as_dict())
         try:
             response = await api.send(request, expect=(200,))
         except DeliveryError as error:
@@ -111,10 +115,10 @@ class BlueskyConnector(Connector):
         return self._delivery(post, required(response, "uri"), required(response, "cid"))
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
-        at = _record_time(api)
-        if at is None:
+        rkey = _record_key(api, post.delivery_key)
+        if rkey is None:
             return None  # no record key was made: createRecord was never sent
-        return await self._lookup(post, api, tid(at, post.delivery_key))
+        return await self._lookup(post, api, rkey)
 
     def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
         # Bluesky answers an expired session with 400 ExpiredToken; 400 InvalidRequest (text too
@@ -287,10 +291,15 @@ class BlueskyConnector(Connector):
             return None
 
 
-def _record_time(api: PlatformAPI) -> datetime | None:
+def _record_key(api: PlatformAPI, delivery_key: str) -> str | None:
+    """The record key an earlier attempt chose, if one did. A delivery begun before the key was
+    saved as such saved the time it was made from (`record_time`): the same key comes of it."""
+    saved = api.state.get("record_key")
+    if isinstance(saved, str) and saved:
+        return saved
     value = api.state.get("record_time")
     try:
-        return datetime.fromisoformat(value) if isinstance(value, str) else None
+        return tid(datetime.fromisoformat(value), delivery_key) if isinstance(value, str) else None
     except ValueError:
         return None
 

@@ -203,18 +203,23 @@ class Publisher:
         try:
             if token.expires_soon(utcnow()):
                 await token.refresh()
-            delivery = None
+            found = None
             if "create_sent_at" in api.state:
-                delivery = await connector.reconcile(post, api)
-                if delivery is None:
+                found = await connector.reconcile(post, api)
+                if found is None:
                     await api.save(create_sent_at=None)
-            if delivery is None:
+            if found is None:
                 delivery = await (connector.deliver_comment(post, api) if comment else connector.deliver(post, api))
         except DeliveryError as error:
             raise Attempt(error, api.state, token, api.throttled_until) from None
         finally:
             if api.throttled_until is not None:
                 await outcomes.throttle_profile(self.engine, claim.profile_id, api.throttled_until, utcnow())
+        if found is not None:
+            # Found by a lookup: the outbox shows the request that made the post (sent by an
+            # earlier attempt, as the connector saved it before sending) and then the lookup.
+            created = api.state.get("create_request")
+            return found, [created, *api.requests] if isinstance(created, dict) else api.requests, api.state
         return delivery, api.requests, api.state
 
     async def _record(self, claim: Claim, mode: str, delivery: Delivery, requests: list[dict[str, Any]]) -> None:

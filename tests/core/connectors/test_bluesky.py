@@ -34,42 +34,62 @@ def job(state: str, **extra: object) -> dict:
 # --- the record -------------------------------------------------------------------------------
 
 
+def sent_at(request) -> datetime:  # noqa: ANN001 - a PlatformRequest
+    """The `createdAt` a createRecord request carries."""
+    return datetime.fromisoformat(request.json["record"]["createdAt"].replace("Z", "+00:00"))
+
+
 async def test_text_only_is_one_record_with_our_key_and_time() -> None:
+    before = utcnow()
     api = scripted(post("bluesky"))
     delivery = await B.deliver(post("bluesky"), api)
     assert calls(api) == [("POST", f"{PDS}/com.atproto.repo.createRecord")]
     request = api.requests[0]
     assert request.creates_post and request.auth == "Bearer"
-    at = datetime.fromisoformat(api.state["record_time"])
-    assert utcnow() - at < timedelta(minutes=1)
+    rkey = api.state["record_key"]
     assert request.json == {
         "repo": DID,
         "collection": "app.bsky.feed.post",
-        "rkey": tid(at, "dk_1"),
-        "record": {"$type": "app.bsky.feed.post", "text": "hi", "createdAt": created_at(at)},
+        "rkey": rkey,
+        "record": {"$type": "app.bsky.feed.post", "text": "hi", "createdAt": created_at(sent_at(request))},
     }
-    # the record time is saved before the record is sent
-    assert "record_time" in api.saves[0] and "create_sent_at" not in api.saves[0]
-    assert delivery.platform_post_id == f"at://{DID}/app.bsky.feed.post/{tid(at, 'dk_1')}"
-    assert delivery.url == f"https://bsky.app/profile/acme.bsky.social/post/{tid(at, 'dk_1')}"
+    assert before - timedelta(milliseconds=1) <= sent_at(request) <= utcnow()
+    # The key and the request are saved before the record is sent.
+    assert api.saves[0] == {"record_key": rkey, "create_request": request.as_dict()}
+    assert delivery.platform_post_id == f"at://{DID}/app.bsky.feed.post/{rkey}"
+    assert delivery.url == f"https://bsky.app/profile/acme.bsky.social/post/{rkey}"
 
 
-async def test_every_attempt_sends_the_same_key_and_created_at() -> None:
+@pytest.mark.parametrize(
+    "failure",
+    [
+        reply(429, {"error": "RateLimitExceeded", "message": "Rate Limit Exceeded"}),  # refused: nothing written
+        reply(503, {"error": "InternalServerError"}),  # may have been written: looked up first
+    ],
+)
+async def test_a_retry_keeps_the_record_key_and_stamps_its_own_time(failure: object, monkeypatch) -> None:  # noqa: ANN001
     p = post("bluesky")
-    first = scripted(p, [("POST", r"createRecord$", reply(503, {"error": "InternalServerError"}))])
+    first = scripted(p, [("POST", r"createRecord$", failure)])
     with pytest.raises(DeliveryError):
         await B.deliver(p, first)
-    second = scripted(p, state=first.state)
+    later = utcnow() + timedelta(minutes=3, seconds=30)  # the retry's backoff, as the issue saw it
+    second = scripted(p, [("GET", r"getRecord\?", NOT_FOUND)], state=first.state)
+    monkeypatch.setattr("core.connectors.bluesky.utcnow", lambda: later)
+    assert await B.reconcile(p, second) is None
     await B.deliver(p, second)
-    assert second.requests[0].json == first.requests[0].json
-    assert second.requests[0].json["rkey"] == tid(datetime.fromisoformat(first.state["record_time"]), "dk_1")
+    created = second.only("POST", r"createRecord$")
+    assert created.json["rkey"] == first.requests[0].json["rkey"] == first.state["record_key"]
+    assert sent_at(created) == later.replace(microsecond=later.microsecond // 1000 * 1000)
+    assert sent_at(first.requests[0]) < later - timedelta(minutes=3)
+    assert second.state["create_request"] == created.as_dict()  # what the outbox shows if it is found later
 
 
-async def test_a_saved_record_time_is_reused() -> None:
+async def test_a_record_key_saved_as_its_time_is_kept() -> None:
+    """A delivery begun before the key itself was saved saved the time it is made from."""
     api = scripted(post("bluesky"), state={"record_time": RECORD_TIME})
     await B.deliver(post("bluesky"), api)
     body = api.requests[0].json
-    assert body["rkey"] == RKEY and body["record"]["createdAt"] == "2026-11-24T12:00:00.123Z"
+    assert body["rkey"] == RKEY and body["record"]["createdAt"] != "2026-11-24T12:00:00.123Z"
 
 
 async def test_a_resend_refused_because_the_record_exists_is_the_delivery() -> None:
