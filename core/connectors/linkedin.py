@@ -1,5 +1,5 @@
 """LinkedIn (versioned REST Posts API): images and videos uploaded first, then POST /rest/posts
-(PLATFORMS.md, LinkedIn)."""
+(docs/live-publishing.md, "What LinkedIn receives")."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 import re
 from typing import Any
 from urllib.parse import quote, unquote
+
+import regex
 
 from core.connectors.base import (
     Connector,
@@ -41,13 +43,37 @@ REST = "https://api.linkedin.com/rest"
 VERSION = "202607"
 HEADERS = {**JSON, "LinkedIn-Version": VERSION, "X-Restli-Protocol-Version": "2.0.0"}
 READ_HEADERS = {k: v for k, v in HEADERS.items() if k != "Content-Type"}
-# Reserved characters of LinkedIn's "little text" format; unescaped, they silently cut the post.
+# The Posts API reads `commentary` as LinkedIn's "little text" format (learn.microsoft.com,
+# "little Text Format"): these characters are its syntax, and one left unescaped silently cuts
+# the post there. Escaped (a backslash before each), LinkedIn shows the character itself.
 _RESERVED = re.compile(r"([\\|{}@\[\]()<>#*_~])")
+# A hashtag, as LinkedIn's composer makes one: `#` (or the full-width `＃`) not inside a word,
+# then letters and digits (LinkedIn ends a hashtag at punctuation, `_` included), not only digits.
+_HASHTAG = regex.compile(r"(?<![\p{L}\p{M}\p{N}_&])([#＃])([\p{L}\p{M}\p{N}]*[\p{L}\p{M}][\p{L}\p{M}\p{N}]*)")
+# A link: a `#` in it is its fragment, never a hashtag.
+_LINK = regex.compile(r"(?i:https?://|www\.)\S+")
 _POST_URN = re.compile(r"urn:li:(?:share|ugcPost):\d+")
 SANDBOX_PART_BYTES = 4 * 1024 * 1024  # the part size LinkedIn's upload instructions use
 
 
-def escape_commentary(text: str) -> str:
+def commentary(text: str) -> str:
+    """A post's text as the Posts API's `commentary`: hashtags as little's hashtag template
+    (`{hashtag|\\#|tag}`, so LinkedIn shows a hashtag, not the text "#tag"), every other reserved
+    character escaped, links included: LinkedIn takes the escape away before it shows the text
+    and finds its links, so `_`, `(` and `)` in a URL come out as they went in."""
+    out, cursor = [], 0
+    links = [match.span() for match in _LINK.finditer(text)]
+    for match in _HASHTAG.finditer(text):
+        if any(start <= match.start() < end for start, end in links):
+            continue
+        sign = "\\#" if match.group(1) == "#" else match.group(1)
+        out += [_escape(text[cursor : match.start()]), f"{{hashtag|{sign}|{match.group(2)}}}"]
+        cursor = match.end()
+    out.append(_escape(text[cursor:]))
+    return "".join(out)
+
+
+def _escape(text: str) -> str:
     return _RESERVED.sub(r"\\\1", text)
 
 
@@ -93,7 +119,7 @@ class LinkedInConnector(Connector):
         items = [_content_item(media, await self._upload(owner, media, api)) for media in post.media]
         body: dict[str, Any] = {
             "author": owner,
-            "commentary": escape_commentary(post.content),
+            "commentary": commentary(post.content),
             "visibility": "PUBLIC",
             "distribution": {
                 "feedDistribution": "MAIN_FEED",

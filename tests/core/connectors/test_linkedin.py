@@ -1,6 +1,6 @@
 """LinkedIn: image and video uploads (parts resumed by their saved ETags), the post with its
-escaped commentary, and the resend whose DUPLICATE_POST refusal names our post (PLATFORMS.md,
-LinkedIn)."""
+commentary in little text (hashtag templates, reserved characters escaped), and the resend whose
+DUPLICATE_POST refusal names our post (docs/live-publishing.md, "What LinkedIn receives")."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from core.connectors.base import Account, DeliveryError, ErrorClass, MediaBytes
 from tests.core.connectors.factories import calls, connector_for, image, post, sandboxed, scripted, video
 from tests.core.connectors.scripted import reply
+from tests.fakes.platforms.linkedin import read_little
 
 L = connector_for("linkedin")
 REST = "https://api.linkedin.com/rest"
@@ -70,12 +71,39 @@ async def test_a_201_without_the_post_urn_is_retried() -> None:
     assert caught.value.error_class is ErrorClass.RETRYABLE
 
 
-async def test_little_text_reserved_characters_are_escaped() -> None:
-    p = post("linkedin", content="Hi @bob (#launch) *now* _x_ ~y~ [a]{b}<c>|\\ ok")
-    api = await sandboxed(p)
-    assert api.requests[0]["json"]["commentary"] == (
-        r"Hi \@bob \(\#launch\) \*now\* \_x\_ \~y\~ \[a\]\{b\}\<c\>\|\\ ok"
-    )
+@pytest.mark.parametrize(
+    ("text", "sent"),
+    [
+        ("#launch today", r"{hashtag|\#|launch} today"),
+        ("today #launch", r"today {hashtag|\#|launch}"),
+        ("a #launch b", r"a {hashtag|\#|launch} b"),
+        ("Hi (#launch), #news! and #end.", r"Hi \({hashtag|\#|launch}\), {hashtag|\#|news}! and {hashtag|\#|end}."),
+        ("line\n#two", "line\n{hashtag|\\#|two}"),
+        ("#Café #日本語 #हिन्दी ＃タグ", r"{hashtag|\#|Café} {hashtag|\#|日本語} {hashtag|\#|हिन्दी} {hashtag|＃|タグ}"),
+        # A hashtag ends where LinkedIn ends it: at punctuation, `_` included.
+        ("#open-source #v1.2 #my_tag", r"{hashtag|\#|open}-source {hashtag|\#|v1}.2 {hashtag|\#|my}\_tag"),
+        # No hashtag: inside a word, only digits, no tag at all.
+        ("issue#12 C# we're #1 # &#123;", r"issue\#12 C\# we're \#1 \# &\#123;"),
+        ("##tag", r"\#{hashtag|\#|tag}"),
+        # A `#` inside a link is its fragment; the link's reserved characters are escaped, so
+        # LinkedIn shows (and links) it as written.
+        (
+            "see https://en.wikipedia.org/wiki/Rust_(lang)#History, www.example.com/#/x_y #docs",
+            r"see https://en.wikipedia.org/wiki/Rust\_\(lang\)\#History, www.example.com/\#/x\_y {hashtag|\#|docs}",
+        ),
+        (
+            "Hi @bob *now* _x_ ~y~ [a]{b}<c>|\\ ok",
+            r"Hi \@bob \*now\* \_x\_ \~y\~ \[a\]\{b\}\<c\>\|\\ ok",
+        ),
+    ],
+)
+async def test_commentary_is_little_text_with_hashtag_templates(text: str, sent: str) -> None:
+    api = await sandboxed(post("linkedin", content=text))
+    commentary = api.requests[0]["json"]["commentary"]
+    assert commentary == sent
+    shown, hashtags = read_little(commentary)  # what LinkedIn shows: the text as written, nothing cut
+    assert shown == text
+    assert len(hashtags) == sent.count("{hashtag|")
 
 
 async def test_an_organization_urn_posts_as_the_organization() -> None:

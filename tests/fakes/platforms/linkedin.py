@@ -16,10 +16,11 @@ Uploads: an image's `uploadUrl` takes one PUT (201); a video is split into parts
 `processing_polls` GETs, then `AVAILABLE`.
 
 Posts: 201 with the post's URN in `x-restli-id`. The commentary is read as LinkedIn's "little
-text": an escaped reserved character is kept, an unescaped one cuts the text there (LinkedIn
-truncates such posts silently), so `Post.text` is what readers see. The same author posting the
-same commentary and content again is refused 422 DUPLICATE_POST naming the first post, in the
-shape LinkedIn answers it. Comments on posts are linkedin_comments.py's.
+text": an escaped reserved character is kept, a hashtag template (`{hashtag|\\#|tag}`) shows as
+the hashtag `#tag` (kept in `Post.hashtags`), any other unescaped reserved character cuts the
+text there (LinkedIn truncates such posts silently), so `Post.text` is what readers see. The same
+author posting the same commentary and content again is refused 422 DUPLICATE_POST naming the
+first post, in the shape LinkedIn answers it. Comments on posts are linkedin_comments.py's.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ KNOWN_SCOPES = (*SCOPES, "email", "w_organization_social", "r_organization_socia
 CODE_LIFETIME = 1800.0  # LinkedIn's authorization codes last 30 minutes
 ACCESS_LIFETIME = 5_184_000  # 60 days
 RESERVED = set("\\|{}@[]()<>#*_~")
+# little's hashtag template: {hashtag|<the sign, `#` escaped or the full-width `＃`>|<the tag>}
+HASHTAG_TEMPLATE = re.compile(r"\{hashtag\|(\\#|#|＃)\|([^\\|{}@\[\]()<>#*_~\s]+)\}")
 VERSION = re.compile(r"(\d{4})(\d{2})(?:\.\d{2})?")
 
 
@@ -103,6 +106,7 @@ class Post:
     content: dict[str, Any] | None
     visibility: str
     created_at: float = field(default_factory=time.time)
+    hashtags: list[str] = field(default_factory=list)  # the commentary's hashtag templates, in order
 
     @property
     def media_ids(self) -> list[str]:
@@ -478,6 +482,7 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
             text=little_text(commentary),
             content=content,
             visibility=body.get("visibility", ""),
+            hashtags=read_little(commentary)[1],
         )
         self.posts.append(post)
         return answer(201, None, x_restli_id=post.urn, x_linkedin_id=post.urn)
@@ -506,8 +511,15 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
 
 
 def little_text(commentary: str) -> str:
-    """What LinkedIn shows of a commentary: escapes undone, cut at an unescaped reserved character."""
+    """What LinkedIn shows of a commentary (read_little)."""
+    return read_little(commentary)[0]
+
+
+def read_little(commentary: str) -> tuple[str, list[str]]:
+    """What LinkedIn shows of a commentary and the hashtags it links: escapes undone, hashtag
+    templates shown as `#tag`, cut at any other unescaped reserved character."""
     out: list[str] = []
+    hashtags: list[str] = []
     i = 0
     while i < len(commentary):
         ch = commentary[i]
@@ -515,11 +527,17 @@ def little_text(commentary: str) -> str:
             out.append(commentary[i + 1])
             i += 2
             continue
+        template = HASHTAG_TEMPLATE.match(commentary, i)
+        if template is not None:
+            out.append(template.group(1).lstrip("\\") + template.group(2))
+            hashtags.append(template.group(2))
+            i = template.end()
+            continue
         if ch in RESERVED:
             break
         out.append(ch)
         i += 1
-    return "".join(out)
+    return "".join(out), hashtags
 
 
 def _post_problems(body: dict[str, Any]) -> list[str]:
