@@ -1,5 +1,6 @@
 """TikTok (Content Posting API, direct post): creator info, a video or photo init that TikTok
-completes by pulling the media from its URL, then a status poll (PLATFORMS.md, TikTok)."""
+completes by pulling the media from its URL, then a status poll (TikTok's Content Posting API,
+https://developers.tiktok.com/doc/content-posting-api-reference-direct-post)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,17 @@ from core.connectors.base import (
     PlatformRequest,
     PlatformResponse,
     SandboxIds,
+    TikTokOptions,
 )
 from core.connectors.common import JSON_UTF8, body_text, dig, ok, poll, refusal, required, status_class
 
 API = "https://open.tiktokapis.com/v2/post/publish"
-# Most public first; an unaudited app is offered SELF_ONLY only (and its posts stay private).
-PRIVACY_LEVELS = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
+# Most private first: a post that names no level gets the first the creator is offered (an
+# unaudited app is offered SELF_ONLY only, and its posts stay private).
+PRIVACY_LEVELS = ("SELF_ONLY", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "PUBLIC_TO_EVERYONE")
+# The interactions each kind of post has (a photo post has no duets or stitches).
+VIDEO_INTERACTIONS = ("comment", "duet", "stitch")
+PHOTO_INTERACTIONS = ("comment",)
 MAX_PHOTOS = 35
 # Photo posts take JPEG and WebP only (content-posting-api-media-transfer-guide); a PNG would be
 # pulled, then fail `file_format_check_failed` after the post was charged and waited for.
@@ -45,8 +51,14 @@ class TikTokConnector(Connector):
     (the storage domain must be verified in the TikTok app settings, else
     `url_ownership_unverified`); FILE_UPLOAD would stream the video in 5-64 MB chunks to an
     upload URL instead, for nothing more. One video makes a video post; 1-35 images a photo post.
-    The privacy level is the most public creator_info offers, and comments, duets and stitches
-    follow the creator's own settings.
+
+    Who sees the post and what others may do with it are the post's own choice (`post.tiktok`),
+    checked against what creator_info offers this creator: a privacy level it does not offer, or
+    an interaction the creator has turned off in the app, fails the post before anything is sent
+    (TikTok's content sharing guidelines: the user chooses, among the values creator_info gives,
+    https://developers.tiktok.com/doc/content-sharing-guidelines). Nothing chosen means the most
+    private level offered, every interaction off and no music added: TikTok wants a user to opt
+    in to each of them, and a post nobody chose to make public must not be.
 
     TikTok answers some failures with 200 and `error.code` other than "ok": those are classified
     like any error. The init's `publish_id` is saved at once and the post is polled by it, so an
@@ -120,10 +132,12 @@ class TikTokConnector(Connector):
         creator = {
             "creator_username": "sandbox",
             "creator_nickname": "Sandbox",
-            "privacy_level_options": ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"],
+            # The sandbox's creator is offered every level and has turned nothing off, so any
+            # choice a post makes shows in the outbox as it would be sent.
+            "privacy_level_options": list(reversed(PRIVACY_LEVELS)),
             "comment_disabled": False,
             "duet_disabled": False,
-            "stitch_disabled": True,
+            "stitch_disabled": False,
             "max_video_post_duration_sec": 600,
         }
         return ok({"data": creator, "error": _OK})
@@ -131,12 +145,8 @@ class TikTokConnector(Connector):
     async def _init(self, post: OutgoingPost, photos: bool, api: PlatformAPI) -> str:
         info_request = PlatformRequest("POST", f"{API}/creator_info/query/", dict(JSON_UTF8))
         creator = self._checked(await api.send(info_request, expect=(200,)), "creator_info").body
-        options = dig(creator, "data", "privacy_level_options")
-        offered = options if isinstance(options, list) else []
-        privacy = next((level for level in PRIVACY_LEVELS if level in offered), None)
-        if privacy is None:
-            raise refusal("TikTok offers this account no privacy level to post with", "PRIVACY_LEVEL_UNAVAILABLE")
-        body = _photo_body(post, privacy, creator) if photos else _video_body(post, privacy, creator)
+        settings = post_settings(post.tiktok or TikTokOptions(), photos, creator)
+        body = _photo_body(post, settings) if photos else _video_body(post, settings)
         url = f"{API}/content/init/" if photos else f"{API}/video/init/"
         response = await api.send(
             PlatformRequest("POST", url, dict(JSON_UTF8), json=body, creates_post=True), expect=(200,)
@@ -199,26 +209,52 @@ def _is_photo_post(post: OutgoingPost) -> bool:
     return True
 
 
-def _settings(creator: Any, *names: str) -> dict[str, bool]:  # noqa: ANN401
-    """disable_<name> for each interaction the creator has turned off in the TikTok app."""
-    return {f"disable_{name}": dig(creator, "data", f"{name}_disabled") is True for name in names}
+def goes_out_as_photos(post_type: str, kinds: list[str] | None) -> bool:
+    """Whether a post of this type and these attachment kinds is a photo post (None: the kinds
+    are not known, so the type decides)."""
+    if kinds is None:
+        return post_type == "photo"
+    return bool(kinds) and all(kind == "image" for kind in kinds)
 
 
-def _video_body(post: OutgoingPost, privacy: str, creator: Any) -> dict[str, Any]:  # noqa: ANN401
-    post_info = {"title": _clip(post.content, 2200), "privacy_level": privacy}
-    post_info |= _settings(creator, "comment", "duet", "stitch")
+def post_settings(chosen: TikTokOptions, photos: bool, creator: Any) -> dict[str, Any]:  # noqa: ANN401
+    """post_info's privacy and interaction fields: what the post chose, checked against what
+    creator_info offers, and the defaults (module docstring) for what it did not choose."""
+    options = dig(creator, "data", "privacy_level_options")
+    offered = [level for level in options if isinstance(level, str)] if isinstance(options, list) else []
+    if chosen.privacy_level is not None and chosen.privacy_level not in offered:
+        raise refusal(
+            f"TikTok does not offer this account the privacy level {chosen.privacy_level} "
+            f"(it offers {', '.join(offered) or 'none'}): choose one of those in tiktok.privacy_level",
+            "PRIVACY_LEVEL_UNAVAILABLE",
+        )
+    privacy = chosen.privacy_level or next((level for level in PRIVACY_LEVELS if level in offered), None)
+    if privacy is None:
+        raise refusal("TikTok offers this account no privacy level to post with", "PRIVACY_LEVEL_UNAVAILABLE")
+    settings: dict[str, Any] = {"privacy_level": privacy}
+    for name in PHOTO_INTERACTIONS if photos else VIDEO_INTERACTIONS:
+        disable = getattr(chosen, f"disable_{name}")
+        if disable is False and dig(creator, "data", f"{name}_disabled") is True:
+            raise refusal(
+                f"the creator has turned {name}s off in the TikTok app, so this post cannot allow them "
+                f"(send tiktok.disable_{name} true, or leave it out)",
+                "INTERACTION_UNAVAILABLE",
+            )
+        settings[f"disable_{name}"] = True if disable is None else disable
+    if photos:
+        settings["auto_add_music"] = chosen.auto_add_music is True
+    return settings
+
+
+def _video_body(post: OutgoingPost, settings: dict[str, Any]) -> dict[str, Any]:
+    post_info = {"title": _clip(post.content, 2200), **settings}
     return {"post_info": post_info, "source_info": {"source": "PULL_FROM_URL", "video_url": post.media[0].url}}
 
 
-def _photo_body(post: OutgoingPost, privacy: str, creator: Any) -> dict[str, Any]:  # noqa: ANN401
+def _photo_body(post: OutgoingPost, settings: dict[str, Any]) -> dict[str, Any]:
     # A photo post's title is short (90 units): the text goes in the description.
     post_info: dict[str, Any] = {"title": _clip(post.title, 90)} if post.title else {}
-    post_info |= {
-        "description": _clip(post.content, 4000),
-        "privacy_level": privacy,
-        **_settings(creator, "comment"),
-        "auto_add_music": True,
-    }
+    post_info |= {"description": _clip(post.content, 4000), **settings}
     source = {"source": "PULL_FROM_URL", "photo_images": [m.url for m in post.media], "photo_cover_index": 0}
     return {"post_info": post_info, "source_info": source, "post_mode": "DIRECT_POST", "media_type": "PHOTO"}
 

@@ -1,5 +1,7 @@
-"""TikTok: creator info, the video and photo inits TikTok pulls by URL, the errors it answers
-with 200, the status poll, resumption by publish_id and reconcile (PLATFORMS.md, TikTok)."""
+"""TikTok: creator info, the video and photo inits TikTok pulls by URL, the privacy level and
+interactions each post chooses among what creator_info offers (and their defaults), the errors
+it answers with 200, the status poll, resumption by publish_id and reconcile (TikTok's Content
+Posting API, https://developers.tiktok.com/doc/content-posting-api-reference-direct-post)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.connectors.base import DeliveryError, ErrorClass
+from core.connectors.base import DeliveryError, ErrorClass, TikTokOptions
 from core.connectors.common import JSON_UTF8
 from tests.core.connectors.factories import calls, connector_for, image, post, sandboxed, scripted, video
 from tests.core.connectors.scripted import reply
@@ -44,10 +46,11 @@ async def test_a_video_is_creator_info_then_init_by_url_then_the_status() -> Non
     assert api.requests[1]["json"] == {
         "post_info": {
             "title": "Launch day",
-            "privacy_level": "PUBLIC_TO_EVERYONE",
-            "disable_comment": False,
-            "disable_duet": False,
-            "disable_stitch": True,  # the sandbox creator turned stitches off
+            # Nothing chosen: the most private level offered, every interaction off.
+            "privacy_level": "SELF_ONLY",
+            "disable_comment": True,
+            "disable_duet": True,
+            "disable_stitch": True,
         },
         "source_info": {"source": "PULL_FROM_URL", "video_url": "https://storage.example/v9.mp4?sig=s"},
     }
@@ -55,7 +58,8 @@ async def test_a_video_is_creator_info_then_init_by_url_then_the_status() -> Non
 
 
 async def test_images_make_a_photo_post_with_the_text_as_description() -> None:
-    p = post("tiktok", content="Two views", media=(image(1), image(2)), title="Views")
+    chosen = TikTokOptions(privacy_level="PUBLIC_TO_EVERYONE", disable_comment=False)
+    p = post("tiktok", content="Two views", media=(image(1), image(2)), title="Views", tiktok=chosen)
     api = scripted(p)
     delivery = await T.deliver(p, api)
     assert calls(api) == [("POST", CREATOR), ("POST", PHOTO_INIT), ("POST", STATUS)]
@@ -65,9 +69,9 @@ async def test_images_make_a_photo_post_with_the_text_as_description() -> None:
         "post_info": {
             "title": "Views",
             "description": "Two views",
-            "privacy_level": "PUBLIC_TO_EVERYONE",
+            "privacy_level": "PUBLIC_TO_EVERYONE",  # chosen, and offered
             "disable_comment": False,
-            "auto_add_music": True,
+            "auto_add_music": False,  # never turned on unless chosen
         },
         "source_info": {
             "source": "PULL_FROM_URL",
@@ -86,14 +90,69 @@ async def test_a_photo_post_without_a_title_sends_none() -> None:
     assert "title" not in api.requests[1]["json"]["post_info"]
 
 
-async def test_the_most_public_offered_level_and_the_creators_settings_are_used() -> None:
+async def test_nothing_chosen_is_the_most_private_offered_level_interactions_off_and_no_music() -> None:
+    offered = creator("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS")
     p = post("tiktok", media=(video(),))
-    offered = creator("SELF_ONLY", "FOLLOWER_OF_CREATOR", comment_disabled=True, duet_disabled=True)
     api = scripted(p, [("POST", r"/creator_info/query/$", reply(200, offered))])
     await T.deliver(p, api)
     post_info = api.only("POST", r"/video/init/$").json["post_info"]
-    assert post_info["privacy_level"] == "FOLLOWER_OF_CREATOR"
-    assert (post_info["disable_comment"], post_info["disable_duet"], post_info["disable_stitch"]) == (True, True, False)
+    assert post_info["privacy_level"] == "MUTUAL_FOLLOW_FRIENDS"  # SELF_ONLY is not offered here
+    assert (post_info["disable_comment"], post_info["disable_duet"], post_info["disable_stitch"]) == (True, True, True)
+    assert "auto_add_music" not in post_info  # a video has no such field
+    photos = post("tiktok", media=(image(),))
+    api = scripted(photos, [("POST", r"/creator_info/query/$", reply(200, offered))])
+    await T.deliver(photos, api)
+    post_info = api.only("POST", r"/content/init/$").json["post_info"]
+    assert (post_info["disable_comment"], post_info["auto_add_music"]) == (True, False)
+    assert "disable_duet" not in post_info and "disable_stitch" not in post_info  # a photo post has neither
+
+
+async def test_the_chosen_level_and_interactions_are_sent_as_chosen() -> None:
+    chosen = TikTokOptions("FOLLOWER_OF_CREATOR", disable_comment=False, disable_duet=True, disable_stitch=False)
+    p = post("tiktok", media=(video(),), tiktok=chosen)
+    offered = creator("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
+    api = scripted(p, [("POST", r"/creator_info/query/$", reply(200, offered))])
+    await T.deliver(p, api)
+    post_info = api.only("POST", r"/video/init/$").json["post_info"]
+    assert post_info == {
+        "title": "hi",
+        "privacy_level": "FOLLOWER_OF_CREATOR",
+        "disable_comment": False,
+        "disable_duet": True,
+        "disable_stitch": False,
+    }
+    music = post("tiktok", media=(image(),), tiktok=TikTokOptions(auto_add_music=True))
+    api = scripted(music, [("POST", r"/creator_info/query/$", reply(200, offered))])
+    await T.deliver(music, api)
+    assert api.only("POST", r"/content/init/$").json["post_info"]["auto_add_music"] is True
+
+
+async def test_a_level_the_creator_is_not_offered_fails_before_the_init_naming_what_is() -> None:
+    p = post("tiktok", media=(video(),), tiktok=TikTokOptions(privacy_level="PUBLIC_TO_EVERYONE"))
+    api = scripted(p, [("POST", r"/creator_info/query/$", reply(200, creator("SELF_ONLY")))])
+    with pytest.raises(DeliveryError) as caught:
+        await T.deliver(p, api)
+    assert (caught.value.error_class, caught.value.code) == (ErrorClass.PERMANENT, "PRIVACY_LEVEL_UNAVAILABLE")
+    assert "PUBLIC_TO_EVERYONE" in str(caught.value) and "SELF_ONLY" in str(caught.value)
+    assert calls(api) == [("POST", CREATOR)]
+
+
+@pytest.mark.parametrize("interaction", ["comment", "duet", "stitch"])
+async def test_allowing_what_the_creator_turned_off_fails_before_the_init(interaction: str) -> None:
+    chosen = TikTokOptions(**{f"disable_{interaction}": False})
+    p = post("tiktok", media=(video(),), tiktok=chosen)
+    offered = creator("SELF_ONLY", **{f"{interaction}_disabled": True})
+    api = scripted(p, [("POST", r"/creator_info/query/$", reply(200, offered))])
+    with pytest.raises(DeliveryError) as caught:
+        await T.deliver(p, api)
+    assert (caught.value.error_class, caught.value.code) == (ErrorClass.PERMANENT, "INTERACTION_UNAVAILABLE")
+    assert calls(api) == [("POST", CREATOR)]
+    # Left to the default (off), or turned off, it goes out.
+    for quiet in (TikTokOptions(), TikTokOptions(**{f"disable_{interaction}": True})):
+        p = post("tiktok", media=(video(),), tiktok=quiet)
+        api = scripted(p, [("POST", r"/creator_info/query/$", reply(200, offered))])
+        await T.deliver(p, api)
+        assert api.only("POST", r"/video/init/$").json["post_info"][f"disable_{interaction}"] is True
 
 
 async def test_an_unaudited_app_posts_privately_and_gets_the_publish_id_and_profile() -> None:

@@ -68,6 +68,10 @@ class TikTokUser:
     username: str
     display_name: str
     privacy_level_options: list[str] = field(default_factory=lambda: list(PRIVACY_LEVELS[:2]) + ["SELF_ONLY"])
+    # What the creator has turned off in the TikTok app (creator_info's *_disabled).
+    comment_disabled: bool = False
+    duet_disabled: bool = False
+    stitch_disabled: bool = True
 
     @property
     def avatar_url(self) -> str:
@@ -353,9 +357,9 @@ class FakeTikTok(FakePlatform):
                 "creator_username": user.username,
                 "creator_nickname": user.display_name,
                 "privacy_level_options": list(user.privacy_level_options),
-                "comment_disabled": False,
-                "duet_disabled": False,
-                "stitch_disabled": True,
+                "comment_disabled": user.comment_disabled,
+                "duet_disabled": user.duet_disabled,
+                "stitch_disabled": user.stitch_disabled,
                 "max_video_post_duration_sec": 600,
             }
         )
