@@ -9,6 +9,7 @@ from herald.posts.v1 import posts_pb2
 from pydantic import Field
 
 from contract.base import Response, UtcTimestamp, timestamp
+from contract.post_options import Notice, notices_of
 from contract.resources import Connector, MediaKind
 from contract.writing import Credits, Problem, credits, problems_of
 
@@ -47,6 +48,9 @@ class DestinationPreview(Response):
         "limit), DRAFT (destination rules are checked when the draft is scheduled)."
     )
     parts: list[TextPreview] = Field(description="Every text the destination publishes; empty for an unknown profile.")
+    notices: list[Notice] = Field(
+        description="The request's fields this destination does not use (FIELD_IGNORED, validate_post's notices)."
+    )
 
 
 def _media(m: posts_pb2.MediaPreview) -> dict[str, Any]:
@@ -87,6 +91,7 @@ class PostPreview(Response):
                     "valid": d.valid,
                     "problems": problems_of(d.problems),
                     "warnings": problems_of(d.warnings),
+                    "notices": notices_of(d.notices),
                     "parts": [
                         {
                             "role": p.role,

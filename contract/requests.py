@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from contract.base import DateTime, FromCatalog, InHeader, InPath, InQuery, Request, UniqueStrings
 from contract.catalog import Catalog
+from contract.post_options import Language, TikTokOptions
 from contract.resources import Connector, PostStatus
 
 INT64_MAX = 2**63 - 1
@@ -125,6 +126,26 @@ class SetProfileSlotsRequest(Request):
         )
 
 
+class UpdateProfileRequest(Request):
+    """Changes a profile's settings; absent fields are kept."""
+
+    slug: ProfileSlug
+    default_language: Annotated[
+        str,
+        Field(
+            max_length=35,
+            description="The language its posts are written in when a post names none, a BCP 47 tag (e.g. `en`, "
+            '`pt-BR`); "" removes it. Posts already created keep theirs.',
+        ),
+    ] = ABSENT
+
+    def to_proto(self) -> profiles_pb2.UpdateProfileRequest:
+        message = profiles_pb2.UpdateProfileRequest(slug=self.slug)
+        if self.default_language is not None:
+            message.default_language = self.default_language
+        return message
+
+
 class GetCreditsRequest(Request):
     ledger_limit: Annotated[
         int | None,
@@ -203,12 +224,18 @@ class Customization(Request):
         Field(description="This profile's thread; [] sends none to this profile."),
     ] = None
     first_comment: FirstComment | None = None
+    language: Language | None = None
+    tiktok: Annotated[TikTokOptions | None, Field(description="This profile's TikTok settings (the whole object).")] = (
+        None
+    )
 
     def to_proto(self) -> posts_pb2.Customization:
         message = posts_pb2.Customization()
-        for name in ("content", "title", "post_type", "first_comment"):
+        for name in ("content", "title", "post_type", "first_comment", "language"):
             if (value := getattr(self, name)) is not None:
                 setattr(message, name, value)
+        if self.tiktok is not None:
+            message.tiktok.CopyFrom(self.tiktok.to_proto())
         if self.media_ids is not None:
             message.media_ids.ids.extend(self.media_ids)
         if self.thread is not None:
@@ -249,8 +276,8 @@ class PostFields(Request):
         dict[str, Customization] | None,
         Field(
             description="Per-profile versions keyed by profile slug (each one of `profiles`): content, media_ids, "
-            "title, post_type, thread or first_comment for that profile's post only. generate_thread's drafts "
-            "drop in as customizations[profile] = draft.post."
+            "title, post_type, thread, first_comment, language or tiktok for that profile's post only. "
+            "generate_thread's drafts drop in as customizations[profile] = draft.post."
         ),
     ] = None
     draft: Annotated[
@@ -267,6 +294,16 @@ class PostFields(Request):
             "(PUT /v1/profiles/{slug}/slots); not with schedule_at."
         ),
     ] = False
+    language: Annotated[
+        Language | None, Field(description="Omitted: each profile's default_language (none when unset).")
+    ] = None
+    tiktok: Annotated[
+        TikTokOptions | None,
+        Field(
+            description="How TikTok posts are published: privacy_level, disable_comment, disable_duet, "
+            "disable_stitch, auto_add_music. Other destinations ignore it (a notice says so)."
+        ),
+    ] = None
 
     def create_message(self, request_id: str = "") -> posts_pb2.CreatePostsRequest:
         message = posts_pb2.CreatePostsRequest(
@@ -286,6 +323,10 @@ class PostFields(Request):
             message.thread.CopyFrom(_thread_message(self.thread))
         if self.first_comment is not None:
             message.first_comment = self.first_comment
+        if self.language is not None:
+            message.language = self.language
+        if self.tiktok is not None:
+            message.tiktok.CopyFrom(self.tiktok.to_proto())
         for slug, version in (self.customizations or {}).items():
             message.customizations[slug].CopyFrom(version.to_proto())
         return message
@@ -387,6 +428,12 @@ class UpdatePostRequest(Request):
         FromCatalog(lambda c: Field(max_length=c.limits.max_content_chars)),
         Field(description='Replaces the first comment ("" removes it).'),
     ] = ABSENT
+    language: Annotated[
+        str, Field(max_length=35, description='Replaces the language, a BCP 47 tag ("" removes it).')
+    ] = ABSENT
+    tiktok: Annotated[
+        TikTokOptions, Field(description="Replaces a TikTok post's settings ({} goes back to every default).")
+    ] = ABSENT
 
     def to_proto(self) -> posts_pb2.UpdatePostRequest:
         message = posts_pb2.UpdatePostRequest(post_id=self.post_id)
@@ -401,6 +448,10 @@ class UpdatePostRequest(Request):
             message.thread.CopyFrom(_thread_message(self.thread))
         if self.first_comment is not None:
             message.first_comment = self.first_comment
+        if self.language is not None:
+            message.language = self.language
+        if self.tiktok is not None:
+            message.tiktok.CopyFrom(self.tiktok.to_proto())
         return message
 
 

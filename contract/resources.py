@@ -13,6 +13,7 @@ from herald.profiles.v1 import profiles_pb2
 from pydantic import BaseModel, Field
 
 from contract.base import FromCatalog, Response, UtcTimestamp, timestamp
+from contract.post_options import Notice, TikTokSettings, notices_of
 
 POST_STATUSES: dict[int, str] = {
     posts_pb2.POST_STATUS_SCHEDULED: "scheduled",
@@ -93,6 +94,9 @@ class Profile(Response):
     tags: list[str] = Field(description="Lowercase.")
     created_at: UtcTimestamp
     connection: ProfileConnection
+    default_language: str | None = Field(
+        description="The language its posts get when a post names none (a BCP 47 tag); null when unset."
+    )
 
     @classmethod
     def from_proto(cls, p: profiles_pb2.Profile) -> dict[str, Any]:
@@ -104,6 +108,7 @@ class Profile(Response):
             tags=list(p.tags),
             created_at=timestamp(p.create_time),
             connection=ProfileConnection.from_proto(p.connection),
+            default_language=p.default_language or None,
         )
 
 
@@ -153,6 +158,10 @@ class Post(Response):
     first_comment: str | None = Field(description="The first comment posted after the post (and its thread).")
     first_comment_id: str | None = Field(description="The platform's id of the first comment, once posted.")
     first_comment_status: PartStatus | None
+    language: str | None = Field(
+        description="The language of its text (a BCP 47 tag): the request's, else the profile's default_language."
+    )
+    tiktok: TikTokSettings | None = Field(description="The TikTok settings the request chose; null when none.")
 
     @classmethod
     def from_proto(cls, p: posts_pb2.Post) -> dict[str, Any]:
@@ -180,6 +189,8 @@ class Post(Response):
             first_comment=comment.content if comment else None,
             first_comment_id=(comment.platform_post_id or None) if comment else None,
             first_comment_status=comment.status if comment else None,
+            language=p.language if p.HasField("language") else None,
+            tiktok=TikTokSettings.from_proto(p.tiktok) if p.HasField("tiktok") else None,
         )
 
 
@@ -370,13 +381,18 @@ class PostList(Response):
 
 
 class CreatedPosts(Response):
-    """The posts created, one per profile, in the order of `profiles`."""
+    """The posts created, one per profile, in the order of `profiles`, and what some destination
+    does not use of the request."""
 
     posts: list[Post]
+    notices: list[Notice] = Field(
+        description="Per profile, each request field its destination does not use (code FIELD_IGNORED): the "
+        "post was created without it. [] when every destination uses everything sent."
+    )
 
     @classmethod
     def from_proto(cls, r: posts_pb2.CreatePostsResponse) -> dict[str, Any]:
-        return dict(posts=[Post.from_proto(p) for p in r.posts])
+        return dict(posts=[Post.from_proto(p) for p in r.posts], notices=notices_of(r.notices))
 
 
 class OutboxEntries(Response):

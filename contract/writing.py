@@ -11,6 +11,7 @@ from herald.profiles.v1 import profiles_pb2
 from pydantic import Field
 
 from contract.base import FromCatalog, InPath, InQuery, Request, Response
+from contract.post_options import Notice, notices_of
 from contract.requests import PageToken, PostFields, rpc_path
 from contract.resources import Connector
 
@@ -43,6 +44,9 @@ class ProfileCheck(Response):
     length: int = Field(ge=0, description="The content's length as the platform counts it.")
     max_length: int = Field(ge=0, description="The platform's limit, in the same unit.")
     unit: str
+    notices: list[Notice] = Field(
+        description="The request's fields this destination does not use (FIELD_IGNORED); not problems."
+    )
 
 
 class Credits(Response):
@@ -85,6 +89,7 @@ class ValidationReport(Response):
                     "length": c.length,
                     "max_length": c.max_length,
                     "unit": c.unit,
+                    "notices": notices_of(c.notices),
                 }
                 for c in r.profiles
             ],

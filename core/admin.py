@@ -75,12 +75,26 @@ async def _org_id(conn, slug: str) -> str:  # noqa: ANN001
 
 
 async def add_profile(
-    engine: AsyncEngine, *, org: str, slug: str, platform: str, tags: list[str], display_name: str = ""
+    engine: AsyncEngine,
+    *,
+    org: str,
+    slug: str,
+    platform: str,
+    tags: list[str],
+    display_name: str = "",
+    language: str = "",
 ) -> dict[str, Any]:
     async with transaction(engine, writes=True) as conn:
         org_id = await _org_id(conn, org)
         created = await profiles.create_profile(
-            conn, org_id, slug=slug, connector=platform, display_name=display_name, tags=tags, now=utcnow()
+            conn,
+            org_id,
+            slug=slug,
+            connector=platform,
+            display_name=display_name,
+            tags=tags,
+            now=utcnow(),
+            default_language=language,
         )
     return profile_json(created)
 

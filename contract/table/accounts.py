@@ -84,6 +84,27 @@ ROWS = (
         ),
     ),
     Operation(
+        id="updateProfile",
+        method="PATCH",
+        path="/v1/profiles/{slug}",
+        summary="Change a profile's settings (its default language)",
+        tag="profiles",
+        rpc=rpc_path(profiles_pb2, "ProfileService", "UpdateProfile"),
+        request=rq.UpdateProfileRequest,
+        responses={200: rs.Profile},
+        errors=("VALIDATION_ERROR", "NOT_FOUND"),
+        description="`default_language` is a BCP 47 tag (e.g. `en`, `pt-BR`) the profile's posts get when a post "
+        'names no `language`; "" removes it. Posts already created keep theirs.',
+        tool=Tool(
+            name="update_profile",
+            title="Change a profile's settings",
+            description="Set a profile's default_language: the BCP 47 tag (e.g. en, pt-BR) its posts are sent "
+            'with when create_post names no language ("" removes it). Returns the profile.',
+            destructive=True,
+            idempotent=True,
+        ),
+    ),
+    Operation(
         id="getCredits",
         method="GET",
         path="/v1/credits",

@@ -35,7 +35,9 @@ ROWS = (
         "the first comment; nothing is ever truncated. A post costs credits when it goes out (one delivery, plus "
         "one per thread item; a first comment is free); at a balance below that it fails with failure_reason "
         "insufficient_credits and nothing is sent. `draft: true` creates drafts; `next_slot: true` takes each "
-        "profile's next free time slot.",
+        "profile's next free time slot. `language` (BCP 47) goes where the platform has the field; `tiktok` sets a "
+        "TikTok post's privacy and interactions. A field some destination does not use (a title on LinkedIn, "
+        "`tiktok` on Bluesky…) is listed in `notices` (FIELD_IGNORED) and the posts are created without it.",
         links=("post_id", "$response.body#/posts/0/id", _POST_LINKS),
         tool=Tool(
             name="create_post",
@@ -48,8 +50,12 @@ ROWS = (
             "bluesky, threads, mastodon), `first_comment` (not on tiktok), `customizations` keyed by profile slug "
             "for a version per destination (generate_thread's drafts drop in as customizations[profile] = "
             "draft.post, or as `thread` for one destination), `draft: true` to keep posts aside, `next_slot: true` "
-            "for each profile's next free time slot. Send an idempotency_key to retry safely: the same key and "
-            "arguments answer the first result again. Returns the created posts with their ids and status.",
+            "for each profile's next free time slot. `language`: the text's BCP 47 tag (e.g. en, pt-BR; default: "
+            "each profile's default_language). `tiktok`: {privacy_level, disable_comment, disable_duet, "
+            "disable_stitch, auto_add_music} for TikTok posts; left out, a TikTok post is SELF_ONLY (or the most "
+            "private level offered) with interactions off and no music. Send an idempotency_key to retry safely: "
+            "the same key and arguments answer the first result again. Returns the created posts with their ids "
+            "and status, and `notices`: the fields a destination does not use (e.g. a title on LinkedIn).",
             open_world=True,
         ),
     ),
@@ -109,8 +115,8 @@ ROWS = (
         tool=Tool(
             name="update_post",
             title="Edit a post",
-            description="Change the content, schedule_at, media_ids, thread or first_comment of a post that is "
-            "still a draft, scheduled or queued; fields left out keep their value, media_ids and thread replace "
+            description="Change the content, schedule_at, media_ids, thread, first_comment, language or tiktok "
+            "of a post that is still a draft, scheduled or queued; fields left out keep their value, media_ids and thread replace "
             'theirs ([] removes them), first_comment "" removes it. The platform\'s rules are checked again. A '
             "post that is publishing or done cannot change.",
             destructive=True,

@@ -30,10 +30,11 @@ from core.db.prepared import Prepared, commit_now, pipelined
 from core.ids import new_id
 from core.posts import events, idempotency, parts, slot_turns, slotting
 from core.posts.messages import post_message
+from core.posts.notices import Notice, notices_for
 from core.posts.parts import PartRecord, new_delivery_key
 from core.posts.records import PostRecord
 from core.posts.validation import CreateRequest, validate_create
-from core.posts.versions import Version
+from core.posts.versions import Version, tiktok_from_json, tiktok_json
 from core.rpc.convert import timestamp
 
 # The columns create_posts gives (the others take their defaults); run on the driver.
@@ -43,6 +44,7 @@ _INSERT_POSTS = Prepared(
         "id", "org_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type", "status",
         "schedule_at", "due_at", "created_at", "updated_at", "attempts", "charged", "units", "delivery_key",
         "failure_reason", "failure_detail", "platform_error", "platform_post_id", "platform_url", "request_id",
+        "language", "tiktok_options",
     ],
 )  # fmt: skip
 
@@ -54,6 +56,8 @@ class CreateOutcome:
     replay: bytes | None = None
     # The records as messages, built once for their post.created events and the response.
     messages: list[posts_pb2.Post] = field(default_factory=list)
+    # The request's fields some destination does not use (core/posts/notices.py).
+    notices: list[Notice] = field(default_factory=list)
 
 
 async def create_posts(
@@ -64,7 +68,7 @@ async def create_posts(
     *,
     idempotency_key: str = "",
     request_digest: str = "",
-    encode: Callable[[list[posts_pb2.Post]], bytes] | None = None,
+    encode: Callable[[list[posts_pb2.Post], list[Notice]], bytes] | None = None,
     live: bool = False,
     ends_transaction: bool = False,
 ) -> CreateOutcome:
@@ -118,6 +122,8 @@ async def create_posts(
                 "platform_post_id": "",
                 "platform_url": "",
                 "request_id": request_id,
+                "language": target.version.language or target.profile.default_language,
+                "tiktok_options": tiktok_json(target.version.tiktok),
             }
         )
         media_rows += parts.main_media_rows(org_id, post_id, target.version)
@@ -127,6 +133,11 @@ async def create_posts(
     # Built from what is inserted: reading the rows back cost two round trips per request.
     records = [_record(r, target.version, now) for r, target in zip(rows, plan.targets, strict=True)]
     messages = [post_message(r) for r in records]
+    notices = [
+        n
+        for t in plan.targets
+        for n in notices_for(t.profile.slug, t.profile.connector, t.version, t.post_type, plan.media)
+    ]
     data = events.post_data(messages)
     turn, committed = None, False
     try:
@@ -142,7 +153,7 @@ async def create_posts(
             await parts.insert_parts(conn, part_rows, media_rows)
             await events.emit(conn, org_id, "post.created", records, now, data=data)
             if idempotency_key and encode is not None:
-                await idempotency.store_response(conn, org_id, idempotency_key, encode(messages))
+                await idempotency.store_response(conn, org_id, idempotency_key, encode(messages, notices))
             if turn is not None:
                 await turn.write(conn)
             if locked_late and ends_transaction:
@@ -151,7 +162,7 @@ async def create_posts(
     finally:
         if turn is not None:  # the requests that joined its turn get their slots, or take their own
             turn.settle(committed and ends_transaction)
-    return CreateOutcome(records, messages=messages)
+    return CreateOutcome(records, messages=messages, notices=notices)
 
 
 def _place(
@@ -192,6 +203,8 @@ def _record(row: dict, version: Version, now: datetime) -> PostRecord:
         platform_url="",
         published_at=None,
         attempts=0,
+        language=row["language"],
+        tiktok=tiktok_from_json(row["tiktok_options"]),
         parts=tuple(
             PartRecord(i, "thread", item.content, item.media_ids, "pending", "", "")
             for i, item in enumerate(version.thread)

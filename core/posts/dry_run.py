@@ -20,6 +20,7 @@ from core.brand import service as brand
 from core.db.models import profiles
 from core.errors import DomainError
 from core.posts.features import missing_scopes, unsupported
+from core.posts.notices import Notice, notices_for
 from core.posts.rules import (
     PLATFORM_LIMITS,
     count,
@@ -57,6 +58,8 @@ class ProfileCheck:
     # What the preview renders (core/posts/preview.py); None for an unknown profile.
     display_name: str = ""
     version: Version | None = None
+    # The request's fields this destination does not use (not problems: creation goes ahead).
+    notices: list[Notice] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -140,6 +143,7 @@ async def validate_posts(
         platform = PLATFORM_LIMITS[row.connector]
         check.max_length, check.unit = platform["max_length"], platform["unit"]
         check.length = count(row.connector, version.content)
+        check.notices = notices_for(slug, row.connector, version, post_type, media)
         if live and row.connection_status != "connected":
             check.problems.append(
                 Problem("PROFILE_NOT_CONNECTED", f"{slug!r} has no connected account ({row.connection_status})")

@@ -3,8 +3,11 @@ and the webhook events render it through the contract's Post, as GET /v1/posts/{
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from herald.posts.v1 import posts_pb2
 
+from core.connectors.base import TikTokOptions
 from core.posts.parts import PartRecord
 from core.posts.records import PostRecord
 from core.rpc.convert import timestamp
@@ -53,7 +56,29 @@ def post_message(record: PostRecord) -> posts_pb2.Post:
     )
     if record.title is not None:
         message.title = record.title
+    if record.language is not None:
+        message.language = record.language
+    if record.tiktok is not None:
+        message.tiktok.CopyFrom(tiktok_message(record.tiktok))
     message.thread.extend(_part(p) for p in record.thread)
     if (comment := record.first_comment) is not None:
         message.first_comment.CopyFrom(_part(comment))
     return message
+
+
+_TIKTOK_FIELDS = tuple(f.name for f in fields(TikTokOptions))
+
+
+def tiktok_message(options: TikTokOptions) -> posts_pb2.TikTokOptions:
+    """The settings chosen, each field set only when the request chose it."""
+    message = posts_pb2.TikTokOptions()
+    for name in _TIKTOK_FIELDS:
+        if (value := getattr(options, name)) is not None:
+            setattr(message, name, value)
+    return message
+
+
+def tiktok_options(message: posts_pb2.TikTokOptions) -> TikTokOptions:
+    """The settings a request's message chose (a field it left unset stays None)."""
+    chosen = {name: getattr(message, name) for name in _TIKTOK_FIELDS if message.HasField(name)}
+    return TikTokOptions(**chosen)

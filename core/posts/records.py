@@ -9,8 +9,10 @@ from datetime import datetime
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.connectors.base import TikTokOptions
 from core.db.models import post_media, posts
 from core.posts.parts import POST_PART, PartRecord, parts_of
+from core.posts.versions import tiktok_from_json
 
 STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled", "draft", "partially_published")
 EDITABLE = ("scheduled", "queued", "draft")
@@ -48,6 +50,8 @@ class PostRecord:
     published_at: datetime | None
     attempts: int
     parts: tuple[PartRecord, ...] = ()
+    language: str | None = None
+    tiktok: TikTokOptions | None = None
 
     @property
     def thread(self) -> tuple[PartRecord, ...]:
@@ -77,6 +81,8 @@ POST_COLUMNS = (
     posts.c.platform_url,
     posts.c.published_at,
     posts.c.attempts,
+    posts.c.language,
+    posts.c.tiktok_options,
 )
 
 
@@ -120,6 +126,8 @@ async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
             published_at=r.published_at,
             attempts=r.attempts,
             parts=tuple(parts.get(r.id, ())),
+            language=r.language,
+            tiktok=tiktok_from_json(r.tiktok_options),
         )
         for r in rows
     ]

@@ -10,12 +10,14 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand import service as brand
+from core.connectors.base import TikTokOptions
 from core.credits import service as credits
 from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
 from core.pagination import Page, next_token
 from core.posts import drafts, events, parts, slotting
 from core.posts.features import refuse_missing_scopes, unsupported
+from core.posts.language import normalized_language
 from core.posts.parts import new_delivery_key
 from core.posts.records import EDITABLE, POST_COLUMNS, STATUSES, PostRecord, load
 from core.posts.rules import MediaInfo
@@ -28,7 +30,17 @@ from core.posts.validation import (
     check_version_texts,
     load_media,
 )
-from core.posts.versions import ThreadItem, Version, check_first_comment, check_media_ids, check_text, check_thread
+from core.posts.versions import (
+    ThreadItem,
+    Version,
+    check_first_comment,
+    check_language,
+    check_media_ids,
+    check_text,
+    check_thread,
+    check_tiktok,
+    tiktok_json,
+)
 from core.profiles.service import CONNECTORS
 from core.publisher import holds
 
@@ -83,6 +95,8 @@ class PostChange:
     media_ids: list[str] | None = None
     thread: tuple[ThreadItem, ...] | None = None  # () removes the thread
     first_comment: str | None = None  # "" removes it
+    language: str | None = None  # "" removes it
+    tiktok: TikTokOptions | None = None  # TikTokOptions() (nothing chosen) removes them
 
 
 async def update_post(
@@ -93,13 +107,17 @@ async def update_post(
     changes is checked as creation checks it; a draft's texts and media are checked against the
     destination when it is scheduled. The next claim prices the post as edited."""
     if change == PostChange():
-        raise ValidationError("nothing to change: send content, schedule_at, media_ids, thread or first_comment")
+        raise ValidationError(
+            "nothing to change: send content, schedule_at, media_ids, thread, first_comment, language or tiktok"
+        )
     current = await get_post(conn, org_id, post_id, for_update=True)
     if current.status not in EDITABLE:
         raise InvalidPostState(f"post is {current.status}; only drafts, scheduled or queued posts can be edited")
     held = await _refuse_if_maybe_out(conn, post_id)
     draft = current.status == "draft"
     _check_change_shapes(change)
+    if change.tiktok is not None and current.connector != "tiktok":
+        raise ValidationError(f"tiktok settings apply to TikTok posts only; this post goes to {current.connector}")
     version = _changed_version(current, change)
     target = [(current.profile, current.connector, version)]
     if (error := unsupported(target)) is not None:
@@ -108,6 +126,10 @@ async def update_post(
         granted = await conn.scalar(select(profiles.c.granted_scopes).where(profiles.c.id == current.profile_id))
         refuse_missing_scopes(target, {current.profile: granted or ""})
     values: dict[str, object] = {"updated_at": now, "content": version.content, "units": version.units}
+    if change.language is not None:
+        values["language"] = normalized_language(change.language) if change.language else None
+    if change.tiktok is not None:
+        values["tiktok_options"] = "" if change.tiktok == TikTokOptions() else tiktok_json(change.tiktok)
     media = {m.media_id: m for m in await load_media(conn, org_id, list(dict.fromkeys(version.all_media_ids)))}
     if not draft:
         await _check_changed(conn, org_id, current, change, version, media)
@@ -146,6 +168,9 @@ def _check_change_shapes(change: PostChange) -> None:
         check_thread("", change.thread, allow_empty=True)
     if change.first_comment:
         check_first_comment("", change.first_comment)
+    if change.language:
+        check_language("language", change.language)
+    check_tiktok("", change.tiktok)
 
 
 def _changed_version(current: PostRecord, change: PostChange) -> Version:

@@ -10,7 +10,8 @@ from core.pagination import page_request
 from core.posts import dry_run, outbox, preview, recent, service
 from core.posts.create import create_posts
 from core.posts.idempotency import request_hash
-from core.posts.messages import post_message
+from core.posts.messages import post_message, tiktok_options
+from core.posts.notices import Notice
 from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
 from core.rpc.context import current_call
@@ -49,6 +50,8 @@ def _customization(c: posts_pb2.Customization) -> Customization:
         post_type=c.post_type if c.HasField("post_type") else None,
         thread=_thread(c.thread) if c.HasField("thread") else None,
         first_comment=c.first_comment if c.HasField("first_comment") else None,
+        language=c.language if c.HasField("language") else None,
+        tiktok=tiktok_options(c.tiktok) if c.HasField("tiktok") else None,
     )
 
 
@@ -64,6 +67,8 @@ def _create_request(request: posts_pb2.CreatePostsRequest) -> CreateRequest:
             thread=_thread(request.thread),
             first_comment=request.first_comment if request.HasField("first_comment") else None,
             customizations={slug: _customization(c) for slug, c in request.customizations.items()},
+            language=request.language if request.HasField("language") else None,
+            tiktok=tiktok_options(request.tiktok) if request.HasField("tiktok") else None,
         ),
         draft=request.draft,
         next_slot=request.next_slot,
@@ -83,13 +88,13 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             call.now,
             idempotency_key=request.request_id,
             request_digest=request_hash(fingerprint.SerializeToString(deterministic=True)),
-            encode=lambda messages: posts_pb2.CreatePostsResponse(posts=messages).SerializeToString(),
+            encode=lambda messages, notices: _created(messages, notices).SerializeToString(),
             live=call.settings.publish_mode == "live",
             ends_transaction=True,  # the unit of work commits right after
         )
         if outcome.replay is not None:
             return posts_pb2.CreatePostsResponse.FromString(outcome.replay)
-        return posts_pb2.CreatePostsResponse(posts=outcome.messages)
+        return _created(outcome.messages, outcome.notices)
 
     async def ListPosts(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
@@ -116,6 +121,8 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             media_ids=list(request.media_ids) if request.update_media_ids else None,
             thread=_thread(request.thread) if request.HasField("thread") else None,
             first_comment=request.first_comment if request.HasField("first_comment") else None,
+            language=request.language if request.HasField("language") else None,
+            tiktok=tiktok_options(request.tiktok) if request.HasField("tiktok") else None,
         )
         record = await service.update_post(
             call.conn,
@@ -168,6 +175,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
                     length=c.length,
                     max_length=c.max_length,
                     unit=c.unit,
+                    notices=_notices(c.notices),
                 )
                 for c in run.profiles
             ],
@@ -238,6 +246,14 @@ def _problems(problems: list[dry_run.Problem]) -> list[posts_pb2.Problem]:
     return [posts_pb2.Problem(code=p.code, message=p.message) for p in problems]
 
 
+def _notices(notices: list[Notice]) -> list[posts_pb2.Notice]:
+    return [posts_pb2.Notice(profile=n.profile, code=n.code, field=n.field, message=n.message) for n in notices]
+
+
+def _created(messages: list[posts_pb2.Post], notices: list[Notice]) -> posts_pb2.CreatePostsResponse:
+    return posts_pb2.CreatePostsResponse(posts=messages, notices=_notices(notices))
+
+
 def _destination(d: preview.Destination) -> posts_pb2.DestinationPreview:
     return posts_pb2.DestinationPreview(
         profile=d.check.profile,
@@ -248,6 +264,7 @@ def _destination(d: preview.Destination) -> posts_pb2.DestinationPreview:
         valid=d.check.valid,
         problems=_problems(d.check.problems),
         warnings=_problems(d.warnings),
+        notices=_notices(d.check.notices),
         parts=[
             posts_pb2.TextPreview(
                 role=p.role,

@@ -95,6 +95,8 @@ class TargetProfile:
     connector: str
     connection_status: str = "connected"
     granted_scopes: str = ""
+    # The language its posts get when the request names none (None: no default).
+    default_language: str | None = None
     # Read only for next_slot (core/posts/slotting.py `next_slots`, its `read`).
     slot_table: str | None = None
     slot_watermark: datetime | None = None
@@ -271,7 +273,8 @@ def _profiles_of(count: int, slots: bool) -> Prepared:
     with `slots`, next_slot's slot tables too (core/posts/slotting.py `next_slots` decides
     whether they must be read again under a row lock)."""
     columns = [profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status]
-    columns += [profiles.c.granted_scopes] + ([profiles.c.slot_table, profiles.c.slot_watermark] if slots else [])
+    columns += [profiles.c.granted_scopes, profiles.c.default_language]
+    columns += [profiles.c.slot_table, profiles.c.slot_watermark] if slots else []
     named = [bindparam(f"slug_{i}") for i in range(count)]
     return Prepared(select(*columns).where(profiles.c.org_id == bindparam("org"), profiles.c.slug.in_(named)))
 
@@ -289,6 +292,7 @@ async def _load_profiles(
             r.connector,
             r.connection_status,
             r.granted_scopes,
+            r.default_language,
             r.slot_table if slots else None,
             r.slot_watermark if slots else None,
         )

@@ -9,10 +9,14 @@ field checks of creation (VALIDATION_ERROR), made before any destination rule.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
+from core.connectors.base import TikTokOptions
+from core.connectors.tiktok import PRIVACY_LEVELS
 from core.errors import ValidationError
+from core.posts.language import language_problem, normalized_language
 
 MAX_THREAD_ITEMS = 25
 MAX_CONTENT_CHARS = 25_000  # the longest any platform takes (X Premium); SPEC leaves it open
@@ -35,6 +39,8 @@ class Customization:
     post_type: str | None = None
     thread: tuple[ThreadItem, ...] | None = None
     first_comment: str | None = None
+    language: str | None = None
+    tiktok: TikTokOptions | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +53,10 @@ class Version:
     post_type: str | None
     thread: tuple[ThreadItem, ...] = ()
     first_comment: str | None = None
+    # The language the request named for this post (normalized when well-formed); None: the
+    # profile's default applies (core/posts/create.py).
+    language: str | None = None
+    tiktok: TikTokOptions | None = None
 
     @property
     def units(self) -> int:
@@ -76,6 +86,8 @@ class Extras:
     thread: tuple[ThreadItem, ...] = ()
     first_comment: str | None = None
     customizations: Mapping[str, Customization] = field(default_factory=dict)
+    language: str | None = None
+    tiktok: TikTokOptions | None = None
 
 
 def version_for(
@@ -94,7 +106,15 @@ def version_for(
         post_type=c.post_type,
         thread=extras.thread if c.thread is None else c.thread,
         first_comment=extras.first_comment if c.first_comment is None else c.first_comment,
+        language=_normalized(extras.language if c.language is None else c.language),
+        tiktok=extras.tiktok if c.tiktok is None else c.tiktok,
     )
+
+
+def _normalized(language: str | None) -> str | None:
+    """The tag in its conventional case; a malformed one is kept as sent (check_extras refuses
+    it, and the dry run reports it without failing to build the version)."""
+    return None if language is None else normalized_language(language) or language
 
 
 def check_text(what: str, text: str) -> None:
@@ -127,11 +147,39 @@ def check_first_comment(where: str, text: str | None) -> None:
         check_text(f"{where}first_comment", text)
 
 
+def check_language(what: str, language: str | None) -> None:
+    if language is not None and (problem := language_problem(what, language)):
+        raise ValidationError(problem)
+
+
+def check_tiktok(where: str, options: TikTokOptions | None) -> None:
+    if options is not None and options.privacy_level is not None and options.privacy_level not in PRIVACY_LEVELS:
+        raise ValidationError(
+            f"{where}tiktok.privacy_level {options.privacy_level[:40]!r} is not one of {', '.join(PRIVACY_LEVELS)}"
+        )
+
+
+def tiktok_json(options: TikTokOptions | None) -> str:
+    """The settings as the posts table keeps them: the fields chosen, as JSON ("" for none)."""
+    if options is None:
+        return ""
+    return json.dumps({k: v for k, v in asdict(options).items() if v is not None}, separators=(",", ":"))
+
+
+def tiktok_from_json(stored: str | None) -> TikTokOptions | None:
+    if not stored:
+        return None
+    known = {f.name for f in fields(TikTokOptions)}
+    return TikTokOptions(**{k: v for k, v in json.loads(stored).items() if k in known})
+
+
 def check_extras(extras: Extras, profiles: list[str], max_title: int) -> None:
-    """The shapes of thread, first_comment and customizations (VALIDATION_ERROR)."""
+    """The shapes of thread, first_comment, language, tiktok and customizations (VALIDATION_ERROR)."""
     if extras.thread:
         check_thread("", extras.thread)
     check_first_comment("", extras.first_comment)
+    check_language("language", extras.language)
+    check_tiktok("", extras.tiktok)
     unknown = [slug for slug in extras.customizations if slug not in profiles]
     if unknown:
         raise ValidationError(
@@ -148,3 +196,5 @@ def check_extras(extras: Extras, profiles: list[str], max_title: int) -> None:
         if c.thread is not None:
             check_thread(where, c.thread, allow_empty=True)  # [] : no thread for this profile
         check_first_comment(where, c.first_comment)
+        check_language(f"{where}language", c.language)
+        check_tiktok(where, c.tiktok)

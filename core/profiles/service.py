@@ -7,13 +7,14 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from sqlalchemy import Integer, Select, bindparam, insert, select
+from sqlalchemy import Integer, Select, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import profile_tags, profiles
 from core.errors import Conflict, NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
+from core.posts.language import language_problem, normalized_language
 from core.posts.rules import PLATFORM_LIMITS
 from core.tags import normalize_tag
 
@@ -50,6 +51,8 @@ class Profile:
     tags: tuple[str, ...]
     created_at: datetime
     connection: Connection = Connection()
+    # The language of its posts when a post names none (docs/posts.md); None: unset.
+    default_language: str | None = None
 
 
 # The profile columns reads return (the sealed tokens stay out of every read).
@@ -68,6 +71,7 @@ PUBLIC_COLUMNS = (
     profiles.c.token_expires_at,
     profiles.c.connected_at,
     profiles.c.connection_error,
+    profiles.c.default_language,
 )
 
 
@@ -107,8 +111,10 @@ async def create_profile(
     display_name: str,
     tags: list[str],
     now: datetime,
+    default_language: str = "",
 ) -> Profile:
     validate_slug(slug)
+    language = checked_language(default_language)
     if connector not in CONNECTORS:
         raise ValidationError(f"platform must be one of {', '.join(CONNECTORS)}")
     normalized = tuple(sorted({normalize_tag(t) for t in tags}))
@@ -123,14 +129,41 @@ async def create_profile(
     profile_id = new_id("prf")
     await conn.execute(
         insert(profiles).values(
-            id=profile_id, org_id=org_id, slug=slug, connector=connector, display_name=display_name, created_at=now
+            id=profile_id,
+            org_id=org_id,
+            slug=slug,
+            connector=connector,
+            display_name=display_name,
+            created_at=now,
+            default_language=language,
         )
     )
     if normalized:
         await conn.execute(
             insert(profile_tags), [{"profile_id": profile_id, "tag": t, "org_id": org_id} for t in normalized]
         )
-    return Profile(profile_id, slug, connector, display_name, normalized, now)
+    return Profile(profile_id, slug, connector, display_name, normalized, now, default_language=language)
+
+
+def checked_language(tag: str) -> str | None:
+    """A profile's default language as stored: normalized, None for "" (unset)."""
+    if not tag:
+        return None
+    if problem := language_problem("default_language", tag):
+        raise ValidationError(problem)
+    return normalized_language(tag)
+
+
+async def update_profile(conn: AsyncConnection, org_id: str, slug: str, *, default_language: str | None) -> Profile:
+    """Changes the profile's settings that are present (`default_language`: "" unsets it). Posts
+    already created keep the language they were created with."""
+    if default_language is None:
+        raise ValidationError("nothing to change: send default_language")
+    current = await get_profile(conn, org_id, slug)
+    await conn.execute(
+        update(profiles).where(profiles.c.id == current.id).values(default_language=checked_language(default_language))
+    )
+    return await get_profile(conn, org_id, slug)
 
 
 async def list_profiles(conn: AsyncConnection, org_id: str, *, tag: str, page: Page) -> tuple[list[Profile], str]:
@@ -208,7 +241,16 @@ async def _profiles_with_tags(conn: AsyncConnection, stmt: Select, params: dict[
         if row.id not in tags:
             tags[row.id] = []
             result.append(
-                Profile(row.id, row.slug, row.connector, row.display_name, (), row.created_at, connection_of(row))
+                Profile(
+                    row.id,
+                    row.slug,
+                    row.connector,
+                    row.display_name,
+                    (),
+                    row.created_at,
+                    connection_of(row),
+                    row.default_language,
+                )
             )
         if row.tag is not None:
             tags[row.id].append(row.tag)

@@ -26,6 +26,8 @@ POLICIES = {
     # Time slots decide when posts go out: reading them is reading posts, setting them is scheduling.
     "GetProfileSlots": MethodPolicy(scopes=_READ),
     "SetProfileSlots": MethodPolicy(scopes=frozenset({"posts:write"}), writes=True),
+    # A profile's default language decides what its posts are sent with: setting it is writing posts.
+    "UpdateProfile": MethodPolicy(scopes=frozenset({"posts:write"}), writes=True),
     "CreateProfile": MethodPolicy(
         credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True
     ),
@@ -55,6 +57,7 @@ def profile_message(profile: service.Profile) -> profiles_pb2.Profile:
         tags=list(profile.tags),
         create_time=timestamp(profile.created_at),
         connection=connection,
+        default_language=profile.default_language or "",
     )
 
 
@@ -96,8 +99,19 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
             display_name=profile.display_name,
             tags=list(profile.tags),
             now=call.now,
+            default_language=profile.default_language,
         )
         return profile_message(created)
+
+    async def UpdateProfile(self, request, context):  # noqa: ANN001, ANN201, N802
+        call = current_call()
+        changed = await service.update_profile(
+            call.conn,
+            call.principal.org_id,
+            request.slug,
+            default_language=request.default_language if request.HasField("default_language") else None,
+        )
+        return profile_message(changed)
 
     async def GetDestinationLimits(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()

@@ -54,6 +54,8 @@ def outgoing(claim: Claim, **changes: Any) -> OutgoingPost:  # noqa: ANN401
         title=claim.title,
         media=claim.media,
         created_at=claim.created_at,
+        language=claim.language,
+        tiktok=claim.tiktok,
     )
     return replace(post, **changes) if changes else post
 

@@ -26,13 +26,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.brand import service as brand
 from core.connections.tokens import StoredTokens
-from core.connectors.base import Account, OutgoingMedia
+from core.connectors.base import Account, OutgoingMedia, TikTokOptions
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.models import media, post_media, post_parts, posts, profiles
 from core.errors import InsufficientCredits
 from core.metrics import CREDIT_REFUSALS, PUBLISH_OUTCOMES
 from core.posts import events as post_events
+from core.posts.versions import tiktok_from_json
 from core.publisher import holds
 from core.settings import CoreSettings
 
@@ -83,6 +84,9 @@ class Claim:
     parts: tuple[ClaimPart, ...] = ()
     # The id of the request that created the post: the delivery's log lines carry it.
     request_id: str | None = None
+    # The text's language and the TikTok settings chosen (docs/posts.md), as the connector takes them.
+    language: str | None = None
+    tiktok: TikTokOptions | None = None
 
 
 # (media id, storage key, pinned generation) -> a URL platforms can fetch
@@ -115,6 +119,8 @@ async def claim_due(
                     posts.c.created_at,
                     posts.c.units,
                     posts.c.request_id,
+                    posts.c.language,
+                    posts.c.tiktok_options,
                 )
                 .where(posts.c.status.in_(CLAIMABLE), posts.c.due_at <= now)
                 .order_by(posts.c.due_at)
@@ -218,6 +224,8 @@ async def claim_due(
             units=row.units,
             parts=tuple(parts.get(row.id, ())),
             request_id=row.request_id,
+            language=row.language,
+            tiktok=tiktok_from_json(row.tiktok_options),
         )
         for row, charged in claimed
     ]

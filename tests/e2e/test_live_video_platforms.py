@@ -324,7 +324,8 @@ async def test_a_tiktok_video_is_pulled_from_storage_and_published_once_processe
     media_id = await upload(api, live.auth, data, "video/mp4", "clip.mp4")
     mark = marker()
 
-    post = await create(api, live.auth, f"A clip {mark} #launch", accounts.tiktok.slug, [media_id])
+    chosen = {"privacy_level": "PUBLIC_TO_EVERYONE", "disable_comment": False}
+    post = await create(api, live.auth, f"A clip {mark} #launch", accounts.tiktok.slug, [media_id], tiktok=chosen)
 
     done = await settled(api, live.auth, post["id"])
     assert done["status"] == "published", outcome(done)
@@ -332,8 +333,9 @@ async def test_a_tiktok_video_is_pulled_from_storage_and_published_once_processe
     assert (publish.media_type, publish.title, publish.privacy_level) == (
         "VIDEO",
         f"A clip {mark} #launch",
-        "PUBLIC_TO_EVERYONE",  # the most public level creator_info offers
+        "PUBLIC_TO_EVERYONE",  # chosen by the post, and offered by creator_info
     )
+    assert (publish.post_info["disable_comment"], publish.post_info["disable_duet"]) == (False, True)
     (pulled,) = publish.pulled
     assert (pulled.status, pulled.size, pulled.sha256) == (200, len(data), sha256(data))  # the signed URL works
     assert pulled.url.startswith(f"{live.stack.storage_url}/")
@@ -358,7 +360,81 @@ async def test_tiktok_photos_go_out_as_a_photo_post(api, live, accounts, fake_ti
     (publish,) = fake_tiktok.published(user.open_id, containing=mark)
     assert publish.media_type == "PHOTO" and publish.text == f"Two photos {mark}"
     assert [p.sha256 for p in publish.pulled] == [sha256(p) for p in photos]  # in order, cover first
-    assert done["url"] == f"https://www.tiktok.com/@herald.fake/photo/{publish.post_id}"
+    # Nothing chosen: the most private level offered, comments off, and no music added.
+    assert (publish.privacy_level, publish.post_info["disable_comment"]) == ("SELF_ONLY", True)
+    assert publish.post_info["auto_add_music"] is False
+    assert publish.post_id is None and done["url"] == "https://www.tiktok.com/@herald.fake"  # private: no post page
+
+
+async def test_a_tiktok_video_without_settings_is_private_with_interactions_off(
+    api, live, accounts, fake_tiktok, live_worker
+) -> None:
+    user = fake_tiktok.user("herald.fake")
+    media_id = await upload(api, live.auth, mp4(30_000), "video/mp4", "quiet.mp4")
+    mark = marker()
+
+    post = await create(api, live.auth, f"Quiet {mark}", accounts.tiktok.slug, [media_id])
+
+    done = await settled(api, live.auth, post["id"])
+    assert done["status"] == "published", outcome(done)
+    (publish,) = fake_tiktok.published(user.open_id, containing=mark)
+    info = publish.post_info
+    assert (info["privacy_level"], info["disable_comment"], info["disable_duet"], info["disable_stitch"]) == (
+        "SELF_ONLY",
+        True,
+        True,
+        True,
+    )
+    assert "auto_add_music" not in info  # a video post has no such field
+    assert (done["platform_post_id"], done["url"]) == (publish.publish_id, "https://www.tiktok.com/@herald.fake")
+
+
+async def test_a_tiktok_level_the_creator_is_not_offered_fails_refunded_and_nothing_is_sent(
+    api, live, accounts, fake_tiktok, live_worker
+) -> None:
+    user = fake_tiktok.user("herald.fake")
+    assert "FOLLOWER_OF_CREATOR" not in user.privacy_level_options
+    media_id = await upload(api, live.auth, mp4(20_000), "video/mp4", "followers.mp4")
+    inits = len(fake_tiktok.seen("POST", "/v2/post/publish/video/init/"))
+    before = await balance(api, live.auth)
+    mark = marker()
+
+    post = await create(
+        api,
+        live.auth,
+        f"Followers {mark}",
+        accounts.tiktok.slug,
+        [media_id],
+        tiktok={"privacy_level": "FOLLOWER_OF_CREATOR"},
+    )
+
+    done = await settled(api, live.auth, post["id"])
+    assert (done["status"], done["failure_reason"]) == ("failed", "platform_rejected"), outcome(done)
+    assert await balance(api, live.auth) == before  # charged, then refunded
+    assert len(fake_tiktok.seen("POST", "/v2/post/publish/video/init/")) == inits  # no init was sent
+
+
+async def test_tiktok_comments_the_creator_turned_off_cannot_be_allowed(
+    api, live, accounts, fake_tiktok, live_worker
+) -> None:
+    user = fake_tiktok.user("herald.fake")
+    media_id = await upload(api, live.auth, mp4(20_000), "video/mp4", "comments.mp4")
+    user.comment_disabled = True
+    try:
+        mark = marker()
+        allowed = await create(
+            api, live.auth, f"Talk {mark}", accounts.tiktok.slug, [media_id], tiktok={"disable_comment": False}
+        )
+        failed = await settled(api, live.auth, allowed["id"])
+        assert (failed["status"], failed["failure_reason"]) == ("failed", "platform_rejected"), outcome(failed)
+        quiet = await create(api, live.auth, f"Quiet talk {mark}", accounts.tiktok.slug, [media_id])
+        done = await settled(api, live.auth, quiet["id"])
+    finally:
+        user.comment_disabled = False
+    assert done["status"] == "published", outcome(done)
+    assert fake_tiktok.publishes_by(user.open_id, containing=f"Talk {mark}") == []
+    (publish,) = fake_tiktok.published(user.open_id, containing=f"Quiet talk {mark}")
+    assert publish.post_info["disable_comment"] is True
 
 
 async def test_a_refused_tiktok_token_is_refreshed_and_the_rotated_refresh_token_kept(

@@ -23,6 +23,7 @@ TOOLS = [
     "list_profiles",
     "get_profile_slots",
     "set_profile_slots",
+    "update_profile",
     "create_post",
     "list_posts",
     "get_post",

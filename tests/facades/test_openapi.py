@@ -123,6 +123,7 @@ def test_request_bodies_are_closed_and_carry_the_cores_limits() -> None:
     assert set(create["properties"]) == {
         *("content", "profiles", "schedule_at", "media_ids", "post_types", "title"),
         *("thread", "first_comment", "customizations", "draft", "next_slot"),  # issue 18
+        *("language", "tiktok"),  # issue 30
     }
     assert create["properties"]["thread"]["anyOf"][0]["maxItems"] == 25
     assert create["properties"]["title"]["anyOf"][0]["maxLength"] == limits.max_title_chars == 100

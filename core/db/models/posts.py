@@ -114,6 +114,11 @@ class Post(Base):
     # The X-Request-Id of the request that created it: its publish outcomes' webhook events
     # carry it to the receiver (core/posts/events.py).
     request_id: Mapped[Optional[str]] = mapped_column(String(128))
+    # The language of its text (a normalized BCP 47 tag): the request's, else the profile's
+    # default when it was created; None: neither named one.
+    language: Mapped[Optional[str]] = mapped_column(String(35))
+    # TikTok only: the settings the request chose (core/posts/versions.py tiktok_json; "" none).
+    tiktok_options: Mapped[str] = mapped_column(Text, default="", server_default="")
 
 
 class PostPart(Base):

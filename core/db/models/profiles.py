@@ -80,6 +80,8 @@ class Profile(Base):
     refresh_lease_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     # The platform asked us to wait (429, an exhausted rate-limit window) until then.
     throttled_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # The language of its posts when a post names none (a normalized BCP 47 tag; None: unset).
+    default_language: Mapped[Optional[str]] = mapped_column(String(35))
 
 
 class SlotHold(Base):

@@ -54,20 +54,50 @@ class MediaIdList(_message.Message):
     def __init__(self, ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Customization(_message.Message):
-    __slots__ = ("content", "media_ids", "title", "post_type", "thread", "first_comment")
+    __slots__ = ("content", "media_ids", "title", "post_type", "thread", "first_comment", "language", "tiktok")
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     POST_TYPE_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
     FIRST_COMMENT_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    TIKTOK_FIELD_NUMBER: _ClassVar[int]
     content: str
     media_ids: MediaIdList
     title: str
     post_type: str
     thread: Thread
     first_comment: str
-    def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Union[MediaIdList, _Mapping]] = ..., title: _Optional[str] = ..., post_type: _Optional[str] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ...) -> None: ...
+    language: str
+    tiktok: TikTokOptions
+    def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Union[MediaIdList, _Mapping]] = ..., title: _Optional[str] = ..., post_type: _Optional[str] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ...) -> None: ...
+
+class TikTokOptions(_message.Message):
+    __slots__ = ("privacy_level", "disable_comment", "disable_duet", "disable_stitch", "auto_add_music")
+    PRIVACY_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_COMMENT_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_DUET_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_STITCH_FIELD_NUMBER: _ClassVar[int]
+    AUTO_ADD_MUSIC_FIELD_NUMBER: _ClassVar[int]
+    privacy_level: str
+    disable_comment: bool
+    disable_duet: bool
+    disable_stitch: bool
+    auto_add_music: bool
+    def __init__(self, privacy_level: _Optional[str] = ..., disable_comment: _Optional[bool] = ..., disable_duet: _Optional[bool] = ..., disable_stitch: _Optional[bool] = ..., auto_add_music: _Optional[bool] = ...) -> None: ...
+
+class Notice(_message.Message):
+    __slots__ = ("profile", "code", "field", "message")
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    profile: str
+    code: str
+    field: str
+    message: str
+    def __init__(self, profile: _Optional[str] = ..., code: _Optional[str] = ..., field: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class PostPart(_message.Message):
     __slots__ = ("content", "media_ids", "status", "platform_post_id", "platform_url")
@@ -84,7 +114,7 @@ class PostPart(_message.Message):
     def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ...) -> None: ...
 
 class Post(_message.Message):
-    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment")
+    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment", "language", "tiktok")
     ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -105,6 +135,8 @@ class Post(_message.Message):
     FAILURE_DETAIL_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
     FIRST_COMMENT_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    TIKTOK_FIELD_NUMBER: _ClassVar[int]
     id: str
     profile: str
     connector: str
@@ -125,10 +157,12 @@ class Post(_message.Message):
     failure_detail: str
     thread: _containers.RepeatedCompositeFieldContainer[PostPart]
     first_comment: PostPart
-    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ...) -> None: ...
+    language: str
+    tiktok: TikTokOptions
+    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ...) -> None: ...
 
 class CreatePostsRequest(_message.Message):
-    __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id", "thread", "first_comment", "customizations", "draft", "next_slot")
+    __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id", "thread", "first_comment", "customizations", "draft", "next_slot", "language", "tiktok")
     class PostTypesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -155,6 +189,8 @@ class CreatePostsRequest(_message.Message):
     CUSTOMIZATIONS_FIELD_NUMBER: _ClassVar[int]
     DRAFT_FIELD_NUMBER: _ClassVar[int]
     NEXT_SLOT_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    TIKTOK_FIELD_NUMBER: _ClassVar[int]
     content: str
     profiles: _containers.RepeatedScalarFieldContainer[str]
     schedule_at: str
@@ -167,13 +203,17 @@ class CreatePostsRequest(_message.Message):
     customizations: _containers.MessageMap[str, Customization]
     draft: bool
     next_slot: bool
-    def __init__(self, content: _Optional[str] = ..., profiles: _Optional[_Iterable[str]] = ..., schedule_at: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_types: _Optional[_Mapping[str, str]] = ..., title: _Optional[str] = ..., request_id: _Optional[str] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ..., customizations: _Optional[_Mapping[str, Customization]] = ..., draft: _Optional[bool] = ..., next_slot: _Optional[bool] = ...) -> None: ...
+    language: str
+    tiktok: TikTokOptions
+    def __init__(self, content: _Optional[str] = ..., profiles: _Optional[_Iterable[str]] = ..., schedule_at: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_types: _Optional[_Mapping[str, str]] = ..., title: _Optional[str] = ..., request_id: _Optional[str] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ..., customizations: _Optional[_Mapping[str, Customization]] = ..., draft: _Optional[bool] = ..., next_slot: _Optional[bool] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ...) -> None: ...
 
 class CreatePostsResponse(_message.Message):
-    __slots__ = ("posts",)
+    __slots__ = ("posts", "notices")
     POSTS_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     posts: _containers.RepeatedCompositeFieldContainer[Post]
-    def __init__(self, posts: _Optional[_Iterable[_Union[Post, _Mapping]]] = ...) -> None: ...
+    notices: _containers.RepeatedCompositeFieldContainer[Notice]
+    def __init__(self, posts: _Optional[_Iterable[_Union[Post, _Mapping]]] = ..., notices: _Optional[_Iterable[_Union[Notice, _Mapping]]] = ...) -> None: ...
 
 class ListPostsRequest(_message.Message):
     __slots__ = ("status", "profile", "connector", "scheduled_after", "scheduled_before", "page_size", "page_token")
@@ -208,7 +248,7 @@ class GetPostRequest(_message.Message):
     def __init__(self, post_id: _Optional[str] = ...) -> None: ...
 
 class UpdatePostRequest(_message.Message):
-    __slots__ = ("post_id", "content", "schedule_at", "update_media_ids", "media_ids", "thread", "first_comment")
+    __slots__ = ("post_id", "content", "schedule_at", "update_media_ids", "media_ids", "thread", "first_comment", "language", "tiktok")
     POST_ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
@@ -216,6 +256,8 @@ class UpdatePostRequest(_message.Message):
     MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
     FIRST_COMMENT_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    TIKTOK_FIELD_NUMBER: _ClassVar[int]
     post_id: str
     content: str
     schedule_at: str
@@ -223,7 +265,9 @@ class UpdatePostRequest(_message.Message):
     media_ids: _containers.RepeatedScalarFieldContainer[str]
     thread: Thread
     first_comment: str
-    def __init__(self, post_id: _Optional[str] = ..., content: _Optional[str] = ..., schedule_at: _Optional[str] = ..., update_media_ids: _Optional[bool] = ..., media_ids: _Optional[_Iterable[str]] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ...) -> None: ...
+    language: str
+    tiktok: TikTokOptions
+    def __init__(self, post_id: _Optional[str] = ..., content: _Optional[str] = ..., schedule_at: _Optional[str] = ..., update_media_ids: _Optional[bool] = ..., media_ids: _Optional[_Iterable[str]] = ..., thread: _Optional[_Union[Thread, _Mapping]] = ..., first_comment: _Optional[str] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ...) -> None: ...
 
 class SchedulePostRequest(_message.Message):
     __slots__ = ("post_id", "schedule_at", "next_slot")
@@ -298,7 +342,7 @@ class ValidatePostsRequest(_message.Message):
     def __init__(self, posts: _Optional[_Union[CreatePostsRequest, _Mapping]] = ...) -> None: ...
 
 class ProfileCheck(_message.Message):
-    __slots__ = ("profile", "connector", "post_type", "valid", "problems", "length", "max_length", "unit")
+    __slots__ = ("profile", "connector", "post_type", "valid", "problems", "length", "max_length", "unit", "notices")
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
     POST_TYPE_FIELD_NUMBER: _ClassVar[int]
@@ -307,6 +351,7 @@ class ProfileCheck(_message.Message):
     LENGTH_FIELD_NUMBER: _ClassVar[int]
     MAX_LENGTH_FIELD_NUMBER: _ClassVar[int]
     UNIT_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     profile: str
     connector: str
     post_type: str
@@ -315,7 +360,8 @@ class ProfileCheck(_message.Message):
     length: int
     max_length: int
     unit: str
-    def __init__(self, profile: _Optional[str] = ..., connector: _Optional[str] = ..., post_type: _Optional[str] = ..., valid: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., length: _Optional[int] = ..., max_length: _Optional[int] = ..., unit: _Optional[str] = ...) -> None: ...
+    notices: _containers.RepeatedCompositeFieldContainer[Notice]
+    def __init__(self, profile: _Optional[str] = ..., connector: _Optional[str] = ..., post_type: _Optional[str] = ..., valid: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., length: _Optional[int] = ..., max_length: _Optional[int] = ..., unit: _Optional[str] = ..., notices: _Optional[_Iterable[_Union[Notice, _Mapping]]] = ...) -> None: ...
 
 class ValidatePostsResponse(_message.Message):
     __slots__ = ("valid", "deliverable", "problems", "profiles", "credits_required", "credit_balance")
@@ -384,7 +430,7 @@ class TextPreview(_message.Message):
     def __init__(self, role: _Optional[str] = ..., text: _Optional[str] = ..., length: _Optional[int] = ..., max_length: _Optional[int] = ..., unit: _Optional[str] = ..., media: _Optional[_Iterable[_Union[MediaPreview, _Mapping]]] = ...) -> None: ...
 
 class DestinationPreview(_message.Message):
-    __slots__ = ("profile", "connector", "platform", "display_name", "post_type", "valid", "problems", "warnings", "parts")
+    __slots__ = ("profile", "connector", "platform", "display_name", "post_type", "valid", "problems", "warnings", "parts", "notices")
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
@@ -394,6 +440,7 @@ class DestinationPreview(_message.Message):
     PROBLEMS_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
     PARTS_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     profile: str
     connector: str
     platform: str
@@ -403,7 +450,8 @@ class DestinationPreview(_message.Message):
     problems: _containers.RepeatedCompositeFieldContainer[Problem]
     warnings: _containers.RepeatedCompositeFieldContainer[Problem]
     parts: _containers.RepeatedCompositeFieldContainer[TextPreview]
-    def __init__(self, profile: _Optional[str] = ..., connector: _Optional[str] = ..., platform: _Optional[str] = ..., display_name: _Optional[str] = ..., post_type: _Optional[str] = ..., valid: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., warnings: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., parts: _Optional[_Iterable[_Union[TextPreview, _Mapping]]] = ...) -> None: ...
+    notices: _containers.RepeatedCompositeFieldContainer[Notice]
+    def __init__(self, profile: _Optional[str] = ..., connector: _Optional[str] = ..., platform: _Optional[str] = ..., display_name: _Optional[str] = ..., post_type: _Optional[str] = ..., valid: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., warnings: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., parts: _Optional[_Iterable[_Union[TextPreview, _Mapping]]] = ..., notices: _Optional[_Iterable[_Union[Notice, _Mapping]]] = ...) -> None: ...
 
 class PreviewPostsResponse(_message.Message):
     __slots__ = ("valid", "deliverable", "problems", "credits_required", "credit_balance", "destinations", "draft", "schedule_time")

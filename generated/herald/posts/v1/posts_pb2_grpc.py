@@ -105,7 +105,8 @@ class PostServiceServicer:
     def CreatePosts(self, request, context):
         """Creates one post per named profile, all or nothing.
         Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, VALIDATION_ERROR (content,
-        profiles, schedule_at, title, post_types; platform limits),
+        profiles, schedule_at, title, post_types, language, tiktok; platform
+        limits),
         NEVER_PUBLISH_PHRASE (metadata phrase, profile),
         INVALID_MEDIA, INVALID_MEDIA_COMBINATION, IDEMPOTENCY_KEY_REUSED
         (ALREADY_EXISTS) when request_id was used with a different request.

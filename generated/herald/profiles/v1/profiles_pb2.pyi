@@ -13,7 +13,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Profile(_message.Message):
-    __slots__ = ("id", "slug", "connector", "display_name", "tags", "create_time", "connection")
+    __slots__ = ("id", "slug", "connector", "display_name", "tags", "create_time", "connection", "default_language")
     ID_FIELD_NUMBER: _ClassVar[int]
     SLUG_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -21,6 +21,7 @@ class Profile(_message.Message):
     TAGS_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     CONNECTION_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     id: str
     slug: str
     connector: str
@@ -28,7 +29,8 @@ class Profile(_message.Message):
     tags: _containers.RepeatedScalarFieldContainer[str]
     create_time: _timestamp_pb2.Timestamp
     connection: ProfileConnection
-    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., connector: _Optional[str] = ..., display_name: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connection: _Optional[_Union[ProfileConnection, _Mapping]] = ...) -> None: ...
+    default_language: str
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., connector: _Optional[str] = ..., display_name: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connection: _Optional[_Union[ProfileConnection, _Mapping]] = ..., default_language: _Optional[str] = ...) -> None: ...
 
 class ProfileConnection(_message.Message):
     __slots__ = ("status", "platform_account_id", "handle", "avatar_url", "instance_url", "scopes", "token_expire_time", "connect_time", "error")
@@ -75,6 +77,14 @@ class CreateProfileRequest(_message.Message):
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     profile: Profile
     def __init__(self, profile: _Optional[_Union[Profile, _Mapping]] = ...) -> None: ...
+
+class UpdateProfileRequest(_message.Message):
+    __slots__ = ("slug", "default_language")
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    slug: str
+    default_language: str
+    def __init__(self, slug: _Optional[str] = ..., default_language: _Optional[str] = ...) -> None: ...
 
 class GetProfileRequest(_message.Message):
     __slots__ = ("slug",)

@@ -66,6 +66,11 @@ class ProfileServiceStub:
                 request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsRequest.SerializeToString,
                 response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsResponse.FromString,
                 _registered_method=True)
+        self.UpdateProfile = channel.unary_unary(
+                '/herald.profiles.v1.ProfileService/UpdateProfile',
+                request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.UpdateProfileRequest.SerializeToString,
+                response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
+                _registered_method=True)
 
 
 class ProfileServiceServicer:
@@ -137,6 +142,15 @@ class ProfileServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateProfile(self, request, context):
+        """Changes a profile's settings: only the fields present change.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND, VALIDATION_ERROR
+        (a malformed language tag, nothing to change).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ProfileServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -169,6 +183,11 @@ def add_ProfileServiceServicer_to_server(servicer, server):
                     servicer.GetDestinationLimits,
                     request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsRequest.FromString,
                     response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsResponse.SerializeToString,
+            ),
+            'UpdateProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateProfile,
+                    request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.UpdateProfileRequest.FromString,
+                    response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -335,6 +354,33 @@ class ProfileService:
             '/herald.profiles.v1.ProfileService/GetDestinationLimits',
             herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsRequest.SerializeToString,
             herald_dot_profiles_dot_v1_dot_profiles__pb2.GetDestinationLimitsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.profiles.v1.ProfileService/UpdateProfile',
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.UpdateProfileRequest.SerializeToString,
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
             options,
             channel_credentials,
             insecure,
