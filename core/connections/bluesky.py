@@ -1,4 +1,5 @@
-"""Connecting a Bluesky account with an app password (PLATFORMS.md, Bluesky "Auth").
+"""Connecting a Bluesky account with an app password (docs/live-publishing.md,
+"Connecting accounts").
 
 The app password is sent once, to the account's PDS (`com.atproto.server.createSession`), and
 never stored: Herald keeps the session's access and refresh JWTs (sealed). The access JWT lasts

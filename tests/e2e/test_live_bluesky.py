@@ -1,6 +1,6 @@
-"""Bluesky end to end against a real PDS (docs/live-publishing.md, PLATFORMS.md Bluesky): an
-account made on `@atproto/pds` (tests/fakes/pds.py, with its in-memory PLC), connected through
-REST with an app password, posts delivered by a real `herald worker`, and every record read back
+"""Bluesky end to end against a real PDS (docs/live-publishing.md): an account made on
+`@atproto/pds` (tests/fakes/pds.py, with its in-memory PLC), connected through REST with an app
+password, posts delivered by a real `herald worker`, and every record read back
 from the PDS (getRecord, sync.getBlob): facets, an image with its alt text, a link card with its
 thumbnail, an expired session refreshed, a disconnect that ends the session at the PDS.
 

@@ -1,5 +1,6 @@
 """Bluesky: blobs, the video service and its job, facets with resolved mentions, link cards, and
-the record key that makes a resend harmless and getRecord decisive (PLATFORMS.md, Bluesky)."""
+the record key that makes a resend harmless and getRecord decisive (docs/live-publishing.md,
+"What Bluesky receives")."""
 
 from __future__ import annotations
 
@@ -313,7 +314,11 @@ async def test_mentions_are_resolved_to_dids_and_unresolvable_ones_stay_text() -
         p,
         [
             ("GET", r"handle=alice\.bsky\.social$", reply(200, {"did": "did:plc:alice"})),
-            ("GET", r"handle=ghost\.bsky\.app$", reply(400, {"error": "InvalidRequest", "message": "Unable to resolve"})),
+            (
+                "GET",
+                r"handle=ghost\.bsky\.app$",
+                reply(400, {"error": "InvalidRequest", "message": "Unable to resolve"}),
+            ),
         ],
     )
     await B.deliver(p, api)

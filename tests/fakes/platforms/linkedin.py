@@ -1,8 +1,8 @@
 """A fake LinkedIn on loopback: 3-legged OAuth (no PKCE for a web app; refresh tokens for
 approved partners only), OpenID Connect's `/v2/userinfo`, and the versioned REST API Herald
-posts with: the Images and Videos APIs' uploads and the Posts API (PLATFORMS.md, LinkedIn;
-learn.microsoft.com/linkedin: authorization-code-flow, sign-in-with-linkedin-v2, images-api,
-videos-api, posts-api, versioning).
+posts with: the Images and Videos APIs' uploads and the Posts API (learn.microsoft.com/linkedin:
+authorization-code-flow, sign-in-with-linkedin-v2, images-api, videos-api, posts-api,
+versioning, little-text-format).
 
 `www.linkedin.com` (the authorization page, the token endpoint and the upload URLs) and
 `api.linkedin.com` map to this one server. The authorization page approves at once as

@@ -1,6 +1,6 @@
-"""Comments on the fake LinkedIn: the Comments API of the versioned REST API (PLATFORMS.md,
-"Comments and replies"; learn.microsoft.com/linkedin/marketing/community-management/shares/
-comments-api), and Rest.li's error envelope the whole fake answers with.
+"""Comments on the fake LinkedIn: the Comments API of the versioned REST API
+(learn.microsoft.com/linkedin/marketing/community-management/shares/comments-api), and Rest.li's
+error envelope the whole fake answers with.
 
 `POST /rest/socialActions/{url-encoded post URN}/comments` with `{actor, object, message: {text}}`
 takes the same headers as posts (`LinkedIn-Version`, `X-Restli-Protocol-Version`) and
