@@ -1,7 +1,8 @@
 """What each profile's post will be (docs/posts.md "Threads, first comments and versions").
 
 A request names one text, media, title and post type for every profile, plus optionally a thread
-(items published after the post as a reply chain) and a first comment. `customizations` give one
+(items published after the post as a reply chain), a first comment, the text's language and
+TikTok settings (docs/posts.md "Languages and TikTok settings"). `customizations` give one
 profile a version of its own: each field present replaces the request's value for that profile's
 post only. `version_for` resolves a profile's effective post; the shape checks here are the
 field checks of creation (VALIDATION_ERROR), made before any destination rule.
