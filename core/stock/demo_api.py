@@ -15,6 +15,9 @@ from urllib.parse import urlencode, urlsplit
 from core.stock.demo_catalogue import BY_PEXELS_ID, BY_UNSPLASH_ID, CATALOGUE, DemoPhoto
 
 API_FAULTS = ("429", "403-rate-limit", "500", "timeout", "not-json", "malformed", "malformed-element")
+# A search always answers at least this many photos, the closest the catalogue has when fewer
+# match: a newcomer's first searches ("tea", a whole sentence) must not look broken.
+MIN_RESULTS = 3
 _PEXELS_PHOTO = re.compile(r"/v1/photos/([^/]+)")
 _UNSPLASH_PHOTO = re.compile(r"/unsplash/photos/([^/]+)(/download)?")
 _PEXELS_SIZES = {  # Pexels' `src` renditions, as its API answers them
@@ -115,7 +118,7 @@ class DemoAPI:
 
     def _pexels_search(self, query: dict[str, str], urls: _Urls) -> Answer:
         words = _words(query.get("query", ""))
-        if not words:
+        if not query.get("query", "").strip():
             return _json(400, {"status": 400, "code": "query is required"})
         per_page, page = _paging(query, default=15, maximum=80)
         found = _search(words, query.get("orientation"), {"square": "square"})
@@ -149,7 +152,7 @@ class DemoAPI:
 
     def _unsplash_search(self, query: dict[str, str], urls: _Urls) -> Answer:
         words = _words(query.get("query", ""))
-        if not words:
+        if not query.get("query", "").strip():
             return _json(400, {"errors": ["query is missing"]})
         per_page, page = _paging(query, default=10, maximum=30)
         found = _search(words, query.get("orientation"), {"squarish": "square"})
@@ -278,7 +281,7 @@ def _broken_first(answer: Answer, key: str) -> Answer:
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
+    return re.findall(r"[^\W_]+", text.lower())
 
 
 def _paging(query: dict[str, str], *, default: int, maximum: int) -> tuple[int, int]:
@@ -290,9 +293,17 @@ def _paging(query: dict[str, str], *, default: int, maximum: int) -> tuple[int, 
 
 
 def _search(words: list[str], orientation: str | None, aliases: dict[str, str]) -> list[DemoPhoto]:
+    """The photos of the orientation matching the most words first; when fewer than
+    MIN_RESULTS match, the closest others after them (DemoPhoto.closeness), up to MIN_RESULTS."""
     wanted = aliases.get(orientation or "", orientation)
-    scored = [(p.score(words), p) for p in CATALOGUE if wanted in (None, "", p.orientation)]
-    return [p for score, p in sorted(scored, key=lambda sp: (-sp[0], sp[1].number)) if score > 0]
+    shown = [p for p in CATALOGUE if wanted in (None, "", p.orientation)]
+    matched = sorted((p for p in shown if p.score(words) > 0), key=lambda p: (-p.score(words), p.number))
+    if len(matched) >= MIN_RESULTS:
+        return matched
+    related = frozenset(tag for p in CATALOGUE if p.score(words) > 0 for tag in p.tags)
+    others = [p for p in shown if p not in matched]
+    others.sort(key=lambda p: (*(-c for c in p.closeness(words, related)), p.number))
+    return matched + others[: MIN_RESULTS - len(matched)]
 
 
 def next_month(now: float | None = None) -> int:

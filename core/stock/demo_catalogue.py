@@ -1,4 +1,4 @@
-"""The demo stock provider's catalogue: 24 photos drawn with Pillow, and their renditions."""
+"""The demo stock provider's catalogue: 26 photos drawn with Pillow, and their renditions."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ _PALETTES = {  # by first tag: two gradient ends and an accent
     "desert": ((240, 120, 50), (250, 210, 140), (120, 60, 30)),
     "books": ((90, 50, 30), (200, 170, 120), (150, 30, 30)),
     "camera": ((40, 40, 40), (170, 160, 150), (200, 60, 40)),
+    "tea": ((70, 110, 50), (225, 215, 170), (160, 90, 40)),
 }
 # (width, height, title = alt text, tags; the first tag picks the palette)
 _ENTRIES: tuple[tuple[int, int, str, tuple[str, ...]], ...] = (
@@ -66,6 +67,9 @@ _ENTRIES: tuple[tuple[int, int, str, tuple[str, ...]], ...] = (
     (1080, 1920, "Rain on a window with city lights behind", ("city", "rain", "window", "night")),
     (3456, 5184, "Shelves of books in a quiet library", ("books", "library", "reading")),
     (800, 533, "Vintage camera on a wooden shelf", ("camera", "vintage", "photography")),
+    # Appended, so the photos above keep their numbers, ids and drawings.
+    (6000, 4000, "A pot of green tea with two cups", ("tea", "drink", "cup", "morning", "table")),
+    (3000, 4500, "Hands around a mug of tea by a window", ("tea", "drink", "mug", "cosy", "home")),
 )
 _PHOTOGRAPHERS = (
     "Ana Ruiz", "Ben Okafor", "Chloe Martin", "Dev Patel", "Elif Yilmaz", "Finn Larsen", "Grace Liu",
@@ -97,10 +101,33 @@ class DemoPhoto:
         ratio = self.width / self.height
         return "square" if 0.9 <= ratio <= 1.1 else "landscape" if ratio > 1 else "portrait"
 
+    @property
+    def words(self) -> frozenset[str]:
+        """Its tags and the words of its title: what a search matches."""
+        return frozenset(self.tags) | frozenset(re.findall(r"[a-z0-9]+", self.title.lower()))
+
     def score(self, words: list[str]) -> int:
         """How many of the query's words this photo matches (tags and title; plurals too)."""
-        own = set(self.tags) | set(re.findall(r"[a-z0-9]+", self.title.lower()))
+        own = self.words
         return sum(1 for word in words if word in own or word.rstrip("s") in own or f"{word}s" in own)
+
+    def closeness(self, words: list[str], related: frozenset[str]) -> tuple[int, float]:
+        """How close a photo the query's words do not match comes: first the tags it shares
+        with the photos they match in any orientation (`related`: "tea" matches a landscape
+        tea photo tagged `drink`, so a square photo tagged `drink` is close), then how much
+        its words look like the query's (shared three-letter runs)."""
+        return len(related & set(self.tags)), max((_alike(w, own) for w in words for own in self.words), default=0.0)
+
+
+def _trigrams(word: str) -> set[str]:
+    padded = f"  {word} "
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+def _alike(a: str, b: str) -> float:
+    """The share of three-letter runs two words have in common (0 to 1)."""
+    x, y = _trigrams(a), _trigrams(b)
+    return len(x & y) / len(x | y)
 
 
 def _build() -> tuple[DemoPhoto, ...]:

@@ -26,8 +26,8 @@ from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY, DemoStockServer
 from tests.harness import Stack, database, running_stack
 from tests.oauth_flow import mcp, register, sign_in, tokens_for
 
-# Words that match every photo of the demo catalogue (24 of them).
-EVERYTHING = "coffee mountain office city beach forest plant food pet desert books camera"
+# Words that match every photo of the demo catalogue (26 of them).
+EVERYTHING = "coffee mountain office city beach forest plant food pet desert books camera tea"
 RATIOS = {"square": (1, 1), "portrait": (4, 5), "landscape": (191, 100), "story": (9, 16)}
 
 

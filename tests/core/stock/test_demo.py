@@ -124,9 +124,41 @@ async def test_the_catalogue_has_photos_for_common_queries(demo, http, query: st
     assert len((await unsplash_search(http, demo, query=query)).json()["results"]) >= 3
 
 
-async def test_a_query_nothing_matches_finds_nothing_and_no_query_is_refused(demo, http) -> None:  # noqa: ANN001
-    assert (await pexels_search(http, demo, query="zebra")).json()["photos"] == []
-    assert (await unsplash_search(http, demo, query="zebra")).json()["results"] == []
+@pytest.mark.parametrize("query", ["zebra", "tea", "お茶", "!!!", "a long sentence about nothing in the catalogue"])
+@pytest.mark.parametrize("orientation", [None, "landscape", "portrait", "square"])
+async def test_every_search_answers_at_least_three_photos(demo, http, query: str, orientation: str | None) -> None:  # noqa: ANN001
+    """Fewer than three matches are topped up with the closest photos of that orientation (tags
+    shared with what matches elsewhere, then look-alike words), so no first search is empty."""
+    pexels = {"query": query} | ({"orientation": orientation} if orientation else {})
+    unsplash = {"query": query} | (
+        {"orientation": "squarish" if orientation == "square" else orientation} if orientation else {}
+    )
+    photos = (await pexels_search(http, demo, **pexels)).json()["photos"]
+    results = (await unsplash_search(http, demo, **unsplash)).json()["results"]
+    for found in (photos, results):
+        assert len(found) >= 3, (query, orientation, found)
+        assert len({p["id"] for p in found}) == len(found)
+        if orientation:
+            assert all(
+                (p["width"] > p["height"]) == (orientation == "landscape") for p in found if orientation != "square"
+            )
+            assert all(0.9 <= p["width"] / p["height"] <= 1.1 for p in found if orientation == "square")
+    assert [p["id"] for p in photos] == [p["id"] for p in (await pexels_search(http, demo, **pexels)).json()["photos"]]
+
+
+async def test_matches_come_first_and_the_closest_fill_up(demo, http) -> None:  # noqa: ANN001
+    # "tea" matches one landscape photo; the others are the closest: a drink on a table first.
+    photos = (await pexels_search(http, demo, query="tea", orientation="landscape")).json()["photos"]
+    assert [p["alt"] for p in photos[:2]] == [
+        "A pot of green tea with two cups",
+        "A cup of black coffee on a wooden table",
+    ]
+    # Enough matches: only they are answered.
+    city = (await pexels_search(http, demo, query="city", per_page="30")).json()
+    assert city["total_results"] == len(city["photos"]) == 4
+
+
+async def test_no_query_is_refused(demo, http) -> None:  # noqa: ANN001
     assert (await pexels_search(http, demo, query=" ")).status_code == 400
     assert (await unsplash_search(http, demo, query="")).status_code == 400
 
@@ -142,11 +174,11 @@ async def test_an_unknown_photo_is_404_in_each_apis_shape(demo, http) -> None:  
 
 
 def test_the_catalogue_varies_in_size_and_shape() -> None:
-    assert len(CATALOGUE) == 24
+    assert len(CATALOGUE) == 26
     assert {p.orientation for p in CATALOGUE} == {"landscape", "portrait", "square"}
     assert max(p.width * p.height for p in CATALOGUE) >= 24_000_000
     assert min(p.width for p in CATALOGUE) < 1080  # one photo too small for most presets
-    assert len({p.pexels_id for p in CATALOGUE}) == len({p.unsplash_id for p in CATALOGUE}) == 24
+    assert len({p.pexels_id for p in CATALOGUE}) == len({p.unsplash_id for p in CATALOGUE}) == 26
 
 
 async def test_originals_are_jpegs_of_their_listed_size_and_a_few_megabytes(demo, http) -> None:  # noqa: ANN001
