@@ -57,7 +57,7 @@ def brief(draw: st.DrawFn, max_sentences: int = 8) -> str:
     return " ".join(sentences)
 
 
-def _assert_honest(draft, brief_text: str) -> None:  # noqa: ANN001
+def _assert_honest(draft, brief_text: str, style: Style = STYLE) -> None:  # noqa: ANN001
     """A draft called fitting fits by the platform's own counting, holds no phrase, keeps the
     brief's links and mentions; one that does not fit says why."""
     if not draft.fits:
@@ -67,7 +67,7 @@ def _assert_honest(draft, brief_text: str) -> None:  # noqa: ANN001
         assert part.strip()
         assert text_problems(draft.connector, part) == []
         assert count(draft.connector, part) <= PLATFORM_LIMITS[draft.connector]["max_length"]
-        assert STYLE.never_publish.find(part) is None
+        assert style.never_publish.find(part) is None
     joined = "\n".join(draft.parts)
     entities = tx.entities(brief_text)
     assert all(e in joined for e in (*entities.links, *entities.mentions))
@@ -149,7 +149,100 @@ def test_the_worked_example_reads_well() -> None:
     (draft,) = builtin.generate_post(text, [Target("x", "x")], STYLE).drafts
     assert draft.fits
     assert draft.parts[0] == (
-        "We launched Herald today! It publishes one post to eight networks in a single request. "
+        "We launched Herald today!\n\n"
+        "It publishes one post to eight networks in a single request. "
         "Our customers can schedule and keep their brand voice. Read https://herald.example/launch and tell @alice."
         "\n\n#launch #Acme #Herald"
     )
+
+
+# --- the arrangement (core/generate/arrangement.py) ----------------------------------------------
+
+EXAMPLES = (
+    "Drafts are here ✨\n\nWrite now, publish when you are ready. #Acme",
+    "Calmer mornings ✨\n\nSchedule the week on Monday and forget it.",
+    "Your voice, every network.\n\nOne post, eight destinations ✨",
+)
+VOICED = Style(
+    terms=(("customers", "users"), ("GitHub", "github")),
+    emoji="sparing",
+    hashtags="few",
+    signature=("#Acme",),
+    never_publish=Matcher(["guaranteed results", "cheap"]),
+    examples=EXAMPLES,
+)
+BRIEFS = (
+    "We are excited to announce that scheduled posts are live. Users can now plan a week of posts in one go "
+    "and see them on a calendar at https://acme.example/calendar. Thanks to @jane for asking for it. "
+    "It is really very simple to use. Cheap tricks are not our thing.",
+    "Spring sale starts Monday: 20% off every plan for small businesses that post on their own",
+    "Our new coffee blend is here. The blend mixes Ethiopian and Colombian beans for a bright cup. "
+    "Try the blend in store this week, in order to taste it before anyone else. Guaranteed results!",
+    "We are hiring a backend engineer in Lisbon. The team works with Python and PostgreSQL on github. "
+    "Read about the role at https://acme.example/jobs/backend and write to @hiring. "
+    "We have a quiet office, plants and very good coffee. Interviews start in June.",
+)
+
+
+def _closing_tags_removed(text: str) -> str:
+    return regex.sub(r"(?:\n\n(?:#\S+ ?)+)$", "", text).strip()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=brief())
+def test_arranged_posts_are_honest_with_example_posts_too(text: str) -> None:
+    for draft in builtin.generate_post(text, TARGETS, VOICED).drafts:
+        _assert_honest(draft, text, VOICED)
+
+
+def test_briefs_are_arranged_not_copied_fit_everywhere_and_come_out_the_same_each_time() -> None:
+    for voice in (STYLE, VOICED, Style()):
+        for text in BRIEFS:
+            first = builtin.generate_post(text, TARGETS, voice).drafts
+            assert [d.parts for d in first] == [d.parts for d in builtin.generate_post(text, TARGETS, voice).drafts]
+            for draft in first:
+                (part,) = draft.parts
+                assert draft.fits, (draft.connector, draft.problems)
+                assert count(draft.connector, part) <= PLATFORM_LIMITS[draft.connector]["max_length"]
+                assert voice.never_publish.find(part) is None
+                # Not the brief word for word, with or without hashtags after it.
+                assert _closing_tags_removed(part) != text.strip() and part != text.strip()
+                # The hook stands on its own line.
+                assert "\n\n" in _closing_tags_removed(part)
+
+
+def test_the_arrangement_leads_with_the_key_phrase_tightens_and_takes_the_examples_shape() -> None:
+    (x,) = builtin.generate_post(BRIEFS[0], [Target("x", "x")], VOICED).drafts
+    hook, _, rest = x.parts[0].partition("\n\n")
+    assert (
+        hook == "Scheduled posts are live. ✨"
+    )  # the announcement opener gone; the examples' emoji, where they put it
+    assert "really" not in rest and "very" not in rest  # intensifiers gone
+    assert "Customers can now plan" in rest and "https://acme.example/calendar" in rest and "@jane" in rest
+    assert "Cheap" not in x.parts[0]  # the sentence with the phrase is dropped
+    # The examples' length (about 50 characters): the least telling sentence without a link or a
+    # mention goes; what carries a link or a mention stays.
+    assert "simple to use" not in x.parts[0]
+    tags = tx.HASHTAG.findall(x.parts[0].rpartition("\n\n")[2])
+    assert tags == ["#Acme"]  # the examples carry one hashtag at most; the signature first
+    (sale,) = builtin.generate_post(BRIEFS[1], [Target("li", "linkedin")], STYLE).drafts
+    assert sale.parts[0].startswith("Spring sale starts Monday:\n\n20% off every plan")  # cut at the colon
+    (hiring,) = builtin.generate_post(BRIEFS[3], [Target("x", "x")], VOICED).drafts
+    assert "GitHub" in hiring.parts[0] and "github" not in hiring.parts[0]  # the term's own casing
+
+
+def test_hashtags_come_from_salient_words_not_the_first_word() -> None:
+    text = "Launching scheduled posts today. Users plan a week of posts in one go on a calendar."
+    (draft,) = builtin.generate_post(text, [Target("x", "x")], Style(hashtags="few")).drafts
+    tags = tx.HASHTAG.findall(draft.parts[0].rpartition("\n\n")[2])
+    assert tags[0] == "#ScheduledPosts" and "#Launching" not in tags
+
+
+def test_tightening_never_touches_links_mentions_or_hashtags() -> None:
+    sentence = (
+        "We are excited to announce that https://really.example/very-simple is really live for @very_good #ReallyFast."
+    )
+    assert tx.tighten(sentence) == "https://really.example/very-simple is live for @very_good #ReallyFast."
+    assert tx.tighten("I am really happy to share that it works.") == "It works."
+    assert tx.tighten("Really.") == "Really."  # nothing but filler: kept as written
+    assert tx.tighten("Customers are able to plan in order to save time.") == "Customers can plan to save time."

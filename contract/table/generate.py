@@ -52,8 +52,16 @@ ROWS = (
         Tool(
             name="generate_post",
             title="Draft a post",
-            description="Draft one post per profile from a brief, in the organization's brand voice (preferred "
-            "terms, emoji and hashtag habits, signature hashtags), fitting each profile's platform." + _AFTER,
+            description="Draft one post per profile from a brief, in the organization's brand voice, fitting each "
+            "profile's platform as that platform counts. With the built-in engine (the default; the run's `backend` "
+            "says which) the draft is an arrangement of the brief, not new writing: a hook line (the sentence "
+            "carrying the brief's key phrase, on a line of its own), the other sentences tightened (wordy phrasings "
+            "and filler removed) and cut to about the length of the voice's example posts, the voice applied "
+            "(preferred terms in their casing, the emoji habit and the examples' emoji, signature hashtags, the "
+            "examples' hashtag count), hashtags made of the brief's salient words, and no sentence holding a "
+            "never-publish phrase. It invents nothing: put the facts, links and @mentions the post needs in the "
+            "brief. A deployment with an `openai`-compatible model backend writes freer drafts from the same brief "
+            "and voice." + _AFTER,
             idempotent=False,
         ),
     ),
@@ -82,7 +90,9 @@ ROWS = (
         Tool(
             name="generate_variations",
             title="Draft variations",
-            description="Draft `count` distinct posts per profile from one brief, to choose from or test." + _AFTER,
+            description="Draft `count` distinct posts per profile from one brief, to choose from or test. The "
+            "built-in engine makes them as generate_post does, then as written, led by another sentence, compact, "
+            "with more hashtags, with none added (distinct ones only); a model backend writes freer ones." + _AFTER,
         ),
     ),
     _row(

@@ -1,20 +1,25 @@
 """The built-in writing engine: deterministic and model-free, made of rules (docs/writing-tools.md).
 
-It does not invent content: it arranges the brief. It applies the brand voice (preferred terms,
-the emoji habit, the hashtag habit and signature hashtags), drops whole sentences that hold a
-never-publish phrase, and fits each destination by that platform's own counting, only ever
-removing whole units (trailing hashtags, parentheticals, sentences without a link or a
-mention) and splitting only at sentence, clause, word or grapheme boundaries outside links,
-mentions and hashtags. What it cannot fit it reports; it never cuts a sentence short.
+It does not invent content: it arranges the brief. A post leads with a hook line (the sentence
+carrying the brief's key phrases), says it in fewer words (wordy phrasings tightened), takes the
+shape of the voice's example posts (length, layout, emoji, hashtag count: core/generate/
+arrangement.py) and closes with hashtags made of the brief's salient words. It applies the brand
+voice (preferred terms and their casing, the emoji habit, the hashtag habit and signature
+hashtags), drops whole sentences that hold a never-publish phrase, and fits each destination by
+that platform's own counting, only ever removing whole units (trailing hashtags, parentheticals,
+sentences without a link or a mention) and splitting only at sentence, clause, word or grapheme
+boundaries outside links, mentions and hashtags. What it cannot fit it reports; it never cuts a
+sentence short.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import regex
 
 from core.generate import text as tx
+from core.generate.arrangement import arrange, shape_of, weight, with_emoji
 from core.generate.drafts import Draft, Output, Style, Target, check, part_problems
 from core.posts.rules import PLATFORM_LIMITS, count
 
@@ -44,23 +49,30 @@ def _units(brief: str, style: Style) -> tuple[list[str], list[str], list[str]]:
     return body, list(dict.fromkeys(tags)), dropped
 
 
-def _tail(connector: str, body: list[str], own: list[str], style: Style, extra: int) -> list[str]:
+def _tail(
+    connector: str, body: list[str], own: list[str], style: Style, extra: int, wanted: int | None = None
+) -> list[str]:
     """Hashtags to close a post with: the brief's own, then the voice's signature, then keyword
-    hashtags, as many as the habit wants (and the platform takes)."""
-    wanted = _HABIT_TOTAL.get(style.hashtags, 3) + extra
+    hashtags, as many as the habit wants (or `wanted`, within the habit) and the platform takes;
+    never one holding a never-publish phrase."""
+    habit = _HABIT_TOTAL.get(style.hashtags, 3)
+    wanted = (habit if wanted is None else min(wanted, habit)) + extra
     cap = PLATFORM_LIMITS[connector].get("max_hashtags", 30)
     present = {h.lower() for s in body for h in tx.HASHTAG.findall(s)}
     tags = [t for t in own if t.lower() not in present]
     for candidate in [*style.signature, *(tx.hashtag_of(k) for k in tx.keywords(" ".join(body), 6))]:
         if len(tags) + len(present) >= min(wanted, cap) or style.hashtags == "none" and candidate not in own:
             break
-        if candidate and candidate.lower() not in present and candidate.lower() not in {t.lower() for t in tags}:
+        fresh = candidate and candidate.lower() not in present and candidate.lower() not in {t.lower() for t in tags}
+        if fresh and style.never_publish.find(candidate) is None:
             tags.append(candidate)
     return tags[: max(0, cap - len(present))]
 
 
-def _compose(body: list[str], tags: list[str]) -> str:
-    text = " ".join(body)
+def _compose(body: list[str], tags: list[str], lines: bool = False) -> str:
+    """The post's text: the sentences (the first on a line of its own with `lines`), then a
+    blank line and the hashtags."""
+    text = f"{body[0]}\n\n{' '.join(body[1:])}" if lines and len(body) > 1 else " ".join(body)
     return f"{text}\n\n{' '.join(tags)}".strip() if tags else text
 
 
@@ -93,10 +105,10 @@ def _shortenings(body: list[str], tags: list[str]) -> list[tuple[list[str], list
     return states
 
 
-def _fit(connector: str, body: list[str], tags: list[str]) -> tuple[str, list[str]]:
+def _fit(connector: str, body: list[str], tags: list[str], lines: bool = False) -> tuple[str, list[str]]:
     """The longest composition that fits (`_shortenings`), or the shortest with its problems.
     Every step makes the text shorter, so a binary search finds it with a few counts."""
-    texts = [_compose(b, t) for b, t in _shortenings(body, tags)]
+    texts = [_compose(b, t, lines) for b, t in _shortenings(body, tags)]
     low, high = 0, len(texts) - 1
     if not texts[high]:
         return "", []  # nothing to publish: the caller says so
@@ -131,30 +143,63 @@ def _post(
     return draft
 
 
+def _tightened(sentence: str, style: Style) -> str:
+    """The sentence in fewer words, unless that would bring a never-publish phrase together."""
+    tight = tx.tighten(sentence)
+    return sentence if style.never_publish.find(tight) is not None else tight
+
+
+def _arranged(brief: str, target: Target, style: Style, variant: int = 1) -> Draft:
+    """The brief arranged as a post (core/generate/arrangement.py): the hook line, the rest
+    tightened and cut to the examples' length, their emoji and hashtag count. When that cannot
+    be made to fit, the brief as written, which fits whenever its lead and what must stay do."""
+    body, own, _ = _units(brief, style)
+    if not body:
+        return _post(brief, target, style, variant)
+    shape = shape_of(style.examples)
+    body = [_tightened(s, style) for s in body]
+    order = arrange(body, brief, shape, {s for s in body if _needed(s)})
+    if style.emoji != "none" and not tx.has_emoji(brief):  # the brief's own emoji are enough
+        order[0] = with_emoji(order[0], shape)
+    wanted = None if shape.hashtags is None else max(shape.hashtags, len(style.signature))
+    tags = _tail(target.connector, order, own, style, 0, wanted)
+    text, problems = _fit(target.connector, order, tags, shape.lines)
+    if problems:
+        return _post(brief, target, style, variant)
+    return Draft(target.profile, target.connector, variant, [text])
+
+
 def generate_post(brief: str, targets: list[Target], style: Style) -> Output:
-    """One draft per destination, in the voice, fitting each."""
+    """One draft per destination: the brief arranged in the voice, fitting each."""
     entities = tx.entities(brief)
-    return Output([check(_post(brief, t, style), style, entities) for t in targets])
+    return Output([check(_arranged(brief, t, style), style, entities) for t in targets])
 
 
 def generate_variations(brief: str, targets: list[Target], style: Style, count: int) -> Output:
-    """Up to `count` distinct drafts per destination, each made another way: as written; led by
-    its most telling sentence; compact (the lead and what carries a link or a mention); with
-    more hashtags; with none added."""
+    """Up to `count` distinct drafts per destination, each made another way: arranged (as
+    generate_post makes it); as written; led by its most telling sentence; compact (the lead
+    and what carries a link or a mention); with more hashtags; with none added."""
     entities = tx.entities(brief)
     drafts, notes = [], []
     for target in targets:
         body, _, _ = _units(brief, style)
-        ranked = sorted(range(len(body)), key=lambda i: -_weight(body[i], brief))
+        ranked = sorted(range(len(body)), key=lambda i: -weight(body[i], brief))
         led = [body[ranked[0]], *[s for i, s in enumerate(body) if i != ranked[0]]] if body else body
         compact = [s for i, s in enumerate(body) if i == 0 or _needed(s)]
-        plain = Style(style.terms, style.emoji, "none", (), style.never_publish)
-        ways = [(style, None, 0), (style, led, 0), (style, compact, 0), (style, None, 3), (plain, None, 0)]
+        plain = Style(style.terms, style.emoji, "none", (), style.never_publish, style.examples)
+        ways = [
+            partial(_arranged, brief, target, style),
+            partial(_post, brief, target, style),
+            partial(_post, brief, target, style, order=led),
+            partial(_post, brief, target, style, order=compact),
+            partial(_post, brief, target, style, extra=3),
+            partial(_post, brief, target, plain),
+        ]
         seen: set[str] = set()
-        for way_style, order, extra in ways:
+        for way in ways:
             if len(seen) == count:
                 break
-            draft = _post(brief, target, way_style, len(seen) + 1, order=order, extra=extra)
+            draft = way(len(seen) + 1)
             key = "\n".join(draft.parts)
             if key not in seen:
                 seen.add(key)
@@ -162,12 +207,6 @@ def generate_variations(brief: str, targets: list[Target], style: Style, count: 
         if len(seen) < count:
             notes.append(f"{target.profile}: only {len(seen)} distinct variations can be made from this brief")
     return Output(drafts, notes=notes)
-
-
-def _weight(sentence: str, brief: str) -> float:
-    keys = [k.lower() for k in tx.keywords(brief, 8)]
-    lower = sentence.lower()
-    return sum(len(keys) - i for i, k in enumerate(keys) if k in lower)
 
 
 def _pieces(connector: str, unit: str, room: int) -> list[str]:

@@ -29,6 +29,9 @@ class Style:
     hashtags: str = "few"
     signature: tuple[str, ...] = ()
     never_publish: Matcher = field(default_factory=lambda: Matcher(()))
+    # Approved example posts: the built-in engine takes their shape (length, layout, emoji,
+    # hashtag count), never their words.
+    examples: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -67,6 +67,7 @@ async def voice_and_style(conn: AsyncConnection, org_id: str, profile_ids: list[
         hashtags=doc.hashtags,
         signature=doc.signature_hashtags,
         never_publish=matcher(tuple(combined)),
+        examples=doc.examples,
     )
     return doc, style
 

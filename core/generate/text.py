@@ -38,7 +38,9 @@ STOPWORDS = frozenset(
         will with would you your yours yourself yourselves today tomorrow yesterday get got make made one
         two three via per read thanks thank next week see like need want know use using used four five six
         seven eight nine ten first last single every many much really keep tell think said says say go
-        going come came take took put give gave look looks find found thing things way ways
+        going come came take took put give gave look looks find found thing things way ways may might must
+        monday tuesday wednesday thursday friday saturday sunday january february april june july august
+        september october november december
         """,
     )
 )
@@ -160,8 +162,10 @@ def strip_emoji(text: str) -> str:
 
 
 def replace_terms(text: str, terms: list[tuple[str, str]]) -> str:
-    """`instead_of` → `use`, as whole words, case-insensitively, keeping a capital first letter,
-    never inside a link, mention or hashtag."""
+    """`instead_of` → `use`, as whole words, case-insensitively, never inside a link, mention or
+    hashtag. A term written with capitals is the brand's casing and is kept exactly (`GitHub`,
+    `iPhone`, also where the text wrote `github`); a lowercase one takes the capital of a word
+    that had one (a sentence's first word)."""
     for use, instead_of in terms:
         pattern = regex.compile(
             rf"(?<![\p{{L}}\p{{N}}]){regex.escape(instead_of)}(?![\p{{L}}\p{{N}}])", regex.IGNORECASE
@@ -172,7 +176,7 @@ def replace_terms(text: str, terms: list[tuple[str, str]]) -> str:
             if not _safe(m.start(), spans) or not _safe(m.end() - 1, spans) or any(s == m.start() for s, _ in spans):
                 continue
             found = m.group()
-            replacement = use[:1].upper() + use[1:] if found[:1].isupper() and use[:1].islower() else use
+            replacement = use[:1].upper() + use[1:] if found[:1].isupper() and use == use.lower() else use
             pieces += [text[last : m.start()], replacement]
             last = m.end()
         text = "".join(pieces) + text[last:]
@@ -188,14 +192,19 @@ def keywords(text: str, limit: int) -> tuple[str, ...]:
     """The text's most telling words and names, best first. A word scores by how often it
     appears, more when it is capitalised inside a sentence (a name, a product), looks like a noun
     (-tion, -ment, -ness, -er…), or comes early; less when it looks like a past verb or an adverb
-    (-ed, -ly). Two words make a phrase only when both are capitalised (a name: "Brand Voice") or
-    the pair repeats. Links, mentions, existing hashtags and function words are never keywords."""
+    (-ed, -ly), and half when it opens a sentence (where verbs and imperatives stand: "Launching",
+    "Join"), so a brief's first word is not its keyword by position alone. Two words make a
+    phrase when both are capitalised (a name: "Brand Voice"), when the pair repeats, or when its
+    second word, not a name, recurs in the text (the thing the text is about, with the word that
+    qualifies it: "scheduled posts"). Links, mentions, existing hashtags and function words are never
+    keywords."""
     cleaned = text
     for s, e in reversed(protected_spans(text)):
         cleaned = cleaned[:s] + " . " + cleaned[e:]
     scores: Counter[str] = Counter()
     shown: dict[str, str] = {}
     pairs: Counter[str] = Counter()
+    occurrences: Counter[str] = Counter()
     capitals: set[str] = set()
     for sentence_index, sentence in enumerate(sentences(cleaned)):
         tokens = _WORD.findall(sentence)
@@ -208,10 +217,11 @@ def keywords(text: str, limit: int) -> tuple[str, ...]:
             capital = token[:1].isupper() and position > 0
             if capital:
                 capitals.add(lower)
-            weight = 1.0 + (1.0 if capital else 0.0) + (0.3 if sentence_index == 0 else 0.0)
+            weight = (1.0 if position > 0 else 0.5) + (1.0 if capital else 0.0) + (0.3 if sentence_index == 0 else 0.0)
             weight += 0.4 if _NOUNISH.search(lower) else 0.0
             weight -= 0.6 if _VERBISH.search(lower) else 0.0
             scores[lower] += weight
+            occurrences[lower] += 1
             shown.setdefault(lower, token)
             if previous is not None:
                 pairs[f"{previous} {lower}"] += 1
@@ -219,7 +229,8 @@ def keywords(text: str, limit: int) -> tuple[str, ...]:
             previous = lower
     for pair, seen in pairs.items():
         first, second = pair.split(" ")
-        if (first in capitals and second in capitals) or seen > 1:
+        qualified = occurrences[second] > 1 and second not in capitals and first not in capitals
+        if (first in capitals and second in capitals) or seen > 1 or qualified:
             scores[pair] = scores[first] + scores[second]
     ranked = sorted(scores, key=lambda k: (-scores[k], k))
     out: list[str] = []
@@ -240,3 +251,53 @@ def hashtag_of(phrase: str) -> str | None:
         return None
     body = "".join(p[:1].upper() + p[1:] for p in parts) if len(parts) > 1 else parts[0]
     return "#" + body if regex.search(r"\p{L}", body) else None
+
+
+# Wordy phrasings and their tight forms (English, as the stopwords): an arrangement says the same
+# in fewer words. Announcement openers go whole ("We're excited to announce that X" → "X").
+_WORDY = tuple(
+    (regex.compile(rf"(?<![\p{{L}}\p{{N}}]){pattern}(?![\p{{L}}\p{{N}}])", regex.IGNORECASE), tight)
+    for pattern, tight in (
+        (
+            r"(?:we|i)(?:'re|’re|'m|’m| are| am) (?:so |very |really |super )?"
+            r"(?:excited|thrilled|happy|pleased|proud|delighted) to (?:announce|share|say|tell you) that",
+            "",
+        ),
+        (r"(?:please )?note that", ""),
+        (r"in order to", "to"),
+        (r"due to the fact that", "because"),
+        (r"at this (?:point|moment) in time", "now"),
+        (r"in the near future", "soon"),
+        (r"for the purpose of", "for"),
+        (r"with regards? to", "about"),
+        (r"prior to", "before"),
+        (r"(?:is|are) able to", "can"),
+        (r"a (?:large |great )?number of", "many"),
+        (r"(?:very|really|actually|basically|literally|truly|quite)(?= [\p{L}\p{N}])", ""),
+    )
+)
+
+
+@lru_cache(maxsize=4096)
+def tighten(sentence: str) -> str:
+    """The sentence in fewer words: wordy phrasings replaced by their tight forms and filler
+    (announcement openers, intensifiers) removed, never inside a link, mention or hashtag; the
+    first letter keeps the capital a removed opener had."""
+    out = sentence
+    for pattern, tight in _WORDY:
+        if pattern.search(out) is None:
+            continue  # most patterns find nothing: no spans to compute
+        spans = protected_spans(out)
+        pieces, last = [], 0
+        for m in pattern.finditer(out):
+            if _safe(m.start(), spans) and _safe(m.end(), spans) and all(s != m.start() for s, _ in spans):
+                pieces += [out[last : m.start()], tight]
+                last = m.end()
+        out = "".join(pieces) + out[last:]
+    out = regex.sub(r"\s+([,.;:!?…])", r"\1", _SPACE.sub(" ", out)).strip(" ,;:")
+    if not regex.search(r"[\p{L}\p{N}]", out):
+        return sentence  # nothing but filler: keep it as written
+    starts_protected = any(start == 0 for start, _ in protected_spans(out))  # a link keeps its case
+    if sentence[:1].isupper() and out[:1].islower() and not starts_protected:
+        out = out[:1].upper() + out[1:]
+    return out

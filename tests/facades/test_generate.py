@@ -191,3 +191,56 @@ async def test_the_tools_over_mcp_need_generate_scopes(http, channel, org) -> No
         http, reader, "tools/call", {"name": "generate_post", "arguments": {"brief": BRIEF, "profiles": ["g-x"]}}
     )
     assert refused.status_code == 403 and 'scope="generate:write"' in refused.headers["www-authenticate"]
+
+
+BRIEFS = (
+    BRIEF,
+    "Spring sale starts Monday: 20% off every plan for small businesses that post on their own",
+    "We are excited to announce that our users can now export their posts as CSV. "
+    "It is really very quick, see https://herald.example/export. Questions go to @support.",
+)
+EXAMPLE_VOICE = {
+    **VOICE,
+    "examples": [
+        "Drafts are here ✨\n\nWrite now, publish when you are ready.",
+        "Calmer mornings ✨\n\nSchedule the week on Monday and forget it.",
+    ],
+    "emoji": "sparing",
+}
+
+
+async def test_generate_post_arranges_the_brief_the_same_way_every_time_over_rest_and_mcp(http, channel, org) -> None:
+    """The built-in engine arranges a brief (a hook line, the rest tightened, the voice and its
+    examples' shape applied) rather than copying it: for several briefs and voices each draft
+    differs from the brief, fits its platform, holds no never-publish phrase, and the same
+    request gives the same drafts, over REST and over MCP."""
+    session = await sign_in(channel, org.email)
+    token = (await tokens_for(http, session, (await register(http))["client_id"], "generate:write"))["access_token"]
+    profiles = ["g-x", "g-bsky", "g-ig", "g-li"]
+    for voice in (VOICE, EXAMPLE_VOICE):
+        assert (await http.put("/v1/brand-voice", json=voice, headers=org.auth)).status_code == 200
+        for brief in BRIEFS:
+            body = {"brief": brief, "profiles": profiles}
+            first = (await http.post("/v1/generate/posts", json=body, headers=org.auth)).json()
+            again = (await http.post("/v1/generate/posts", json=body, headers=org.auth)).json()
+            over_mcp = (await mcp(http, token, "tools/call", {"name": "generate_post", "arguments": body})).json()[
+                "result"
+            ]["structuredContent"]
+            assert _texts(first) == _texts(again) == _texts(over_mcp)
+            for draft in first["output"]["drafts"]:
+                (part,) = draft["parts"]
+                text = part["text"]
+                assert draft["fits"], draft
+                assert part["length"] == count(draft["connector"], text) <= part["max_length"]
+                assert "cheap tricks" not in text.lower()
+                assert text != brief and text.partition("\n\n#")[0] != brief  # not the brief word for word
+                assert "\n\n" in text.partition("\n\n#")[0], text  # a hook line of its own
+                if voice is EXAMPLE_VOICE and not any(c in brief for c in "✨🚀"):
+                    assert "✨" in text  # the examples' emoji
+    # Tightened: the announcement opener and the intensifiers are gone.
+    export = (
+        await http.post("/v1/generate/posts", json={"brief": BRIEFS[2], "profiles": ["g-x"]}, headers=org.auth)
+    ).json()
+    (text,) = _texts(export)["g-x"]
+    assert text.startswith("Our customers can now export their posts as CSV.")
+    assert "excited" not in text and "really" not in text and "very" not in text
