@@ -81,7 +81,7 @@ def engine_cpu(samples: int) -> dict[str, Any]:
     """The core's built-in work of one call (engine, then every output check), CPU ms."""
     from core.brand.never_publish import matcher
     from core.generate.catalogue import TOOLS
-    from core.generate.drafts import Style, Target
+    from core.generate.outputs import Style, Target
     from core.generate.service import _checked
 
     style = Style(

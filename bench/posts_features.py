@@ -19,7 +19,7 @@ About 2.5 minutes with the defaults.
    - `nsp-x`, `nsp-mastodon`, `nsp-bluesky`: a next_slot set whose profiles already hold
      --prefill scheduled posts each, in their next --prefill slots (one post made through the API,
      then copied row by row in SQL with new ids and delivery keys, one per slot; the copies lie
-     after the slot the API gave, so with core/posts/slotting.py's watermark the first search
+     after the slot the API gave, so with core/posts/slot_assignment.py's watermark the first search
      reads and walks them all and the next ones start past them);
    - `th-x`, `th-bluesky`, `th-mastodon`, `th-threads` (the platforms that thread): the single
      post and the thread phases.
@@ -96,7 +96,7 @@ from bench.posts_create import content_for
 
 ORG = "bench-features"
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-# Every hour of every day: 168 slots, the most a table may hold (core/posts/slots.py MAX_SLOTS).
+# Every hour of every day: 168 slots, the most a table may hold (core/posts/slot_table.py MAX_SLOTS).
 SLOT_TABLE = {"timezone": "Europe/Paris", "slots": [{"day": d, "time": f"{h:02d}:00"} for d in DAYS for h in range(24)]}
 SLOT_PLATFORMS = ("x", "mastodon", "bluesky")
 SA_SLUGS = [f"sa-{p}" for p in SLOT_PLATFORMS]
@@ -179,13 +179,13 @@ def set_slots(base_url: str, api_key: str, slugs: list[str]) -> None:
 
 def prefill(database_url: str, base_url: str, api_key: str, slugs: list[str], count: int) -> dict[str, Any]:
     """One next_slot post to `slugs` through the API, then `count` copies of each profile's post in
-    SQL, each in the profile's next free slot after it (core.posts.slots.candidates), with a new
+    SQL, each in the profile's next free slot after it (core.posts.slot_table.candidates), with a new
     id and delivery key: the profiles then hold count + 1 scheduled posts in their first slots."""
     import httpx
 
     from core.ids import new_id
-    from core.posts.parts import new_delivery_key
-    from core.posts.slots import candidates, parse_table
+    from core.posts.slot_table import candidates, parse_table
+    from core.posts.thread_parts import new_delivery_key
 
     body = {"content": content_for("prefill template"), "profiles": slugs, "next_slot": True}
     answer = httpx.post(f"{base_url}/v1/posts", json=body, headers={"Authorization": f"Bearer {api_key}"}, timeout=30)

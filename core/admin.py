@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.connections.vault import TokenVault
 from core.credits import service as credits
 from core.db.engine import transaction
 from core.db.models import connect_attempts, organizations, platform_apps
@@ -20,6 +19,7 @@ from core.errors import NotFound, Unauthorized, ValidationError
 from core.identity import service as identity
 from core.identity.passwords import verify_password
 from core.oauth import jwks as signing_keys
+from core.platform_accounts.vault import TokenVault
 from core.profiles import service as profiles
 from core.webhooks import service as webhook_secrets
 

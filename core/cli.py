@@ -223,7 +223,7 @@ def _admin(settings: CoreSettings, args: argparse.Namespace) -> int:
                 case "stock":
                     return await admin.set_stock(engine, org=args.org, enable=args.enable, disable=args.disable)
                 case "reseal-tokens":
-                    from core.connections.vault import TokenVault
+                    from core.platform_accounts.vault import TokenVault
 
                     return await admin.reseal_tokens(engine, TokenVault.from_settings(settings))
                 case _:

@@ -53,7 +53,7 @@ CREDIT_REFUSALS = Counter(
 )
 NEXT_SLOT_TURNS = Counter(
     "herald_next_slot_turns",
-    "next_slot requests on PostgreSQL by how they got their slots (core/posts/slot_turns.py): `led` a turn on "
+    "next_slot requests on PostgreSQL by how they got their slots (core/posts/slot_lock_turns.py): `led` a turn on "
     "their profiles' locks, `joined` another request's turn, or took one `alone` (not committing at once, or "
     "the turn they joined gave them nothing).",
     ["turn"],

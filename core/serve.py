@@ -23,8 +23,8 @@ from typing import Any
 
 import httpx
 
-from core.connections.vault import TokenVault
 from core.keyfiles import KeyFileError
+from core.platform_accounts.vault import TokenVault
 from core.settings import CoreSettings
 from core.storage.signing import signing_key
 

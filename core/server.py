@@ -38,8 +38,6 @@ from core.brand.servicer import BrandVoiceServicer
 from core.catalog.service import build_catalog
 from core.catalog.servicer import POLICIES as CATALOG_POLICIES
 from core.catalog.servicer import CatalogServicer
-from core.connections.servicer import POLICIES as CONNECTION_POLICIES
-from core.connections.servicer import ConnectionServicer
 from core.credits.servicer import POLICIES as CREDITS_POLICIES
 from core.credits.servicer import CreditsServicer
 from core.db.engine import create_engine
@@ -57,6 +55,8 @@ from core.oauth import jwks
 from core.oauth.client_metadata import ClientMetadataDocuments
 from core.oauth.servicer import POLICIES as OAUTH_POLICIES
 from core.oauth.servicer import OAuthServicer
+from core.platform_accounts.servicer import POLICIES as CONNECTION_POLICIES
+from core.platform_accounts.servicer import ConnectionServicer
 from core.posts.servicer import POLICIES as POST_POLICIES
 from core.posts.servicer import PostServicer
 from core.profiles.servicer import POLICIES as PROFILE_POLICIES

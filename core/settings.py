@@ -157,7 +157,7 @@ class CoreSettings(BaseSettings):
     gcs_credentials_file: str = ""
     gcs_endpoint: str = ""
 
-    # Live publishing (core/connections, core/connectors; docs/live-publishing.md).
+    # Live publishing (core/platform_accounts, core/connectors; docs/live-publishing.md).
     # Keys sealing platform tokens at rest: `<id>:<base64url 32 bytes>`, comma-separated, the first
     # seals, all open; empty means a key generated into {data_dir}/platform-token.key.
     platform_token_keys: SecretStr = SecretStr("")

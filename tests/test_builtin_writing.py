@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from core.brand.never_publish import Matcher
 from core.generate import builtin
 from core.generate import text as tx
-from core.generate.drafts import Style, Target
+from core.generate.outputs import Style, Target
 from core.posts.rules import PLATFORM_LIMITS, count, text_problems
 
 PLATFORMS = list(PLATFORM_LIMITS)

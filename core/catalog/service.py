@@ -17,7 +17,7 @@ from core.media.service import ALLOWED_TYPES, HASH_RE, LEGACY_LIMITS, MAX_DESCRI
 from core.posts.idempotency import MAX_KEY_LENGTH
 from core.posts.records import FAILURE_REASONS
 from core.posts.rules import PLATFORM_LIMITS
-from core.posts.slots import MAX_SLOTS
+from core.posts.slot_table import MAX_SLOTS
 from core.posts.validation import MAX_CONTENT_CHARS, MAX_MEDIA, MAX_PROFILES, MAX_TITLE
 from core.posts.versions import MAX_THREAD_ITEMS
 from core.rpc.policy import MethodPolicy

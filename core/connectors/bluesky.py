@@ -20,7 +20,7 @@ from core.connectors.base import (
     PlatformResponse,
     SandboxIds,
 )
-from core.connectors.bluesky_text import created_at, links, mentioned_handles, page_card, text_facets, tid
+from core.connectors.bluesky_richtext import created_at, links, mentioned_handles, page_card, text_facets, tid
 from core.connectors.common import JSON, base_url, dig, ok, poll, refusal, required, status_class
 from core.db.types import utcnow
 

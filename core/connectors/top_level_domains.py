@@ -1,6 +1,6 @@
 """The internet's top-level domains, as Bluesky's own facet detection knows them: a bare domain
 (`example.com`) is a link, and an `@name` is a mention, only when its last label is one of
-these (core/connectors/bluesky_text.py).
+these (core/connectors/bluesky_richtext.py).
 
 The list is IANA's (https://data.iana.org/TLD/tlds-alpha-by-domain.txt, version 2026100300), in
 lower case, without the `xn--` (punycode) names: the app's list spells internationalised

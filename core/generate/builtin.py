@@ -20,7 +20,7 @@ import regex
 
 from core.generate import text as tx
 from core.generate.arrangement import arrange, shape_of, weight, with_emoji
-from core.generate.drafts import Draft, Output, Style, Target, check, part_problems
+from core.generate.outputs import Draft, Output, Style, Target, check, part_problems
 from core.posts.rules import PLATFORM_LIMITS, count
 
 # Platforms that publish a thread as a chain of replies (issue 18).

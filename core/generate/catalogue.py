@@ -10,7 +10,7 @@ from typing import Any
 
 from core.errors import ValidationError
 from core.generate import builtin
-from core.generate.drafts import Output, Style, Target
+from core.generate.outputs import Output, Style, Target
 
 MAX_BRIEF = 5000
 MAX_THREAD_TEXT = 12_000

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from herald.generate.v1 import generate_pb2
 
-from core.generate.drafts import measured
+from core.generate.outputs import measured
 from core.rpc.convert import timestamp
 
 if TYPE_CHECKING:

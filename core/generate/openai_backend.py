@@ -4,7 +4,7 @@
 The request carries the brand voice, each destination's real limit and counting (from the same
 rules creation checks) and the tool's task; it asks for JSON matching a schema (structured
 output where the server supports it), at temperature 0 with a fixed seed for repeatable output.
-What comes back is parsed strictly and then checked like any output (core/generate/drafts.py):
+What comes back is parsed strictly and then checked like any output (core/generate/outputs.py):
 a model that ignores a limit gets its draft reported as not fitting, never cut. Failures map to
 stable codes a run records: GENERATION_TIMEOUT, RATE_LIMITED, GENERATION_FAILED.
 """
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.brand.voice import VoiceDocument
 from core.generate.catalogue import Tool
-from core.generate.drafts import Draft, Output, Style, Target
+from core.generate.outputs import Draft, Output, Style, Target
 from core.jobs.runner import JobFailure
 from core.posts.rules import PLATFORM_LIMITS
 from core.settings import CoreSettings

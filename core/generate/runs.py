@@ -15,8 +15,8 @@ from contract.generate import GenerateRun
 from core.credits import service as credits
 from core.db.models import generate_runs
 from core.errors import NotFound
-from core.generate.drafts import Draft, Output
 from core.generate.messages import run_message
+from core.generate.outputs import Draft, Output
 from core.ids import new_id
 from core.jobs import queue
 from core.webhooks import fanout

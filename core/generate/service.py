@@ -4,7 +4,7 @@ for it up to HERALD_GENERATION_WAIT_SECONDS, then answers with the run as it sta
 
 The job handler (`GenerateJobs`, kind `generate_run`) runs on the workers: it reads the voice in
 effect *when it runs* (never-publish phrases added meanwhile apply), asks the backend, checks
-the output like any other (core/generate/drafts.py) and records it, fenced on its lease."""
+the output like any other (core/generate/outputs.py) and records it, fenced on its lease."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from core.db.types import utcnow
 from core.errors import NotFound
 from core.generate import runs
 from core.generate.catalogue import TOOLS, checked_request
-from core.generate.drafts import Output, Style, Target, check
+from core.generate.outputs import Output, Style, Target, check
 from core.generate.runs import RunRecord
 from core.generate.text import entities
 from core.jobs.queue import Job

@@ -23,9 +23,9 @@ from core.credits import service as credits
 from core.db.models import memberships, organizations, sessions, sign_in_throttles, users
 from core.errors import Conflict, NotFound, RateLimited, TooManyAttempts, Unauthorized, ValidationError
 from core.identity import service
+from core.identity.opaque_tokens import SESSION_PREFIX, mint_token
 from core.identity.passwords import MIN_PASSWORD_LENGTH, HashSlots, hash_password, verify_password
 from core.identity.principal import Principal
-from core.identity.tokens import SESSION_PREFIX, mint_token
 from core.ids import new_id
 from core.rpc import budgets
 from core.rpc.context import Call

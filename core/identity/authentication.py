@@ -12,9 +12,9 @@ from core.db.models import api_keys, memberships, oauth_grants, oauth_tokens, or
 from core.db.prepared import Prepared
 from core.errors import Unauthorized
 from core.identity.credentials import API_KEY_PREFIX, parse_api_key, secret_matches
+from core.identity.opaque_tokens import ACCESS_TOKEN_PREFIX, SESSION_PREFIX, hash_token
 from core.identity.principal import CredentialKind, Principal
 from core.identity.scopes import ALL_SCOPES
-from core.identity.tokens import ACCESS_TOKEN_PREFIX, SESSION_PREFIX, hash_token
 
 # last_used_at is kept to the minute: a write per request would double the cost of reads.
 LAST_USE_RESOLUTION = timedelta(minutes=1)

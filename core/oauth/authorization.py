@@ -13,9 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import oauth_codes, oauth_grants
 from core.identity.accounts import member_organization
+from core.identity.opaque_tokens import AUTHORIZATION_CODE_PREFIX, mint_token
 from core.identity.principal import Principal
 from core.identity.scopes import ALL_SCOPES, RESOURCE_SCOPES
-from core.identity.tokens import AUTHORIZATION_CODE_PREFIX, mint_token
 from core.ids import new_id
 from core.oauth.clients import (
     Client,

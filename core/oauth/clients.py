@@ -20,8 +20,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import oauth_clients
+from core.identity.opaque_tokens import CLIENT_SECRET_PREFIX, hash_token, mint_token
 from core.identity.scopes import ALL_SCOPES, RESOURCE_SCOPES
-from core.identity.tokens import CLIENT_SECRET_PREFIX, hash_token, mint_token
 from core.ids import new_id
 from core.oauth.errors import InvalidClient, InvalidClientMetadata, InvalidRedirectUri
 

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.db.models import oauth_clients, oauth_grants
 from core.errors import NotFound
 from core.identity.principal import Principal
-from core.oauth.tokens import revoke_grant_tokens
+from core.oauth.token_endpoint import revoke_grant_tokens
 
 
 @dataclass(frozen=True, slots=True)

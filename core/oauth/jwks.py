@@ -4,7 +4,7 @@ Access tokens are opaque, so nothing is signed with it yet; the key set is real 
 and tools that fetch `jwks_uri` get a valid document, and a future signed artefact (ID tokens,
 signed metadata) has its key published ahead of use.
 
-The private key is stored sealed by the platform-token vault (core/connections/vault.py: AES-256-GCM
+The private key is stored sealed by the platform-token vault (core/platform_accounts/vault.py: AES-256-GCM
 under HERALD_PLATFORM_TOKEN_KEYS, bound to the key's id), so a copy of the database alone does not
 give it away, and `herald admin reseal-tokens` moves it to the newest key with the tokens.
 
@@ -24,10 +24,10 @@ from joserfc.jwk import ECKey
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core.connections.vault import TokenVault
 from core.db.engine import is_sqlite, transaction
 from core.db.models import oauth_signing_keys
 from core.db.types import utcnow
+from core.platform_accounts.vault import TokenVault
 from core.settings import CoreSettings
 
 _PLAIN = "-----BEGIN"  # how a private key stored in the clear (before sealing existed) starts

@@ -5,7 +5,7 @@ from __future__ import annotations
 from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 
 from core.identity.principal import CredentialKind
-from core.oauth import authorization, clients, grants, jwks, tokens
+from core.oauth import authorization, clients, grants, jwks, token_endpoint
 from core.oauth.client_metadata import ClientMetadataDocuments
 from core.oauth.errors import InvalidClientMetadata
 from core.rpc import budgets
@@ -26,7 +26,7 @@ POLICIES = {
         credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True, transactional=False
     ),
     # Not transactional: a replayed code or refresh token revokes, and that must commit even
-    # though the request fails (core/oauth/tokens.py).
+    # though the request fails (core/oauth/token_endpoint.py).
     "ExchangeToken": MethodPolicy(anonymous=True, writes=True, transactional=False),
     "RevokeToken": MethodPolicy(anonymous=True, writes=True),
     "IntrospectToken": MethodPolicy(anonymous=True),
@@ -188,10 +188,10 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
     async def ExchangeToken(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         settings = call.settings
-        lifetimes = tokens.Lifetimes(
+        lifetimes = token_endpoint.Lifetimes(
             settings.oauth_access_token_lifetime_seconds, settings.oauth_refresh_token_lifetime_seconds
         )
-        token_request = tokens.TokenRequest(
+        token_request = token_endpoint.TokenRequest(
             grant_type=request.grant_type,
             client_id=request.client_id,
             client_secret=request.client_secret,
@@ -203,7 +203,7 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
             resource=request.resource,
         )
         async with call.transaction(writes=True) as conn:
-            outcome = await tokens.exchange(
+            outcome = await token_endpoint.exchange(
                 conn, token_request, resource=settings.mcp_resource, lifetimes=lifetimes, now=call.now
             )
         if isinstance(outcome, Exception):
@@ -218,7 +218,7 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
 
     async def RevokeToken(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        await tokens.revoke(
+        await token_endpoint.revoke(
             call.conn,
             token=request.token,
             client_id=request.client_id,
@@ -229,7 +229,7 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
 
     async def IntrospectToken(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        found = await tokens.introspect(
+        found = await token_endpoint.introspect(
             call.conn,
             token=request.token,
             client_id=request.client_id,

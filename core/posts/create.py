@@ -1,6 +1,6 @@
 """Creating posts: one per profile, or nothing (every check runs before the first insert).
 
-`next_slot` on PostgreSQL takes each profile's lock (core/posts/slotting.py) and holds it until
+`next_slot` on PostgreSQL takes each profile's lock (core/posts/slot_assignment.py) and holds it until
 the commit, so other next_slot requests for those profiles wait their turn: what is done while
 it is held is what bounds their rate. Everything that does not depend on the slot — the rows,
 the records, the messages and the events' data — is built before the lock is taken, with the
@@ -9,7 +9,7 @@ request's time in place of the slot; once the slots are known they are written i
 work ends with them (the gRPC servicer's does): waiting for the call to return through the
 servicer and the unit of work before committing held the locks ~3 ms more under load. The
 requests for the same profiles that arrive meanwhile in the same core process join that turn
-(core/posts/slot_turns.py): the lock holder gives them the next slots and holds those for them.
+(core/posts/slot_lock_turns.py): the lock holder gives them the next slots and holds those for them.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from core.db.engine import is_sqlite
 from core.db.models import posts
 from core.db.prepared import Prepared, commit_now, pipelined
 from core.ids import new_id
-from core.posts import events, idempotency, parts, slot_turns, slotting
+from core.posts import events, idempotency, slot_assignment, slot_lock_turns, thread_parts
 from core.posts.messages import post_message
 from core.posts.notices import Notice, notices_for
-from core.posts.parts import PartRecord, new_delivery_key
 from core.posts.records import PostRecord
+from core.posts.thread_parts import PartRecord, new_delivery_key
 from core.posts.validation import CreateRequest, validate_create
 from core.posts.versions import Version, tiktok_from_json, tiktok_json
 from core.rpc.convert import timestamp
@@ -86,9 +86,9 @@ async def create_posts(
     if request.next_slot and is_sqlite(conn.engine):
         # The write transaction holds SQLite's lock already: the rows as validation read them.
         read = [
-            slotting.SlotState(p.id, p.slug, p.slot_table, p.slot_watermark) for p in (t.profile for t in plan.targets)
+            slot_assignment.SlotState(p.id, p.slug, p.slot_table, p.slot_watermark) for p in (t.profile for t in plan.targets)
         ]
-        slots = await slotting.next_slots(conn, profile_ids, now, read=read)
+        slots = await slot_assignment.next_slots(conn, profile_ids, now, read=read)
     elif request.next_slot:
         locked_late = True
     rows, media_rows, part_rows = [], [], []
@@ -126,8 +126,8 @@ async def create_posts(
                 "tiktok_options": tiktok_json(target.version.tiktok),
             }
         )
-        media_rows += parts.main_media_rows(org_id, post_id, target.version)
-        item_rows, item_media = parts.part_rows(org_id, post_id, target.version)
+        media_rows += thread_parts.main_media_rows(org_id, post_id, target.version)
+        item_rows, item_media = thread_parts.part_rows(org_id, post_id, target.version)
         part_rows += item_rows
         media_rows += item_media
     # Built from what is inserted: reading the rows back cost two round trips per request.
@@ -142,7 +142,7 @@ async def create_posts(
     turn, committed = None, False
     try:
         if locked_late:
-            turn = await slot_turns.take(conn, profile_ids, now, lead=ends_transaction)
+            turn = await slot_lock_turns.take(conn, profile_ids, now, lead=ends_transaction)
             _place(turn.given, rows, records, messages, data)
         # The writes go to PostgreSQL in one round trip (psycopg's pipeline): at 1 in flight that
         # took a POST /v1/posts from 4.5-6.5 to 3.8 ms. next_slot holds its profiles' locks until
@@ -150,7 +150,7 @@ async def create_posts(
         # in that round trip too, when the caller's transaction ends here.
         async with pipelined(conn):
             await _INSERT_POSTS.many(conn, rows)
-            await parts.insert_parts(conn, part_rows, media_rows)
+            await thread_parts.insert_parts(conn, part_rows, media_rows)
             await events.emit(conn, org_id, "post.created", records, now, data=data)
             if idempotency_key and encode is not None:
                 await idempotency.store_response(conn, org_id, idempotency_key, encode(messages, notices))

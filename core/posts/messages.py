@@ -8,8 +8,8 @@ from dataclasses import fields
 from herald.posts.v1 import posts_pb2
 
 from core.connectors.base import TikTokOptions
-from core.posts.parts import PartRecord
 from core.posts.records import PostRecord
+from core.posts.thread_parts import PartRecord
 from core.rpc.convert import timestamp
 
 STATUS_TO_PROTO = {

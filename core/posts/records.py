@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.connectors.base import TikTokOptions
 from core.db.models import post_media, posts
-from core.posts.parts import POST_PART, PartRecord, parts_of
+from core.posts.thread_parts import POST_PART, PartRecord, parts_of
 from core.posts.versions import tiktok_from_json
 
 STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled", "draft", "partially_published")

@@ -15,13 +15,13 @@ from core.credits import service as credits
 from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
 from core.pagination import Page, next_token
-from core.posts import drafts, events, parts, slotting
+from core.posts import draft_scheduling, events, slot_assignment, thread_parts
 from core.posts.features import refuse_missing_scopes, unsupported
 from core.posts.language import normalized_language
-from core.posts.parts import new_delivery_key
 from core.posts.records import EDITABLE, POST_COLUMNS, STATUSES, PostRecord, load
 from core.posts.rules import MediaInfo
 from core.posts.schedule import parse_datetime, parse_schedule
+from core.posts.thread_parts import new_delivery_key
 from core.posts.validation import (
     InvalidPostState,
     check_content_for,
@@ -134,7 +134,7 @@ async def update_post(
     if not draft:
         await _check_changed(conn, org_id, current, change, version, media)
     if change.schedule_at is not None:
-        await slotting.freed(conn, current.profile_id, current.schedule_at)
+        await slot_assignment.freed(conn, current.profile_id, current.schedule_at)
         if draft:
             when = parse_datetime(change.schedule_at, "schedule_at")
             values.update(schedule_at=when, due_at=when)
@@ -142,7 +142,7 @@ async def update_post(
             when = parse_schedule(change.schedule_at, now) or now
             values.update(schedule_at=when, due_at=when, status="scheduled" if when > now else "queued")
     if change.media_ids is not None or change.thread is not None or change.first_comment is not None:
-        await parts.rewrite(conn, org_id, post_id, version)
+        await thread_parts.rewrite(conn, org_id, post_id, version)
     if held:
         # Nothing of it is out, so it should hold nothing (docs/posts.md "Credits"): whatever it
         # holds is given back, and the next claim prices the post as edited.
@@ -232,7 +232,7 @@ async def schedule_post(
     live: bool = False,
 ) -> PostRecord:
     current = await get_post(conn, org_id, post_id, for_update=True)
-    await drafts.schedule_draft(conn, org_id, current, schedule_at=schedule_at, next_slot=next_slot, now=now, live=live)
+    await draft_scheduling.schedule_draft(conn, org_id, current, schedule_at=schedule_at, next_slot=next_slot, now=now, live=live)
     return await _changed(conn, org_id, post_id, "post.updated", now)
 
 
@@ -253,7 +253,7 @@ async def cancel_post(
         .values(status="canceled", charged=0, updated_at=now)
     )
     balance = await credits.grant(conn, org_id, held, reason="refund", reference=post_id, now=now) if held else None
-    await slotting.freed(conn, current.profile_id, current.schedule_at)
+    await slot_assignment.freed(conn, current.profile_id, current.schedule_at)
     return await _changed(conn, org_id, post_id, "post.canceled", now), balance
 
 

@@ -21,11 +21,11 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.brand import service as brand
-from core.connections.errors import ProfileNotConnected
 from core.db.engine import is_sqlite
 from core.db.models import media, profiles
 from core.db.prepared import Prepared
 from core.errors import DomainError, ValidationError
+from core.platform_accounts.errors import ProfileNotConnected
 from core.posts.features import refuse_missing_scopes, unsupported
 from core.posts.rules import (
     POST_TYPES,
@@ -97,7 +97,7 @@ class TargetProfile:
     granted_scopes: str = ""
     # The language its posts get when the request names none (None: no default).
     default_language: str | None = None
-    # Read only for next_slot (core/posts/slotting.py `next_slots`, its `read`).
+    # Read only for next_slot (core/posts/slot_assignment.py `next_slots`, its `read`).
     slot_table: str | None = None
     slot_watermark: datetime | None = None
 
@@ -128,7 +128,7 @@ async def validate_create(
         schedule_at = parse_schedule(request.schedule_at, now)
     # next_slot's slot tables come with the profiles on SQLite (its write transaction already
     # holds the lock); PostgreSQL reads them once it holds the profiles' locks
-    # (core/posts/slotting.py), so they are not read twice.
+    # (core/posts/slot_assignment.py), so they are not read twice.
     slots = request.next_slot and not request.draft and is_sqlite(conn.engine)
     profiles_ = await _load_profiles(conn, org_id, request.profiles, slots=slots)
     targets = [_target(p, request) for p in profiles_]
@@ -270,7 +270,7 @@ def refuse_unconnected(targets: list[TargetProfile]) -> None:
 @functools.cache
 def _profiles_of(count: int, slots: bool) -> Prepared:
     """The profiles named by `count` slugs (a statement per count, so each is compiled once);
-    with `slots`, next_slot's slot tables too (core/posts/slotting.py `next_slots` decides
+    with `slots`, next_slot's slot tables too (core/posts/slot_assignment.py `next_slots` decides
     whether they must be read again under a row lock)."""
     columns = [profiles.c.id, profiles.c.slug, profiles.c.connector, profiles.c.connection_status]
     columns += [profiles.c.granted_scopes, profiles.c.default_language]

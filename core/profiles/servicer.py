@@ -7,8 +7,8 @@ from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from core.catalog.service import platform_message
 from core.identity.principal import CredentialKind
 from core.pagination import page_request
-from core.posts import slotting
-from core.posts.slots import SlotTable
+from core.posts import slot_assignment
+from core.posts.slot_table import SlotTable
 from core.profiles import service
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
@@ -70,12 +70,12 @@ def slots_message(table: SlotTable) -> profiles_pb2.ProfileSlots:
 class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
     async def GetProfileSlots(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
-        return slots_message(await slotting.get_slots(call.conn, call.principal.org_id, request.slug))
+        return slots_message(await slot_assignment.get_slots(call.conn, call.principal.org_id, request.slug))
 
     async def SetProfileSlots(self, request, context):  # noqa: ANN001, ANN201, N802
         call = current_call()
         slots = [{"day": s.day, "time": s.time} for s in request.slots]
-        table = await slotting.set_slots(call.conn, call.principal.org_id, request.slug, request.timezone, slots)
+        table = await slot_assignment.set_slots(call.conn, call.principal.org_id, request.slug, request.timezone, slots)
         return slots_message(table)
 
     async def ListProfiles(self, request, context):  # noqa: ANN001, ANN201, N802

@@ -9,8 +9,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from core.connections.tokens import ProfileToken
 from core.connectors.base import DeliveryError, ErrorClass, OutgoingPost
+from core.platform_accounts.token_refresh import ProfileToken
 from core.publisher.queue import Claim
 
 log = logging.getLogger("core.publisher")

@@ -30,19 +30,19 @@ import httpx2
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contract.logs import REQUEST_ID
-from core.connections.tokens import NeedsReauth, TokenKeeper
-from core.connections.vault import TokenVault
 from core.connectors.base import Connector, Delivery, DeliveryError, ErrorClass, LeaseLost, OutgoingPost
 from core.connectors.live import LiveAPI
 from core.connectors.registry import CONNECTORS
 from core.connectors.sandbox import sandbox_comment, sandbox_delivery
 from core.connectors.transport import PlatformEndpoints
 from core.db.types import utcnow
+from core.platform_accounts.token_refresh import NeedsReauth, TokenKeeper
+from core.platform_accounts.vault import TokenVault
 from core.posts import outbox
 from core.publisher import outcomes, queue
 from core.publisher.attempt import FAILURE_REASONS, Attempt, log_problem, outgoing
-from core.publisher.parts import LeaseProgress, deliver_with_parts
 from core.publisher.queue import Claim
+from core.publisher.thread_delivery import LeaseProgress, deliver_with_parts
 from core.settings import CoreSettings
 from core.storage.base import ObjectStorage
 from core.storage.factory import object_storage

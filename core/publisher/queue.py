@@ -25,13 +25,13 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.brand import service as brand
-from core.connections.tokens import StoredTokens
 from core.connectors.base import Account, OutgoingMedia, TikTokOptions
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.models import media, post_media, post_parts, posts, profiles
 from core.errors import InsufficientCredits
 from core.metrics import CREDIT_REFUSALS, PUBLISH_OUTCOMES
+from core.platform_accounts.token_refresh import StoredTokens
 from core.posts import events as post_events
 from core.posts.versions import tiktok_from_json
 from core.publisher import holds

@@ -21,7 +21,6 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from contract.logs import REQUEST_ID, REQUEST_ID_HEADER
-from core.connections.vault import TokenVault
 from core.connectors.transport import PlatformEndpoints
 from core.db.engine import transaction
 from core.db.models import webhook_attempts, webhook_events, webhook_messages, webhooks
@@ -30,6 +29,7 @@ from core.ids import new_id
 from core.jobs.queue import Job
 from core.jobs.runner import JobFailure
 from core.pagination import Page, next_token
+from core.platform_accounts.vault import TokenVault
 from core.settings import CoreSettings
 from core.webhooks import service
 from core.webhooks.fanout import KIND

@@ -1,7 +1,7 @@
 """Webhook endpoints: register, list, change, delete, rotate the signing secret.
 
 Secrets are Standard Webhooks secrets (`whsec_` + base64 of 32 random bytes), answered on
-creation and rotation only and stored sealed (core/connections/vault.py), bound to the row and
+creation and rotation only and stored sealed (core/platform_accounts/vault.py), bound to the row and
 to their role, so a sealed secret copied into another row or column does not open. After a
 rotation the previous secret stays for ROTATION_OVERLAP: deliveries carry both signatures.
 """
@@ -19,11 +19,11 @@ from urllib.parse import urlsplit
 from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core.connections.vault import TokenVault
 from core.db.models import organizations, webhooks
 from core.errors import NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
+from core.platform_accounts.vault import TokenVault
 from core.webhooks.events import ALL, EVENT_TYPES
 
 MAX_URL = 2000

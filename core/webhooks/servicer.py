@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
 
-from core.connections.vault import TokenVault
 from core.identity.principal import CredentialKind
 from core.pagination import page_request
+from core.platform_accounts.vault import TokenVault
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy, PageBounds

@@ -8,12 +8,12 @@ import contextlib
 import logging
 import signal
 
-from core.connections.refresh_jobs import TokenRefreshJobs, enqueue_expiring
-from core.connections.tokens import TokenKeeper
 from core.db.engine import create_engine
 from core.db.types import utcnow
 from core.generate.service import GenerateJobs, backends
 from core.jobs.runner import JobRunner
+from core.platform_accounts.refresh_jobs import TokenRefreshJobs, enqueue_expiring
+from core.platform_accounts.token_refresh import TokenKeeper
 from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
 from core.stock.config import stock_service

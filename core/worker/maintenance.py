@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core.db.models import media
 from core.db.types import utcnow
 from core.identity.cleanup import purge_expired_credentials
-from core.posts import slot_turns
+from core.posts import slot_lock_turns
 from core.posts.idempotency import purge_expired
 from core.storage.base import UPLOAD_URL_LIFETIME, ListedObject, ObjectStorage
 
@@ -118,7 +118,7 @@ async def housekeeping(engine: AsyncEngine, storage: ObjectStorage, *, orphans: 
     swept = await remove_orphaned_objects(engine, storage, now) if orphans else 0
     async with engine.begin() as conn:
         keys = await purge_expired(conn, now)
-        holds = await slot_turns.purge_expired(conn, now)
+        holds = await slot_lock_turns.purge_expired(conn, now)
     credentials = await purge_expired_credentials(engine, now)
     if uploads or swept or keys or holds or credentials:
         log.info(

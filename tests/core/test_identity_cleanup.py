@@ -9,7 +9,7 @@ from sqlalchemy import func, select, update
 from core.db.models import oauth_codes, oauth_grants, oauth_tokens, sessions
 from core.db.types import utcnow
 from core.identity.cleanup import purge_expired_credentials
-from core.identity.tokens import hash_token
+from core.identity.opaque_tokens import hash_token
 from core.settings import CoreSettings
 from core.storage.local import LocalStorage
 from core.worker.maintenance import housekeeping

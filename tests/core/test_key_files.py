@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.connections.vault import TokenVault
 from core.keyfiles import load_or_create_key_file
+from core.platform_accounts.vault import TokenVault
 from core.settings import CoreSettings
 from core.storage import signing
 from tests.core.cores import cores, jwks, sql

@@ -12,9 +12,9 @@ import httpx
 import pytest
 from joserfc.jwk import ECKey
 
-from core.connections.vault import TokenVault, new_key_entry
 from core.db.models import oauth_signing_keys
 from core.db.types import utcnow
+from core.platform_accounts.vault import TokenVault, new_key_entry
 from core.settings import CoreSettings
 from tests.core.cores import cores, herald, jwks, sql
 from tests.harness import Stack, database

@@ -1,4 +1,4 @@
-"""Platform tokens sealed at rest (core/connections/vault.py): AES-GCM bound to their row and
+"""Platform tokens sealed at rest (core/platform_accounts/vault.py): AES-GCM bound to their row and
 field, key rotation, nothing of the token in a repr; the generated key file (core/keyfiles.py):
 where it lives, its mode, and a file other users may read or write refused."""
 
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from core.connections.vault import Secret, TokenVault, VaultError, new_key_entry
 from core.keyfiles import KeyFileError
+from core.platform_accounts.vault import Secret, TokenVault, VaultError, new_key_entry
 from core.settings import CoreSettings
 from core.storage import signing
 

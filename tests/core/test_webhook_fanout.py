@@ -11,9 +11,9 @@ import pytest
 from sqlalchemy import func, select
 
 from core import admin
-from core.connections.vault import TokenVault
 from core.db.models import jobs, webhook_events, webhook_messages
 from core.db.types import utcnow
+from core.platform_accounts.vault import TokenVault
 from core.posts import service as posts
 from core.posts.create import create_posts
 from core.posts.validation import CreateRequest

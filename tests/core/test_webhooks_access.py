@@ -13,10 +13,10 @@ from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
-from core.connections.vault import TokenVault, VaultError
 from core.db.engine import transaction
 from core.identity.scopes import SCOPES
 from core.identity.service import create_organization
+from core.platform_accounts.vault import TokenVault, VaultError
 from core.webhooks import service
 from tests.core.rpc_helpers import error_info
 from tests.harness import database

@@ -27,8 +27,8 @@ import pytest
 from sqlalchemy import MetaData, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.connections.vault import TokenVault
 from core.db.models import profiles
+from core.platform_accounts.vault import TokenVault
 from tests.e2e.live_helpers import (
     create_post,
     live_org,

@@ -49,7 +49,7 @@ pytestmark = pytest.mark.one_backend
 
 PLATFORM_TIMEOUT = 2.0  # HERALD_PLATFORM_TIMEOUT_SECONDS: a hung request fails after this
 PLATFORMS = ("threads", "instagram")
-# core/connections/platforms.py MetaAuth sends Meta's documented GETs with credentials in the
+# core/platform_accounts/platforms.py MetaAuth sends Meta's documented GETs with credentials in the
 # query string (`/access_token?client_secret=…&access_token=<short-lived>`,
 # `/refresh_access_token?access_token=<long-lived>`), and at HERALD_LOG_LEVEL=INFO the httpx2
 # logger prints every request's full URL ("HTTP Request: GET …"), so the app secret, the

@@ -27,7 +27,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from core.connections.vault import KEY_FILE, TokenVault
+from core.platform_accounts.vault import KEY_FILE, TokenVault
 from core.storage.signing import load_or_create_key_file
 from tests.e2e.live_helpers import (
     Connected,

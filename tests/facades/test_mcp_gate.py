@@ -96,7 +96,7 @@ async def test_get_and_delete_are_405_with_allow_post(http):
 async def test_expired_token_is_invalid(http, channel, orgs, engine):
     from core.db.models import oauth_tokens
     from core.db.types import utcnow
-    from core.identity.tokens import hash_token
+    from core.identity.opaque_tokens import hash_token
 
     _, tokens = await _tokens(http, channel, orgs)
     async with engine.begin() as conn:

@@ -74,7 +74,7 @@ async def test_redirect_uri_must_repeat_the_authorization_requests(http, session
 async def test_expired_code_is_invalid_grant(http, session, engine):
     from core.db.models import oauth_codes
     from core.db.types import utcnow
-    from core.identity.tokens import hash_token
+    from core.identity.opaque_tokens import hash_token
 
     client, auth, code = await _code(http, session)
     async with engine.begin() as conn:
@@ -121,7 +121,7 @@ async def test_refresh_may_narrow_but_not_widen_scope(http, session):
 async def test_expired_refresh_token_is_invalid_grant(http, session, engine):
     from core.db.models import oauth_tokens
     from core.db.types import utcnow
-    from core.identity.tokens import hash_token
+    from core.identity.opaque_tokens import hash_token
 
     client = await register(http)
     tokens = await tokens_for(http, session, client["client_id"])

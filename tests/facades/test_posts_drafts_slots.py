@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 
 from core.db.models import posts, webhook_events
 from core.posts.rules import PLATFORM_LIMITS
-from core.posts.slots import DAYS
+from core.posts.slot_table import DAYS
 from tests.conftest import Org
 
 

@@ -54,22 +54,22 @@ class Profile(Base):
     connector: Mapped[str] = mapped_column(String(16))
     display_name: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    # The platform account behind the profile (core/connections); empty for a sandbox profile.
+    # The platform account behind the profile (core/platform_accounts); empty for a sandbox profile.
     platform_account_id: Mapped[str] = mapped_column(String(255), default="", server_default="")
     handle: Mapped[str] = mapped_column(String(255), default="", server_default="")
     avatar_url: Mapped[str] = mapped_column(String(1000), default="", server_default="")
     # The Mastodon instance or the Bluesky PDS the account lives on; empty for the others.
     instance_url: Mapped[str] = mapped_column(String(500), default="", server_default="")
     granted_scopes: Mapped[str] = mapped_column(String(1000), default="", server_default="")
-    # The publishing time slots `next_slot` posts take (core/posts/slots.py JSON; "" when none).
+    # The publishing time slots `next_slot` posts take (core/posts/slot_table.py JSON; "" when none).
     slot_table: Mapped[str] = mapped_column(Text, default="", server_default="")
-    # Every slot up to this instant is known taken (core/posts/slotting.py); None: not known.
+    # Every slot up to this instant is known taken (core/posts/slot_assignment.py); None: not known.
     slot_watermark: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     connection_status: Mapped[str] = mapped_column(String(16), default="disconnected", server_default="disconnected")
     # Why the profile needs a human (the platform's refusal, a revoked token), when it does.
     connection_error: Mapped[str] = mapped_column(Text, default="", server_default="")
     connected_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
-    # Sealed by core/connections/vault.py, bound to this row; never leave the core.
+    # Sealed by core/platform_accounts/vault.py, bound to this row; never leave the core.
     access_token: Mapped[Optional[str]] = mapped_column(Text)
     refresh_token: Mapped[Optional[str]] = mapped_column(Text)
     token_expires_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
@@ -85,7 +85,7 @@ class Profile(Base):
 
 
 class SlotHold(Base):
-    """A time slot promised to a `next_slot` request still writing its post (core/posts/slot_turns.py):
+    """A time slot promised to a `next_slot` request still writing its post (core/posts/slot_lock_turns.py):
     taken like a post's slot until that post is committed (which deletes the hold in its
     transaction) or until `expires_at` (a request that died on the way)."""
 

@@ -13,7 +13,7 @@ from core.db.types import UTCDateTime
 
 
 class Webhook(Base):
-    """One endpoint. Its signing secret is sealed (core/connections/vault.py, bound to the row's
+    """One endpoint. Its signing secret is sealed (core/platform_accounts/vault.py, bound to the row's
     id); after a rotation the previous one is kept, sealed, until `previous_secret_until`."""
 
     __tablename__ = "webhooks"

@@ -2,7 +2,7 @@
 
 `herald_slot_rows(ids, now)` locks the profiles' rows (FOR UPDATE, in id order) and then, in a
 second statement with its own snapshot, reads their slot tables, watermarks and the posts that
-hold a slot after each one's start: what core/posts/slotting.py otherwise does in two round
+hold a slot after each one's start: what core/posts/slot_assignment.py otherwise does in two round
 trips while holding the lock. A VOLATILE function takes a fresh snapshot for each statement it
 runs (READ COMMITTED), so the read sees the slots taken by the request that held the lock before;
 a single statement could not (its snapshot predates the wait for the lock). PL/pgSQL rather than
@@ -22,7 +22,7 @@ down_revision = "0008"
 branch_labels = None
 depends_on = None
 
-# The statuses whose posts do not hold their slot: core/posts/slotting.py FREE_STATUSES.
+# The statuses whose posts do not hold their slot: core/posts/slot_assignment.py FREE_STATUSES.
 FUNCTION = """
 CREATE FUNCTION herald_slot_rows(ids text[], at timestamptz)
 RETURNS TABLE (profile_id text, profile_slug text, table_json text, watermark timestamptz, taken timestamptz)

@@ -29,7 +29,7 @@ down_revision = "0018"
 branch_labels = None
 depends_on = None
 
-# The statuses whose posts do not hold their slot: core/posts/slotting.py FREE_STATUSES.
+# The statuses whose posts do not hold their slot: core/posts/slot_assignment.py FREE_STATUSES.
 FUNCTION = """
 CREATE FUNCTION herald_slot_state(ids text[], at timestamptz)
 RETURNS TABLE (profile_id text, profile_slug text, table_json text, watermark timestamptz, taken bigint[])

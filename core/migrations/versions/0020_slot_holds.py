@@ -1,5 +1,5 @@
 """Slot holds: next_slot requests for the same profiles take their turn on the profiles' locks
-together (core/posts/slot_turns.py), and the slots promised to those still writing their posts
+together (core/posts/slot_lock_turns.py), and the slots promised to those still writing their posts
 are held in `slot_holds`
 
 `herald_slot_state(ids, at)` returns a sixth column, `held`: the profile's unexpired holds from
@@ -29,7 +29,7 @@ down_revision = "0019"
 branch_labels = None
 depends_on = None
 
-# The statuses whose posts do not hold their slot: core/posts/slotting.py FREE_STATUSES.
+# The statuses whose posts do not hold their slot: core/posts/slot_assignment.py FREE_STATUSES.
 FUNCTION = """
 CREATE FUNCTION herald_slot_state(ids text[], at timestamptz)
 RETURNS TABLE (

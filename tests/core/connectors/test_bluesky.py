@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from core.connectors.base import DeliveryError, ErrorClass, MediaBytes
-from core.connectors.bluesky_text import created_at, page_card, text_facets, tid
+from core.connectors.bluesky_richtext import created_at, page_card, text_facets, tid
 from core.db.types import utcnow
 from tests.core.connectors.factories import calls, connector_for, image, post, sandboxed, scripted, video
 from tests.core.connectors.scripted import reply

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.connectors.bluesky_text import detect_facets, links, mentioned_handles, text_facets
+from core.connectors.bluesky_richtext import detect_facets, links, mentioned_handles, text_facets
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f467"  # one grapheme, 25 bytes
 FAKE_DIDS = {"handle.com": "did:fake:handle.com", "full123-chars.test": "did:fake:full123-chars.test"}

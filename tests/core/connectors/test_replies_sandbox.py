@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from core.connections.platforms import OAUTH_PLATFORMS
 from core.connectors.base import Delivery, DeliveryError, ErrorClass, OutgoingPost
 from core.connectors.registry import CONNECTORS
 from core.connectors.sandbox import sandbox_comment, sandbox_delivery
+from core.platform_accounts.platforms import OAUTH_PLATFORMS
 from tests.core.connectors.factories import connector_for, image, post, reply_post, video
 
 THREADING = ("x", "bluesky", "threads", "mastodon")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from herald.connections.v1 import connections_pb2, connections_pb2_grpc
 
-from core.connections.accounts import Wanted
-from core.connections.platforms import OAUTH_PLATFORMS
-from core.connections.service import Connections
-from core.connections.vault import Secret, TokenVault
 from core.connectors.transport import PlatformEndpoints
 from core.identity.principal import CredentialKind
+from core.platform_accounts.accounts import Wanted
+from core.platform_accounts.platforms import OAUTH_PLATFORMS
+from core.platform_accounts.service import Connections
+from core.platform_accounts.vault import Secret, TokenVault
 from core.profiles import service as profiles
 from core.profiles.servicer import profile_message
 from core.rpc.context import current_call

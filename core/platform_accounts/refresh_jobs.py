@@ -2,7 +2,7 @@
 
 `enqueue_expiring` (run by every worker's housekeeping) adds a `refresh_token` job for each
 connected profile whose token ends within HERALD_PLATFORM_REFRESH_AHEAD_SECONDS and that has
-none pending; the job refreshes it (core/connections/tokens.py serialises refreshes per profile,
+none pending; the job refreshes it (core/platform_accounts/token_refresh.py serialises refreshes per profile,
 so a delivery refreshing at the same moment is no problem). A platform's refusal has already
 marked the profile `needs_reauth` when the job gives up; a platform that does not answer is
 retried with the queue's backoff.
@@ -16,7 +16,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core.connections.tokens import TokenKeeper
 from core.connectors.base import DeliveryError, ErrorClass
 from core.db.engine import transaction
 from core.db.models import jobs, profiles
@@ -24,6 +23,7 @@ from core.db.types import utcnow
 from core.jobs import queue
 from core.jobs.queue import Job
 from core.jobs.runner import JobFailure
+from core.platform_accounts.token_refresh import TokenKeeper
 
 KIND = "refresh_token"
 MAX_ATTEMPTS = 5

@@ -31,7 +31,7 @@ from core.db.models import posts, profiles
 from core.db.prepared import Prepared
 from core.db.types import UTCDateTime
 from core.errors import NotFound, ValidationError
-from core.posts.slots import HORIZON, SlotTable, candidates, parse_table
+from core.posts.slot_table import HORIZON, SlotTable, candidates, parse_table
 
 # The watermark moves when a search walked past this many taken slots (it stays valid, only
 # older, in between).
@@ -129,7 +129,7 @@ async def locked_state(
 ) -> tuple[list[SlotState], dict[str, set[datetime]], dict[str, set[datetime]]]:
     """PostgreSQL: locks the profiles until the transaction ends, then reads their rows (in
     `profile_ids`' order), the minutes their posts take and the minutes held for requests still
-    writing theirs (slot_turns), from each profile's start."""
+    writing theirs (slot_lock_turns), from each profile's start."""
     states, taken, held = [], {}, {}
     for row in await _LOCKED_READ.all(conn, {"ids": profile_ids, "at": now}):
         states.append(SlotState(row.id, row.slug, row.slot_table, row.slot_watermark))
@@ -161,7 +161,7 @@ async def assign(
 ) -> dict[str, list[datetime]]:
     """Up to `count` free slots of each profile, earliest first (at least one, else
     ValidationError): the first for the caller's own posts, the others for the requests it
-    takes its turn for (slot_turns), which the caller holds for them. A slot is free when no post
+    takes its turn for (slot_lock_turns), which the caller holds for them. A slot is free when no post
     takes it (`taken`) and no request holds it (`held`).
 
     The watermark (every slot before it taken by a post) moves only over slots posts take, and

@@ -1,4 +1,4 @@
-"""next_slot requests for the same profiles sharing one turn on their locks (core/posts/slot_turns.py,
+"""next_slot requests for the same profiles sharing one turn on their locks (core/posts/slot_lock_turns.py,
 PostgreSQL): the requests that arrive while one waits for the locks get the next slots from it, in
 the order they came, through holds their own posts replace; a request whose leader gave it nothing
 takes its own turn; a held slot is taken until it expires, and housekeeping removes it then."""
@@ -15,9 +15,9 @@ from sqlalchemy import func, insert, select, text
 from core import admin
 from core.db.engine import transaction
 from core.db.models import posts, profiles, slot_holds
-from core.posts import slot_turns, slotting
+from core.posts import slot_assignment, slot_lock_turns
 from core.posts.create import create_posts
-from core.posts.slots import DAYS
+from core.posts.slot_table import DAYS
 from core.posts.validation import CreateRequest
 from tests.core.module_database import engine, url
 
@@ -44,7 +44,7 @@ async def _org(engine, org: str) -> tuple[str, list[str]]:  # noqa: ANN001
     for slug, platform in zip(SLUGS, ("x", "mastodon"), strict=True):
         await admin.add_profile(engine, org=org, slug=slug, platform=platform, tags=[])
         async with transaction(engine, writes=True) as conn:
-            await slotting.set_slots(conn, boot["org_id"], slug, "UTC", HOURLY)
+            await slot_assignment.set_slots(conn, boot["org_id"], slug, "UTC", HOURLY)
     async with engine.connect() as conn:
         rows = await conn.execute(
             select(profiles.c.id).where(profiles.c.org_id == boot["org_id"]).order_by(profiles.c.slug.desc())
@@ -84,7 +84,7 @@ async def _joined(profile_ids: list[str], count: int) -> None:
     """Until `count` requests joined the turn of the request leading for these profiles."""
     key = tuple(sorted(profile_ids))
     for _ in range(1000):
-        if key in slot_turns._OPEN and len(slot_turns._OPEN[key].joined) >= count:
+        if key in slot_lock_turns._OPEN and len(slot_lock_turns._OPEN[key].joined) >= count:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"{count} requests did not join the leading request's turn within 10 s")
@@ -151,7 +151,7 @@ async def test_a_request_whose_leader_gave_it_nothing_takes_its_own_turn(engine)
 async def test_a_held_slot_is_taken_until_it_expires_and_housekeeping_removes_it(engine) -> None:
     org_id, ids = await _org(engine, "turns-holds")
     eleven = NOW.replace(minute=0) + timedelta(hours=1)
-    minute = slotting.epoch_minute(eleven)
+    minute = slot_assignment.epoch_minute(eleven)
     async with transaction(engine, writes=True) as conn:
         await conn.execute(
             insert(slot_holds),
@@ -167,8 +167,8 @@ async def test_a_held_slot_is_taken_until_it_expires_and_housekeeping_removes_it
         )
     assert await _post(engine, org_id, "around the holds") == {"tx": eleven + timedelta(hours=1), "tm": eleven}
     async with transaction(engine, writes=True) as conn:
-        assert await slot_turns.purge_expired(conn, NOW) == 1  # the dead request's
+        assert await slot_lock_turns.purge_expired(conn, NOW) == 1  # the dead request's
     assert await _holds(engine) == 1
     async with transaction(engine, writes=True) as conn:
-        assert await slot_turns.purge_expired(conn, NOW + timedelta(minutes=6)) == 1  # the other's, expired
+        assert await slot_lock_turns.purge_expired(conn, NOW + timedelta(minutes=6)) == 1  # the other's, expired
     assert await _holds(engine) == 0

@@ -16,11 +16,11 @@ from datetime import datetime
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core.connections.oauth import AccountIdentity, TokenSet
-from core.connections.vault import TokenVault
 from core.db.models import profile_tags, profiles
 from core.errors import Conflict, ValidationError
 from core.ids import new_id
+from core.platform_accounts.oauth import AccountIdentity, TokenSet
+from core.platform_accounts.vault import TokenVault
 from core.profiles import events as profile_events
 from core.profiles.service import validate_slug
 from core.tags import normalize_tag

@@ -11,13 +11,13 @@ from datetime import datetime
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core.connections.errors import ConnectionFailed, ConnectStateInvalid, PlatformNotConfigured
-from core.connections.oauth import OAuthApp, PlatformAuthError
-from core.connections.platforms import OAUTH_PLATFORMS, MastodonAuth
-from core.connections.vault import TokenVault
 from core.connectors.transport import PlatformEndpoints
 from core.db.models import platform_apps
 from core.ids import new_id
+from core.platform_accounts.errors import ConnectionFailed, ConnectStateInvalid, PlatformNotConfigured
+from core.platform_accounts.oauth import OAuthApp, PlatformAuthError
+from core.platform_accounts.platforms import OAUTH_PLATFORMS, MastodonAuth
+from core.platform_accounts.vault import TokenVault
 from core.settings import CoreSettings
 
 Transaction = Callable[..., AbstractAsyncContextManager[AsyncConnection]]

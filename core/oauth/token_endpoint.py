@@ -21,7 +21,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import memberships, oauth_codes, oauth_grants, oauth_tokens, organizations
-from core.identity.tokens import ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX, hash_token, mint_token
+from core.identity.opaque_tokens import ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX, hash_token, mint_token
 from core.ids import new_id
 from core.oauth.authorization import check_resource, requested_scopes
 from core.oauth.clients import Client, authenticate_client

@@ -1,7 +1,7 @@
 """Each platform Herald signs in to (PLATFORMS.md, "Auth" of each): endpoints, scopes, how the
 client authenticates, Meta's long-lived token exchange, TikTok's `client_key`, Mastodon's app
 registered per instance, and the call that says whose account the token is. The OAuth work
-itself is `OAuthPlatform`'s (core/connections/oauth.py).
+itself is `OAuthPlatform`'s (core/platform_accounts/oauth.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from authlib.common.urls import add_params_to_qs, add_params_to_uri
 from authlib.integrations.httpx_client import AsyncOAuth2Client
 from authlib.oauth2.auth import ClientAuth
 
-from core.connections.oauth import (
+from core.connectors.common import dig
+from core.connectors.transport import PlatformEndpoints
+from core.platform_accounts.oauth import (
     AccountIdentity,
     OAuthApp,
     OAuthPlatform,
@@ -22,9 +24,7 @@ from core.connections.oauth import (
     account_identity,
     token_set,
 )
-from core.connections.vault import Secret
-from core.connectors.common import dig
-from core.connectors.transport import PlatformEndpoints
+from core.platform_accounts.vault import Secret
 from core.settings import CoreSettings
 
 
@@ -246,7 +246,7 @@ class InstagramAuth(MetaAuth):
 
 class MastodonAuth(OAuthPlatform):
     """Per instance: Herald registers itself as an app on the instance the user names (once,
-    then reused: core/connections/service.py), then runs OAuth against that instance. Mastodon
+    then reused: core/platform_accounts/service.py), then runs OAuth against that instance. Mastodon
     tokens do not expire and there is no refresh token."""
 
     key = "mastodon"

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import posts, profiles
 from core.errors import ValidationError
-from core.posts import slotting
+from core.posts import slot_assignment
 from core.posts.features import refuse_missing_scopes
 from core.posts.records import PostRecord
 from core.posts.schedule import parse_schedule
@@ -64,7 +64,7 @@ async def schedule_draft(
     media = {m.media_id: m for m in await load_media(conn, org_id, list(dict.fromkeys(version.all_media_ids)))}
     await check_destinations(conn, org_id, [target], media)
     if next_slot:
-        when = (await slotting.next_slots(conn, [profile.id], now))[profile.id]
+        when = (await slot_assignment.next_slots(conn, [profile.id], now))[profile.id]
     await conn.execute(
         update(posts)
         .where(posts.c.id == current.id, posts.c.org_id == org_id)

@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx2
 
-from core.connections.oauth import AccountIdentity, PlatformAuthError, TokenSet
-from core.connections.vault import Secret
 from core.connectors.common import base_url, dig
 from core.connectors.transport import PlatformEndpoints
+from core.platform_accounts.oauth import AccountIdentity, PlatformAuthError, TokenSet
+from core.platform_accounts.vault import Secret
 
 DEFAULT_PDS = "https://bsky.social"
 

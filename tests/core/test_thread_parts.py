@@ -4,7 +4,7 @@ to the table without it would fail every thread at creation)."""
 from __future__ import annotations
 
 from core.db.models import post_parts
-from core.posts.parts import _PART_COLUMNS, part_rows
+from core.posts.thread_parts import _PART_COLUMNS, part_rows
 from core.posts.versions import ThreadItem, Version
 
 

@@ -1,7 +1,7 @@
 """next_slot requests for the same profiles take one turn on their locks together (PostgreSQL).
 
 Each next_slot request on PostgreSQL holds its profiles' locks from its read of their taken slots
-to its commit (core/posts/slotting.py), so the requests of one queue run one at a time. Under
+to its commit (core/posts/slot_assignment.py), so the requests of one queue run one at a time. Under
 load most of a hold is the request waiting for its core's event loop between its two round
 trips, not work: one queue then stopped near one request per ~7 ms whatever the machine could
 do. So within one core process, the requests that arrive for the same profiles while one of
@@ -35,7 +35,7 @@ from core.db.models import slot_holds
 from core.db.prepared import Prepared
 from core.ids import new_id
 from core.metrics import NEXT_SLOT_TURNS
-from core.posts import slotting
+from core.posts import slot_assignment
 
 # How long a slot stays held for a request that never committed its posts.
 HOLD_TTL = timedelta(minutes=10)
@@ -123,11 +123,11 @@ async def take(conn: AsyncConnection, profile_ids: list[str], now: datetime, *, 
             pass
     if turn is not None or not lead:
         NEXT_SLOT_TURNS.labels("alone").inc()
-        return Slots(await slotting.next_slots(conn, profile_ids, now))
+        return Slots(await slot_assignment.next_slots(conn, profile_ids, now))
     NEXT_SLOT_TURNS.labels("led").inc()
     turn = _OPEN[key] = _Turn()
     try:
-        states, taken, held = await slotting.locked_state(conn, profile_ids, now)
+        states, taken, held = await slot_assignment.locked_state(conn, profile_ids, now)
     except BaseException:
         _close(key, turn)
         _give_nothing(turn.joined)
@@ -136,8 +136,8 @@ async def take(conn: AsyncConnection, profile_ids: list[str], now: datetime, *, 
     joined = [j for j in turn.joined if not j.future.done()]
     try:
         latest = max([now, *(j.now for j in joined)])  # every slot after every request's now
-        free = await slotting.assign(
-            conn, states, slotting.starts(states, latest), taken, held, latest, count=1 + len(joined)
+        free = await slot_assignment.assign(
+            conn, states, slot_assignment.starts(states, latest), taken, held, latest, count=1 + len(joined)
         )
     except BaseException:
         _give_nothing(joined)
@@ -153,7 +153,7 @@ async def take(conn: AsyncConnection, profile_ids: list[str], now: datetime, *, 
         slots.holds += [
             {
                 "profile_id": profile_id,
-                "minute": slotting.epoch_minute(at),
+                "minute": slot_assignment.epoch_minute(at),
                 "token": waiting.token,
                 "expires_at": expires,
             }

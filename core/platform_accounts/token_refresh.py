@@ -19,15 +19,15 @@ from datetime import datetime, timedelta
 from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.connections import bluesky
-from core.connections.oauth import PlatformAuthError, TokenSet
-from core.connections.platforms import OAUTH_PLATFORMS
-from core.connections.vault import Secret, TokenVault
 from core.connectors.base import DeliveryError, ErrorClass
 from core.connectors.transport import PlatformEndpoints
 from core.db.engine import transaction
 from core.db.models import profiles
 from core.db.types import utcnow
+from core.platform_accounts import bluesky_sessions
+from core.platform_accounts.oauth import PlatformAuthError, TokenSet
+from core.platform_accounts.platforms import OAUTH_PLATFORMS
+from core.platform_accounts.vault import Secret, TokenVault
 from core.profiles import events as profile_events
 from core.settings import CoreSettings
 
@@ -164,7 +164,7 @@ class TokenKeeper:
         if row.connector == "bluesky":
             if refresh is None:
                 raise PlatformAuthError("no refresh token", refused=True)
-            return await bluesky.refresh_session(self.endpoints, row.instance_url, refresh)
+            return await bluesky_sessions.refresh_session(self.endpoints, row.instance_url, refresh)
         platform = OAUTH_PLATFORMS[row.connector]
         app = platform.app(self.settings)
         if app is None:

@@ -1,4 +1,4 @@
-"""Publishing time slots (core/posts/slots.py): the next free slot of a profile's weekly table.
+"""Publishing time slots (core/posts/slot_table.py): the next free slot of a profile's weekly table.
 
 Concrete checks on both daylight saving transitions of Europe/Paris and America/New_York, the
 `taken` rules, every refusal of `parse_table`, storage round trips; then properties on generated
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import ValidationError
-from core.posts.slots import DAYS, MAX_SLOTS, Slot, SlotTable, candidates, next_free_slot, parse_table
+from core.posts.slot_table import DAYS, MAX_SLOTS, Slot, SlotTable, candidates, next_free_slot, parse_table
 
 
 def utc(*args: int) -> datetime:

@@ -9,8 +9,8 @@
    the account identified over HTTP with no transaction open, then the profile is written.
 3. **Bluesky** (`connect_bluesky`): an app password exchanged at the account's PDS for a session.
 
-The profile the account lands in: core/connections/accounts.py. The app Herald signs in with:
-core/connections/apps.py.
+The profile the account lands in: core/platform_accounts/accounts.py. The app Herald signs in with:
+core/platform_accounts/apps.py.
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contract.redirects import app_url, local_path
-from core.connections import bluesky
-from core.connections.accounts import AccountProfiles, Wanted, check_wanted
-from core.connections.apps import PlatformApps
-from core.connections.errors import ConnectionFailed, ConnectStateInvalid, PlatformNotConfigured
-from core.connections.oauth import PlatformAuthError, TokenSet
-from core.connections.platforms import OAUTH_PLATFORMS, MastodonAuth
-from core.connections.vault import Secret, TokenVault
 from core.connectors.transport import PlatformEndpoints
 from core.db.models import connect_attempts, profiles, sessions
 from core.errors import NotFound, ValidationError
 from core.identity.credentials import hash_secret
 from core.ids import new_id
+from core.platform_accounts import bluesky_sessions
+from core.platform_accounts.accounts import AccountProfiles, Wanted, check_wanted
+from core.platform_accounts.apps import PlatformApps
+from core.platform_accounts.errors import ConnectionFailed, ConnectStateInvalid, PlatformNotConfigured
+from core.platform_accounts.oauth import PlatformAuthError, TokenSet
+from core.platform_accounts.platforms import OAUTH_PLATFORMS, MastodonAuth
+from core.platform_accounts.vault import Secret, TokenVault
 from core.profiles import events as profile_events
 from core.profiles.service import CONNECTORS, validate_slug
 from core.settings import CoreSettings
@@ -174,9 +174,9 @@ class Connections:
             raise ValidationError("identifier must be the account's handle, DID or email")
         if not app_password.value or len(app_password.value) > 256:
             raise ValidationError("app_password must be an app password created in the account's settings")
-        pds = self._instance(pds_url or bluesky.DEFAULT_PDS, "pds_url")
+        pds = self._instance(pds_url or bluesky_sessions.DEFAULT_PDS, "pds_url")
         try:
-            tokens, identity, home = await bluesky.create_session(self.endpoints, pds, identifier, app_password)
+            tokens, identity, home = await bluesky_sessions.create_session(self.endpoints, pds, identifier, app_password)
         except PlatformAuthError as failure:
             raise ConnectionFailed(f"bluesky: {failure}", refused=str(failure.refused).lower()) from None
         async with tx(writes=True) as conn:
@@ -223,7 +223,7 @@ class Connections:
         refresh = self.vault.open(row.refresh_token, bound_to=f"{row.id}:refresh") if row.refresh_token else None
         try:
             if row.connector == "bluesky":
-                return refresh is not None and await bluesky.delete_session(self.endpoints, row.instance_url, refresh)
+                return refresh is not None and await bluesky_sessions.delete_session(self.endpoints, row.instance_url, refresh)
             app = await self.apps.of_profile(tx, row.connector, row.instance_url)
             if app is None:
                 return False

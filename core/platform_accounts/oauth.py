@@ -2,7 +2,7 @@
 
 authlib's httpx client does the OAuth 2.0 work (the authorization URL with PKCE S256, the code
 exchange, refresh, revocation); `OAuthPlatform` wraps it with what Herald needs around it, and
-each platform's class (core/connections/platforms.py) adds what is its own. Every request goes
+each platform's class (core/platform_accounts/platforms.py) adds what is its own. Every request goes
 through the platform transport (core/connectors/transport.py), so host overrides and the
 private-address rule apply here too.
 
@@ -23,9 +23,9 @@ import httpx2
 from authlib.integrations.base_client import OAuthError
 from authlib.integrations.httpx_client import AsyncOAuth2Client
 
-from core.connections.vault import Secret
 from core.connectors.transport import PlatformEndpoints
 from core.db.types import utcnow
+from core.platform_accounts.vault import Secret
 from core.settings import CoreSettings
 
 
