@@ -14,12 +14,11 @@ from core.credits.servicer import DEFAULT_RECENT_ENTRIES
 from core.generate import catalogue as generation
 from core.identity.scopes import SCOPES
 from core.media.service import ALLOWED_TYPES, HASH_RE, LEGACY_LIMITS, MAX_DESCRIPTION, MAX_FILENAME, PRESIGN_LIMITS
+from core.posts.field_checks import MAX_CONTENT_CHARS, MAX_MEDIA, MAX_PROFILES, MAX_THREAD_ITEMS, MAX_TITLE
 from core.posts.idempotency import MAX_KEY_LENGTH
 from core.posts.records import FAILURE_REASONS
 from core.posts.rules import PLATFORM_LIMITS
 from core.posts.slot_table import MAX_SLOTS
-from core.posts.validation import MAX_CONTENT_CHARS, MAX_MEDIA, MAX_PROFILES, MAX_TITLE
-from core.posts.versions import MAX_THREAD_ITEMS
 from core.rpc.policy import MethodPolicy
 from core.storage.base import UPLOAD_URL_LIFETIME
 from core.tags import TAG_RE

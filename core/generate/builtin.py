@@ -21,11 +21,11 @@ import regex
 from core.generate import text as tx
 from core.generate.arrangement import arrange, shape_of, weight, with_emoji
 from core.generate.outputs import Draft, Output, Style, Target, check, part_problems
+from core.posts.field_checks import MAX_THREAD_ITEMS
 from core.posts.rules import PLATFORM_LIMITS, count
 
 # Platforms that publish a thread as a chain of replies (issue 18).
 THREAD_PLATFORMS = ("x", "bluesky", "threads", "mastodon")
-MAX_THREAD_ITEMS = 25
 _HABIT_TOTAL = {"none": 0, "few": 3, "many": 8}
 _PARENTHETICAL = regex.compile(r"\s*\([^()]*\)")
 

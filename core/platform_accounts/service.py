@@ -38,8 +38,9 @@ from core.platform_accounts.errors import ConnectionFailed, ConnectStateInvalid,
 from core.platform_accounts.oauth import PlatformAuthError, TokenSet
 from core.platform_accounts.platforms import OAUTH_PLATFORMS, MastodonAuth
 from core.platform_accounts.vault import Secret, TokenVault
+from core.posts.rules import PLATFORMS
 from core.profiles import events as profile_events
-from core.profiles.service import CONNECTORS, validate_slug
+from core.profiles.service import validate_slug
 from core.settings import CoreSettings
 
 Transaction = Callable[..., AbstractAsyncContextManager[AsyncConnection]]
@@ -292,8 +293,8 @@ class Connections:
 def _oauth_platform(connector: str):  # noqa: ANN202
     if connector == "bluesky":
         raise ValidationError("bluesky accounts connect with an app password (ConnectBluesky), not a sign-in page")
-    if connector not in CONNECTORS:
-        raise ValidationError(f"platform must be one of {', '.join(CONNECTORS)}")
+    if connector not in PLATFORMS:
+        raise ValidationError(f"platform must be one of {', '.join(PLATFORMS)}")
     return OAUTH_PLATFORMS[connector]
 
 

@@ -10,6 +10,7 @@ from core.platform_accounts.accounts import Wanted
 from core.platform_accounts.platforms import OAUTH_PLATFORMS
 from core.platform_accounts.service import Connections
 from core.platform_accounts.vault import Secret, TokenVault
+from core.posts.rules import PLATFORMS
 from core.profiles import service as profiles
 from core.profiles.servicer import profile_message
 from core.rpc.context import current_call
@@ -47,7 +48,7 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
 
     async def ListPlatforms(self, request, context):  # noqa: ANN001, ANN201, N802
         found = []
-        for key in profiles.CONNECTORS:
+        for key in PLATFORMS:
             if key == "bluesky":
                 found.append(connections_pb2.ConnectablePlatform(platform=key, method="app_password", available=True))
             elif key == "mastodon":

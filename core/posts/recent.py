@@ -12,7 +12,7 @@ from core.db.models import posts
 from core.errors import ValidationError
 from core.pagination import Page, encode_token
 from core.posts.records import POST_COLUMNS, PostRecord, load
-from core.profiles.service import CONNECTORS
+from core.posts.rules import PLATFORMS
 
 
 def _after(token: str) -> tuple[datetime, str]:
@@ -33,8 +33,8 @@ async def list_recent_posts(
     if profile:
         stmt = stmt.where(posts.c.profile_slug == profile)
     if connector:
-        if connector not in CONNECTORS:
-            raise ValidationError(f"connector must be one of {', '.join(CONNECTORS)}")
+        if connector not in PLATFORMS:
+            raise ValidationError(f"connector must be one of {', '.join(PLATFORMS)}")
         stmt = stmt.where(posts.c.connector == connector)
     if page.after:
         when, post_id = _after(page.after)

@@ -207,6 +207,9 @@ PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
 }
 
 POST_TYPES: dict[str, tuple[str, ...]] = {c: tuple(p["media"]) for c, p in PLATFORM_LIMITS.items()}
+# The platform keys (a post's `connector`), in the catalog's order; the connector objects that
+# deliver to each are core/connectors/registry.py's CONNECTORS.
+PLATFORMS: tuple[str, ...] = tuple(PLATFORM_LIMITS)
 
 _GRAPHEME = regex.compile(r"\X")
 _EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Regional_Indicator}\u20e3]")

@@ -17,9 +17,17 @@ from core.errors import NotFound, ValidationError
 from core.pagination import Page, next_token
 from core.posts import draft_scheduling, events, slot_assignment, thread_parts
 from core.posts.features import refuse_missing_scopes, unsupported
+from core.posts.field_checks import (
+    check_first_comment,
+    check_language,
+    check_media_ids,
+    check_text,
+    check_thread,
+    check_tiktok,
+)
 from core.posts.language import normalized_language
 from core.posts.records import EDITABLE, POST_COLUMNS, STATUSES, PostRecord, load
-from core.posts.rules import MediaInfo
+from core.posts.rules import PLATFORMS, MediaInfo
 from core.posts.schedule import parse_datetime, parse_schedule
 from core.posts.thread_parts import new_delivery_key
 from core.posts.validation import (
@@ -30,18 +38,7 @@ from core.posts.validation import (
     check_version_texts,
     load_media,
 )
-from core.posts.versions import (
-    ThreadItem,
-    Version,
-    check_first_comment,
-    check_language,
-    check_media_ids,
-    check_text,
-    check_thread,
-    check_tiktok,
-    tiktok_json,
-)
-from core.profiles.service import CONNECTORS
+from core.posts.versions import ThreadItem, Version, tiktok_json
 from core.publisher import holds
 
 
@@ -75,8 +72,8 @@ async def list_posts(
     if filters.profile:
         stmt = stmt.where(posts.c.profile_slug == filters.profile)
     if filters.connector:
-        if filters.connector not in CONNECTORS:
-            raise ValidationError(f"connector must be one of {', '.join(CONNECTORS)}")
+        if filters.connector not in PLATFORMS:
+            raise ValidationError(f"connector must be one of {', '.join(PLATFORMS)}")
         stmt = stmt.where(posts.c.connector == filters.connector)
     if filters.scheduled_after:
         stmt = stmt.where(posts.c.schedule_at >= parse_datetime(filters.scheduled_after, "scheduled_after"))

@@ -27,7 +27,15 @@ from core.db.prepared import Prepared
 from core.errors import DomainError, ValidationError
 from core.platform_accounts.errors import ProfileNotConnected
 from core.posts.features import refuse_missing_scopes, unsupported
+from core.posts.field_checks import (
+    check_extras,
+    check_media_ids,
+    check_profiles,
+    check_text,
+    check_title,
+)
 from core.posts.rules import (
+    PLATFORMS,
     POST_TYPES,
     MediaInfo,
     content_problems,
@@ -36,19 +44,7 @@ from core.posts.rules import (
     text_problems,
 )
 from core.posts.schedule import parse_datetime, parse_schedule
-from core.posts.versions import (  # noqa: F401 - MAX_MEDIA is re-exported (catalog)
-    MAX_CONTENT_CHARS,
-    MAX_MEDIA,
-    Extras,
-    Version,
-    check_extras,
-    check_media_ids,
-    version_for,
-)
-from core.profiles.service import CONNECTORS
-
-MAX_PROFILES = 50
-MAX_TITLE = 100  # SPEC 8
+from core.posts.versions import Extras, Version, version_for
 
 
 class InvalidMedia(DomainError):
@@ -223,28 +219,18 @@ def check_version_media(
 
 
 def check_fields(request: CreateRequest) -> None:
-    if not request.content.strip():
-        raise ValidationError("content is required")
-    if len(request.content) > MAX_CONTENT_CHARS:
-        raise ValidationError(f"content is {len(request.content)} characters; the maximum is {MAX_CONTENT_CHARS}")
-    if not request.profiles:
-        raise ValidationError("profiles must name at least one profile")
-    if len(request.profiles) > MAX_PROFILES:
-        raise ValidationError(f"profiles names {len(request.profiles)} profiles; the maximum is {MAX_PROFILES}")
-    duplicates = sorted({p for p in request.profiles if request.profiles.count(p) > 1})
-    if duplicates:
-        raise ValidationError(f"profiles names {', '.join(map(repr, duplicates))} more than once")
-    if request.title is not None and len(request.title) > MAX_TITLE:
-        raise ValidationError(f"title is {len(request.title)} characters; the maximum is {MAX_TITLE}")
+    check_text("content", request.content)
+    check_profiles(request.profiles)
+    check_title("title", request.title)
     for platform, post_type in (request.post_types or {}).items():
-        if platform not in CONNECTORS:
-            raise ValidationError(f"post_types: {platform[:40]!r} is not a platform ({', '.join(CONNECTORS)})")
+        if platform not in PLATFORMS:
+            raise ValidationError(f"post_types: {platform[:40]!r} is not a platform ({', '.join(PLATFORMS)})")
         if post_type not in POST_TYPES[platform]:
             raise ValidationError(
                 f"post_types: {post_type[:40]!r} is not a post type of {platform} ({', '.join(POST_TYPES[platform])})"
             )
     check_media_ids("media_ids", request.media_ids)
-    check_extras(request.extras, request.profiles, MAX_TITLE)
+    check_extras(request.extras, request.profiles)
     if request.next_slot and request.schedule_at is not None:
         raise ValidationError("send schedule_at or next_slot, not both")
     if request.next_slot and request.draft:

@@ -4,8 +4,8 @@ A request names one text, media, title and post type for every profile, plus opt
 (items published after the post as a reply chain), a first comment, the text's language and
 TikTok settings (docs/posts.md "Languages and TikTok settings"). `customizations` give one
 profile a version of its own: each field present replaces the request's value for that profile's
-post only. `version_for` resolves a profile's effective post; the shape checks here are the
-field checks of creation (VALIDATION_ERROR), made before any destination rule.
+post only. `version_for` resolves a profile's effective post; the checks of the fields themselves
+are core/posts/field_checks.py's.
 """
 
 from __future__ import annotations
@@ -15,13 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 
 from core.connectors.base import TikTokOptions
-from core.connectors.tiktok import PRIVACY_LEVELS
-from core.errors import ValidationError
-from core.posts.language import language_problem, normalized_language
-
-MAX_THREAD_ITEMS = 25
-MAX_CONTENT_CHARS = 25_000  # the longest any platform takes (X Premium); SPEC leaves it open
-MAX_MEDIA = 35  # TikTok photo posts; SPEC leaves it open
+from core.posts.language import normalized_language
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,48 +112,6 @@ def _normalized(language: str | None) -> str | None:
     return None if language is None else normalized_language(language) or language
 
 
-def check_text(what: str, text: str) -> None:
-    if not text.strip():
-        raise ValidationError(f"{what} is empty")
-    if len(text) > MAX_CONTENT_CHARS:
-        raise ValidationError(f"{what} is {len(text)} characters; the maximum is {MAX_CONTENT_CHARS}")
-
-
-def check_media_ids(what: str, media_ids: tuple[str, ...]) -> None:
-    if len(media_ids) > MAX_MEDIA:
-        raise ValidationError(f"{what} names {len(media_ids)} files; the maximum is {MAX_MEDIA}")
-    repeated = sorted({m for m in media_ids if media_ids.count(m) > 1})
-    if repeated:
-        raise ValidationError(f"{what} names {', '.join(map(repr, repeated))} more than once")
-
-
-def check_thread(where: str, thread: tuple[ThreadItem, ...], *, allow_empty: bool = False) -> None:
-    if not thread and not allow_empty:
-        raise ValidationError(f"{where}thread needs 1 to {MAX_THREAD_ITEMS} items (leave it out for none)")
-    if len(thread) > MAX_THREAD_ITEMS:
-        raise ValidationError(f"{where}thread has {len(thread)} items; the maximum is {MAX_THREAD_ITEMS}")
-    for i, item in enumerate(thread):
-        check_text(f"{where}thread item {i + 1}: content", item.content)
-        check_media_ids(f"{where}thread item {i + 1}: media_ids", item.media_ids)
-
-
-def check_first_comment(where: str, text: str | None) -> None:
-    if text is not None:
-        check_text(f"{where}first_comment", text)
-
-
-def check_language(what: str, language: str | None) -> None:
-    if language is not None and (problem := language_problem(what, language)):
-        raise ValidationError(problem)
-
-
-def check_tiktok(where: str, options: TikTokOptions | None) -> None:
-    if options is not None and options.privacy_level is not None and options.privacy_level not in PRIVACY_LEVELS:
-        raise ValidationError(
-            f"{where}tiktok.privacy_level {options.privacy_level[:40]!r} is not one of {', '.join(PRIVACY_LEVELS)}"
-        )
-
-
 def tiktok_json(options: TikTokOptions | None) -> str:
     """The settings as the posts table keeps them: the fields chosen, as JSON ("" for none)."""
     if options is None:
@@ -172,30 +124,3 @@ def tiktok_from_json(stored: str | None) -> TikTokOptions | None:
         return None
     known = {f.name for f in fields(TikTokOptions)}
     return TikTokOptions(**{k: v for k, v in json.loads(stored).items() if k in known})
-
-
-def check_extras(extras: Extras, profiles: list[str], max_title: int) -> None:
-    """The shapes of thread, first_comment, language, tiktok and customizations (VALIDATION_ERROR)."""
-    if extras.thread:
-        check_thread("", extras.thread)
-    check_first_comment("", extras.first_comment)
-    check_language("language", extras.language)
-    check_tiktok("", extras.tiktok)
-    unknown = [slug for slug in extras.customizations if slug not in profiles]
-    if unknown:
-        raise ValidationError(
-            f"customizations: {', '.join(repr(s[:64]) for s in unknown)} is not one of the request's profiles"
-        )
-    for slug, c in extras.customizations.items():
-        where = f"customizations[{slug!r}]: "
-        if c.content is not None:
-            check_text(f"{where}content", c.content)
-        if c.media_ids is not None:
-            check_media_ids(f"{where}media_ids", c.media_ids)
-        if c.title is not None and len(c.title) > max_title:
-            raise ValidationError(f"{where}title is {len(c.title)} characters; the maximum is {max_title}")
-        if c.thread is not None:
-            check_thread(where, c.thread, allow_empty=True)  # [] : no thread for this profile
-        check_first_comment(where, c.first_comment)
-        check_language(f"{where}language", c.language)
-        check_tiktok(where, c.tiktok)

@@ -15,11 +15,10 @@ from core.errors import Conflict, NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
 from core.posts.language import language_problem, normalized_language
-from core.posts.rules import PLATFORM_LIMITS
+from core.posts.rules import PLATFORMS
 from core.tags import normalize_tag
 
 # DESIGN 9: the platform keys, used as `connector` (the platform rules table is their one list).
-CONNECTORS = tuple(PLATFORM_LIMITS)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_TAGS = 20
 
@@ -115,8 +114,8 @@ async def create_profile(
 ) -> Profile:
     validate_slug(slug)
     language = checked_language(default_language)
-    if connector not in CONNECTORS:
-        raise ValidationError(f"platform must be one of {', '.join(CONNECTORS)}")
+    if connector not in PLATFORMS:
+        raise ValidationError(f"platform must be one of {', '.join(PLATFORMS)}")
     normalized = tuple(sorted({normalize_tag(t) for t in tags}))
     if len(normalized) > MAX_TAGS:
         raise ValidationError(f"a profile carries at most {MAX_TAGS} tags")
