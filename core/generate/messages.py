@@ -3,15 +3,11 @@ answers with it, and the run's webhook events render it through the contract's G
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from herald.generate.v1 import generate_pb2
 
 from core.generate.outputs import measured
+from core.generate.records import RunRecord
 from core.rpc.convert import timestamp
-
-if TYPE_CHECKING:
-    from core.generate.runs import RunRecord
 
 _STATUS = {
     "queued": generate_pb2.RUN_STATUS_QUEUED,

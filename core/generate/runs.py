@@ -4,7 +4,6 @@ any process, completed once (fenced on the job's lease), failed with a refund.""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
@@ -16,39 +15,13 @@ from core.credits import service as credits
 from core.db.models import generate_runs
 from core.errors import NotFound
 from core.generate.messages import run_message
-from core.generate.outputs import Draft, Output
+from core.generate.outputs import Output
+from core.generate.records import RunRecord, output_json, output_of
 from core.ids import new_id
 from core.jobs import queue
 from core.webhooks import fanout
 
 JOB_KIND = "generate_run"
-
-
-@dataclass(frozen=True, slots=True)
-class RunRecord:
-    id: str
-    org_id: str
-    tool: str
-    backend: str
-    status: str
-    input: dict[str, Any]
-    output: Output | None
-    error_code: str
-    error_message: str
-    charged: int
-    created_at: datetime
-    finished_at: datetime | None
-
-
-def output_json(output: Output) -> str:
-    return json.dumps(asdict(output), ensure_ascii=False, separators=(",", ":"))
-
-
-def output_of(text: str | None) -> Output | None:
-    if text is None:
-        return None
-    data = json.loads(text)
-    return Output(drafts=[Draft(**d) for d in data["drafts"]], hashtags=data["hashtags"], notes=data.get("notes", []))
 
 
 _COLUMNS = (

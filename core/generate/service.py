@@ -26,7 +26,7 @@ from core.errors import NotFound
 from core.generate import runs
 from core.generate.catalogue import TOOLS, checked_request
 from core.generate.outputs import Output, Style, Target, check
-from core.generate.runs import RunRecord
+from core.generate.records import RunRecord
 from core.generate.text import entities
 from core.jobs.queue import Job
 from core.jobs.runner import JobFailure

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from herald.media.v1 import media_pb2
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contract.resources import Media
+from core.media.records import MediaRecord
 from core.rpc.convert import timestamp
 from core.webhooks import fanout
-
-if TYPE_CHECKING:
-    from core.media.service import MediaRecord
 
 
 def media_message(record: MediaRecord) -> media_pb2.Media:

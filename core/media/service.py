@@ -23,6 +23,7 @@ from core.media.errors import (
 from core.media.inspect import Inspection
 from core.media.inspect import matches as type_matches
 from core.media.messages import emit_confirmed
+from core.media.records import MediaRecord, media_record
 from core.pagination import Page, next_token
 from core.storage.base import UPLOAD_URL_LIFETIME, ObjectStorage
 from core.tags import normalize_tag
@@ -48,46 +49,11 @@ ACTIVE_POST_STATES = ("scheduled", "queued", "publishing")
 
 
 @dataclass(frozen=True, slots=True)
-class MediaRecord:
-    id: str
-    kind: str
-    mime_type: str
-    size_bytes: int
-    name: str
-    description: str
-    tags: str
-    status: str
-    content_hash: str
-    width: int | None
-    height: int | None
-    created_at: datetime
-    storage_key: str
-
-
-@dataclass(frozen=True, slots=True)
 class UploadTicket:
     media_id: str
     upload_url: str
     expires_in: int
     duplicate: bool
-
-
-def _record(row) -> MediaRecord:  # noqa: ANN001 - a Row
-    return MediaRecord(
-        row.id,
-        row.kind,
-        row.mime_type,
-        row.size_bytes,
-        row.name,
-        row.description,
-        row.tags,
-        row.status,
-        row.content_hash or "",
-        row.width,
-        row.height,
-        row.created_at,
-        row.storage_key,
-    )
 
 
 def validate_upload(filename: str, mime_type: str, size_bytes: int, content_hash: str, limits: dict[str, int]) -> str:
@@ -117,7 +83,7 @@ async def find_duplicate(conn: AsyncConnection, org_id: str, content_hash: str) 
             .limit(1)
         )
     ).first()
-    return _record(row) if row else None
+    return media_record(row) if row else None
 
 
 async def create_upload(
@@ -168,7 +134,7 @@ async def get_media(conn: AsyncConnection, org_id: str, media_id: str, *, status
     row = (await conn.execute(stmt)).first()
     if row is None:
         raise NotFound(f"no {'unconfirmed ' if status == 'pending' else ''}media {media_id[:40]!r} in this library")
-    return _record(row)
+    return media_record(row)
 
 
 def check_landed(record: MediaRecord, stored_size: int | None) -> None:
@@ -237,7 +203,7 @@ async def list_media(conn: AsyncConnection, org_id: str, tag: str, page: Page) -
     if page.after:
         stmt = stmt.where(media.c.id < page.after)
     rows = (await conn.execute(stmt.order_by(media.c.id.desc()).limit(page.size + 1))).all()
-    return [_record(r) for r in rows[: page.size]], next_token([r.id for r in rows], page.size)
+    return [media_record(r) for r in rows[: page.size]], next_token([r.id for r in rows], page.size)
 
 
 async def update_media(
@@ -324,4 +290,4 @@ async def get_many(conn: AsyncConnection, org_id: str, media_ids: list[str]) -> 
     rows = {
         r.id: r for r in await conn.execute(select(media).where(media.c.org_id == org_id, media.c.id.in_(media_ids)))
     }
-    return [_record(rows[i]) for i in media_ids if i in rows]
+    return [media_record(rows[i]) for i in media_ids if i in rows]

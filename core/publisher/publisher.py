@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contract.logs import REQUEST_ID
 from core.connectors.base import Connector, Delivery, DeliveryError, ErrorClass, LeaseLost, OutgoingPost
-from core.connectors.live import LiveAPI
+from core.connectors.live import LiveAPI, Progress
 from core.connectors.registry import CONNECTORS
 from core.connectors.sandbox import sandbox_comment, sandbox_delivery
 from core.connectors.transport import PlatformEndpoints
@@ -41,8 +41,9 @@ from core.platform_accounts.vault import TokenVault
 from core.posts import outbox
 from core.publisher import outcomes, queue
 from core.publisher.attempt import FAILURE_REASONS, Attempt, log_problem, outgoing
+from core.publisher.progress import LeaseProgress
 from core.publisher.queue import Claim
-from core.publisher.thread_delivery import LeaseProgress, deliver_with_parts
+from core.publisher.thread_delivery import deliver_with_parts
 from core.settings import CoreSettings
 from core.storage.base import ObjectStorage
 from core.storage.factory import object_storage
@@ -163,7 +164,8 @@ class Publisher:
                 return
         state = claim.delivery_state
         try:
-            delivery, requests, state = await self.send(connector, post, claim, state, LeaseProgress(self, claim, None))
+            progress = LeaseProgress(self.engine, self.worker_id, self.settings.publish_lease_seconds, claim)
+            delivery, requests, state = await self.send(connector, post, claim, state, progress)
         except LeaseLost:
             log_problem(claim, "lease lost mid-delivery; the worker holding it now goes on")
             return
@@ -178,7 +180,7 @@ class Publisher:
         post: OutgoingPost,
         claim: Claim,
         state: Mapping[str, Any],
-        progress: Any,  # noqa: ANN401 - a progress store (save, keepalive)
+        progress: Progress,
         *,
         comment: bool = False,
     ) -> tuple[Delivery, list[dict[str, Any]], Mapping[str, Any]]:

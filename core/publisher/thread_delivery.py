@@ -19,18 +19,65 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from core.connectors.base import Connector, Delivery, ErrorClass, LeaseLost, ReplyTo
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.connectors.base import Connector, Delivery, ErrorClass, LeaseLost, OutgoingPost, ReplyTo
+from core.connectors.live import Progress
 from core.db.types import utcnow
 from core.posts import outbox
 from core.posts.rules import default_post_type
 from core.publisher import outcomes
 from core.publisher.attempt import FAILURE_REASONS, Attempt, log_problem, outgoing
+from core.publisher.progress import LeaseProgress
 from core.publisher.queue import Claim, ClaimPart
+from core.settings import CoreSettings
 
-if TYPE_CHECKING:
-    from core.publisher.publisher import Publisher
+
+class Publisher(Protocol):
+    """What delivering a post's parts needs of the publisher (core/publisher/publisher.py): one
+    delivery through the sandbox or the live API, the outbox record of each, and the rules of a
+    failed attempt (retry, final class, failure)."""
+
+    engine: AsyncEngine
+    worker_id: str
+    settings: CoreSettings
+    live: bool
+
+    async def send(
+        self,
+        connector: Connector,
+        post: OutgoingPost,
+        claim: Claim,
+        state: Mapping[str, Any],
+        progress: Progress,
+        *,
+        comment: bool = False,
+    ) -> tuple[Delivery, list[dict[str, Any]], Mapping[str, Any]]: ...
+
+    async def record_outbox(
+        self,
+        claim: Claim,
+        mode: str,
+        delivery: Delivery,
+        requests: list[dict[str, Any]],
+        *,
+        delivery_key: str = "",
+        part: int = -1,
+    ) -> outbox.OutboxRecord: ...
+
+    async def failed_attempt(self, claim: Claim, failed: Attempt) -> None: ...
+
+    async def retry_later(self, claim: Claim, failed: Attempt, *, keep_hold: bool) -> bool: ...
+
+    async def final_class(self, claim: Claim, failed: Attempt) -> ErrorClass: ...
+
+
+def _progress(publisher: Publisher, claim: Claim, position: int | None) -> LeaseProgress:
+    return LeaseProgress(
+        publisher.engine, publisher.worker_id, publisher.settings.publish_lease_seconds, claim, position
+    )
 
 
 async def deliver_with_parts(publisher: Publisher, connector: Connector, claim: Claim) -> None:
@@ -75,7 +122,7 @@ async def _main(
     found = known.get(claim.delivery_key)
     if found is not None:
         return Delivery(found.platform_post_id, found.platform_url, found.platform_cid)
-    progress = LeaseProgress(publisher, claim, None)
+    progress = _progress(publisher, claim, None)
     try:
         delivery, requests, _ = await publisher.send(connector, outgoing(claim), claim, claim.delivery_state, progress)
     except Attempt as failed:
@@ -98,7 +145,7 @@ async def _send_part(
         media=part.media,
         reply_to=reply_to,
     )
-    progress = LeaseProgress(publisher, claim, part.position)
+    progress = _progress(publisher, claim, part.position)
     try:
         delivery, requests, _ = await publisher.send(
             connector, post, claim, part.delivery_state, progress, comment=part.kind == "comment"
@@ -146,28 +193,3 @@ async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, fail
     )
     if recorded:
         log_problem(claim, f"partially published: its {what} failed for good ({error_class}): {failed.error}")
-
-
-class LeaseProgress:
-    """A live delivery's progress store for the post (position None) or one of its parts, fenced
-    on the worker's lease, whose end moves forward with every save."""
-
-    def __init__(self, publisher: Publisher, claim: Claim, position: int | None) -> None:
-        self.publisher = publisher
-        self.claim = claim
-        self.position = position
-
-    async def save(self, state: Mapping[str, Any]) -> None:
-        await self._write(dict(state))
-
-    async def keepalive(self) -> None:
-        await self._write(None)
-
-    async def _write(self, state: dict[str, Any] | None) -> None:
-        now = utcnow()
-        lease_end = now + timedelta(seconds=self.publisher.settings.publish_lease_seconds)
-        saved = await outcomes.save_progress(
-            self.publisher.engine, self.claim, self.publisher.worker_id, state, lease_end, now, position=self.position
-        )
-        if not saved:
-            raise LeaseLost(self.claim.post_id)
