@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: install check-generated envoy-validate
-	$(VENV)/bin/ruff check contract core facades tests bench
+	$(VENV)/bin/ruff check contract core facades harness tests bench scripts
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/buf lint
 	$(PY) scripts/api_reference.py --check

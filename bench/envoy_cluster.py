@@ -53,7 +53,7 @@ from bench.load import (
     raw_http_connections,
 )
 from bench.posts_create import SLUGS, check_created, content_for, seed
-from tests.harness import ROOT, Stack, free_port, stack_env, wait_for_grpc, wait_for_http
+from harness.stack import ROOT, Stack, free_port, stack_env, wait_for_grpc, wait_for_http
 
 
 def _render():

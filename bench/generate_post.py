@@ -188,7 +188,7 @@ async def generate_load(
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import running_stack
+    from harness.stack import running_stack
 
     out: dict[str, Any] = {}
     print("engine CPU, in-process (4 profiles, 300 briefs)...", flush=True)

@@ -9,14 +9,14 @@ Issue 12's target: "with the fake platforms answering in 50 ms, due posts are de
 1 s p99 of their schedule_at at 100 posts/s, and throughput grows with worker processes until
 the machine's cores are used".
 
-Set-up, once: a fake X (tests/fakes/platforms/x.py) in its own process (so its CPU is its own),
+Set-up, once: a fake X (harness/fakes/platforms/x.py) in its own process (so its CPU is its own),
 answering every request after --latency-ms (the fake's `slow` fault, no limit), its server socket
 set up as a production server's (backlog 128, TCP_NODELAY: see tune_server_socket; the stdlib's
 defaults, kept by --fake-as-written, reset connections and add ~40 ms to answers); a fresh migrated
-database; the real live-mode stack (core, facade, storage: tests.harness.running_stack with
+database; the real live-mode stack (core, facade, storage: harness.stack.running_stack with
 HERALD_PUBLISH_MODE=live, X's hosts overridden to the fake, private addresses allowed, the
 fake's client id/secret); one organization; --profiles X accounts (users of the fake) connected
-through `POST /v1/profiles:connect` and a browser's redirects (tests/e2e/live_helpers.connect).
+through `POST /v1/profiles:connect` and a browser's redirects (harness/live.connect).
 
 Each run, on emptied tables and an emptied fake:
 
@@ -90,7 +90,7 @@ READ_BLOCK = 1024 * 1024
 def _stream_multipart(rfile: Any, length: int, boundary: bytes, on_file: Callable[[bytes], None] | None) -> dict:  # noqa: ANN401
     """Parses a multipart/form-data body of `length` bytes from `rfile` block by block. File parts
     keep their size and SHA-256 (and go to `on_file` as they arrive), text parts their value."""
-    from tests.fakes.platforms.base import Part
+    from harness.fakes.platforms.base import Part
 
     delimiter = b"\r\n--" + boundary
     buf = bytearray(b"\r\n")  # the body starts with the first delimiter, without its CRLF
@@ -185,7 +185,7 @@ class _Streaming:
         self.streamed_bytes = 0
 
     def _serve(self, handler: Any) -> None:  # noqa: ANN401
-        from tests.fakes.platforms.base import Answer, Request
+        from harness.fakes.platforms.base import Answer, Request
 
         headers = {k.lower(): v for k, v in handler.headers.items()}
         content_type = headers.get("content-type", "")
@@ -240,7 +240,7 @@ class _Streaming:
 
 
 def _make_fake(kind: str, latency: float, as_written: bool = False) -> Any:  # noqa: ANN401
-    from tests.fakes.platforms import FakeMastodon, FakeX
+    from harness.fakes.platforms import FakeMastodon, FakeX
 
     if kind == "x":
 
@@ -437,7 +437,7 @@ async def connect_accounts(
     returns {slug: the fake's account id}."""
     import httpx
 
-    from tests.e2e.live_helpers import connect
+    from harness.live import connect
 
     auth = {"Authorization": f"Bearer {api_key}"}
     out = {}
@@ -821,7 +821,7 @@ def report(r: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from bench.publisher_throughput import Db
-    from tests.harness import database, running_stack
+    from harness.stack import database, running_stack
 
     profiles = args.profiles
     burst_n = (args.burst_posts + profiles - 1) // profiles * profiles

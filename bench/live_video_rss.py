@@ -6,7 +6,7 @@ Mastodon): the RSS of every process while the bytes go through.
 
 Issue 12's target: "a 500 MB video delivery keeps each process under 150 MB RSS".
 
-1. Starts a fake X and a fake Mastodon (tests/fakes/platforms, each in its own process, every
+1. Starts a fake X and a fake Mastodon (harness/fakes/platforms, each in its own process, every
    answer after --latency-ms) whose large multipart bodies are parsed as they arrive: file bytes
    are counted and hashed (for X, one running SHA-256 over the `append` segments in order), never
    kept (bench/live_delivery.py, _Streaming), and whose sockets are tuned as a production server's
@@ -163,7 +163,7 @@ def deliver(api: httpx.Client, auth: dict[str, str], slug: str, media_id: str, t
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915
-    from tests.harness import database, running_stack
+    from harness.stack import database, running_stack
 
     size = args.size_mb * MB
     m_size = args.mastodon_mib * MIB

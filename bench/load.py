@@ -361,7 +361,7 @@ def _recv(conn: Any, proc: Any, timeout: float) -> tuple[str, Any]:
 
 
 def stack_pids(stack: Any) -> dict[str, int]:
-    """The pids of a tests.harness Stack by role: core0..N (`python -m core core`), facade
+    """The pids of a harness.stack Stack by role: core0..N (`python -m core core`), facade
     (`python -m facades`), and any other process under its subcommand's name (e.g. `storage`)."""
     pids: dict[str, int] = {}
     cores = 0
@@ -479,7 +479,7 @@ class PgMonitor:
         if database_url:
             import psycopg
 
-            from tests.harness import PG_ADMIN_DSN
+            from harness.stack import PG_ADMIN_DSN
 
             self.conn = psycopg.connect(PG_ADMIN_DSN, autocommit=True)
 
@@ -515,11 +515,11 @@ def postgres_version(database_url: str) -> str:
 
 @contextlib.contextmanager
 def bench_database(backend: str) -> Iterator[tuple[str, Path, PgMonitor]]:
-    """A fresh migrated database of `backend` (tests.harness.database, in a temporary work
+    """A fresh migrated database of `backend` (harness.stack.database, in a temporary work
     directory) for one bench: yields its SQLAlchemy URL, the work directory and a PgMonitor of
     it (sees nothing on SQLite); on leaving (Ctrl-C included) closes the monitor, drops the
     database and removes the directory."""
-    from tests.harness import database
+    from harness.stack import database
 
     with tempfile.TemporaryDirectory(prefix="herald-bench-") as tmp, database(backend, Path(tmp)) as url:
         sessions = PgMonitor(url if backend == "postgresql" else None)
@@ -668,7 +668,7 @@ def measure_api_runs(
     args: argparse.Namespace,
     sessions: PgMonitor,
 ) -> None:
-    """The API phases against a running tests.harness Stack: `api_load` at --concurrency for
+    """The API phases against a running harness.stack Stack: `api_load` at --concurrency for
     --duration after --warmup (out["api"]), then at concurrency 1 for --c1-duration
     (out["api_c1"]), with the CPU of the stack's processes; then the peak RSS of each
     (out["peak_rss_mib"]), read while they still run."""

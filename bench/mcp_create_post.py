@@ -47,7 +47,7 @@ async def seed(stack: Any) -> dict[str, str]:
     import httpx
 
     from bench.posts_create import seed as seed_organization
-    from tests.oauth_flow import register, sign_in, tokens_for
+    from harness.oauth_flow import register, sign_in, tokens_for
 
     seeded = await seed_organization(stack.database_url)
     async with (
@@ -111,7 +111,7 @@ async def load(
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import running_stack
+    from harness.stack import running_stack
 
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("tools/call create_post beside POST /v1/posts", "bench.mcp_create_post", args, url)

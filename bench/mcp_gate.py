@@ -39,7 +39,7 @@ async def seed(stack: Any, concurrency: int) -> dict[str, Any]:
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from core import admin
-    from tests.oauth_flow import register, sign_in, tokens_for
+    from harness.oauth_flow import register, sign_in, tokens_for
 
     engine = create_async_engine(stack.database_url)
     out = await admin.bootstrap(
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=32)
     args = parser.parse_args(argv)
 
-    from tests.harness import database, running_stack
+    from harness.stack import database, running_stack
 
     with tempfile.TemporaryDirectory() as tmp, database(args.backend, Path(tmp)) as url:
         workdir = Path(tmp) / "stack"

@@ -177,7 +177,7 @@ def transport_cost_us() -> dict[str, float]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from bench.mcp_create_post import seed
-    from tests.harness import running_stack
+    from harness.stack import running_stack
 
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("tools/call at 2026-07-28 beside 2025-11-25", "bench.mcp_revisions", args, url)

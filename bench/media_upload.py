@@ -30,7 +30,7 @@ from pathlib import Path
 import httpx
 
 from bench.load import json_dump, peak_rss_mib, wait_until_quiet
-from tests.harness import bootstrap_org, database, running_stack
+from harness.stack import bootstrap_org, database, running_stack
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1_000_000

@@ -118,7 +118,7 @@ async def post_load(
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import running_stack
+    from harness.stack import running_stack
 
     out: dict[str, Any] = {}
     with bench_database(args.backend) as (url, workdir, sessions):

@@ -410,7 +410,7 @@ def count_posts(database_url: str) -> int:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import running_stack
+    from harness.stack import running_stack
 
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("POST /v1/posts (3 profiles)", "bench.posts_create", args, url)

@@ -10,7 +10,7 @@ beside `schedule_at` (3 profiles), and a 10-item thread beside a single post (4 
 About 2.5 minutes with the defaults.
 
 1. Creates a fresh migrated database (SQLite by default; dropped at the end), an organization
-   (`tests.harness.bootstrap_org`, 1,000,000 credits) with an API key, and its profiles with the
+   (`harness.stack.bootstrap_org`, 1,000,000 credits) with an API key, and its profiles with the
    admin code (`core.admin.add_profile`):
    - `sa-x`, `sa-mastodon`, `sa-bluesky`: the `schedule_at` phases;
    - `ns<N>-x`, `ns<N>-mastodon`, `ns<N>-bluesky`: a fresh set for the `next_slot` phases of
@@ -133,7 +133,7 @@ def code_version() -> dict[str, Any]:
     mid-edit in a shared checkout)."""
     import subprocess
 
-    from tests.harness import ROOT
+    from harness.stack import ROOT
 
     def git(*argv: str) -> str:
         return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
@@ -146,7 +146,7 @@ def seed(database_url: str, rounds: int, spread: int) -> dict[str, Any]:
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from core import admin
-    from tests.harness import bootstrap_org
+    from harness.stack import bootstrap_org
 
     api_key = bootstrap_org(database_url, ORG, credits=1_000_000)
     # The phases at 1 in flight keep one set: sa-* itself, also when the loaded ones are spread.
@@ -464,7 +464,7 @@ def check_database(database_url: str, out: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import running_stack
+    from harness.stack import running_stack
 
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result(

@@ -234,7 +234,7 @@ async def floor_load_sqlite(
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import running_stack
+    from harness.stack import running_stack
 
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("GET /v1/profiles", "bench.profiles_get", args, url)

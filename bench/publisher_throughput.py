@@ -8,7 +8,7 @@ each worker count K, on one fresh migrated database (dropped at the end), emptie
 
 1. Seeds one organization with enough credits (2 x posts) and 4 profiles (x, bluesky, mastodon,
    linkedin); resets the posts, outbox, post_media and ledger tables.
-2. Starts K real `python -m core worker` processes (env from tests.harness.stack_env with
+2. Starts K real `python -m core worker` processes (env from harness.stack.stack_env with
    HERALD_PUBLISH_POLL_SECONDS=0.05, the default batch size unless --batch-size) and waits until
    each is up and polling the empty queue (PostgreSQL: K sessions on the database; SQLite: each
    worker has the database file open), and their CPU has settled. Process start-up is therefore
@@ -161,7 +161,7 @@ async def create_due_posts(url: str, org_id: str, n: int, before_commit: Any) ->
 
 
 def start_workers(url: str, workdir: Path, k: int, latency_ms: int, batch_size: int | None) -> list[subprocess.Popen]:
-    from tests.harness import stack_env
+    from harness.stack import stack_env
 
     extra = {"HERALD_PUBLISH_POLL_SECONDS": "0.05", "HERALD_SANDBOX_LATENCY_MS": str(latency_ms)}
     if batch_size:
@@ -373,7 +373,7 @@ def report(r: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import database
+    from harness.stack import database
 
     n = (args.posts + len(PLATFORMS) - 1) // len(PLATFORMS) * len(PLATFORMS)
     out: dict[str, Any] = {

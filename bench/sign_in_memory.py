@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hash-concurrency", type=int, default=2)
     args = parser.parse_args(argv)
 
-    from tests.harness import bootstrap_org, database, running_stack
+    from harness.stack import bootstrap_org, database, running_stack
 
     with tempfile.TemporaryDirectory() as tmp, database("sqlite", Path(tmp)) as url:
         workdir = Path(tmp) / "stack"

@@ -63,7 +63,7 @@ from typing import Any
 import httpx
 
 from bench.load import RESULTS, cpu_seconds, json_dump, percentile, stack_pids, wait_until_quiet
-from tests.harness import bootstrap_org, database, free_port, running_stack, stack_env
+from harness.stack import bootstrap_org, database, free_port, running_stack, stack_env
 
 ROOT = Path(__file__).resolve().parent.parent
 MIN_ORIGINAL_BYTES = 2_000_000

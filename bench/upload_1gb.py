@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from core.settings import CoreSettings
     from core.storage.local import LocalStorage
-    from tests.harness import free_port, stack_env, wait_for_http
+    from harness.stack import free_port, stack_env, wait_for_http
 
     workdir = Path(tempfile.mkdtemp(prefix="herald-upload-bench-", dir=os.environ.get("TMPDIR")))
     proc: subprocess.Popen | None = None

@@ -97,7 +97,7 @@ def _receiver_main(port: int, hold: float, conn: Any) -> None:
 
 class ReceiverProcess:
     def __init__(self, hold: float = 0.0) -> None:
-        from tests.harness import free_port
+        from harness.stack import free_port
 
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/hooks"
@@ -227,7 +227,7 @@ LATENCY_PHASES = (
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tests.harness import running_stack
+    from harness.stack import running_stack
 
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("webhooks", "bench.webhooks", args, url)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from tests.oauth_flow import REDIRECT_URI
+from harness.oauth_flow import REDIRECT_URI
 
 
 class _Server(ThreadingHTTPServer):

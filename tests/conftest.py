@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
-from tests.harness import Stack, database, running_stack
+from harness.stack import Stack, database, running_stack
 
 BACKENDS = [b for b in os.environ.get("HERALD_TEST_BACKENDS", "sqlite,postgresql").split(",") if b]
 LOW_CREDIT_THRESHOLD = 50

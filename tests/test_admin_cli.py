@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.harness import ROOT, stack_env
+from harness.stack import ROOT, stack_env
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from core import admin
 from core.db.migrate import alembic_config, upgrade
 from core.db.models import oauth_clients, oauth_codes, oauth_grants, oauth_tokens
-from tests.harness import database
+from harness.stack import database
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 

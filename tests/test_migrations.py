@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, inspect
 
 from core.db.migrate import alembic_config, upgrade
 from core.db.models import Base
-from tests.harness import database
+from harness.stack import database
 
 
 def _sync_url(url: str) -> str:

@@ -17,7 +17,7 @@ from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 from sqlalchemy import Executable, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from tests.harness import ROOT, Stack, free_port, stack_env, stop_processes, wait_for_grpc
+from harness.stack import ROOT, Stack, free_port, stack_env, stop_processes, wait_for_grpc
 
 
 @contextmanager

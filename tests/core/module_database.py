@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.db.engine import create_engine
 from core.settings import CoreSettings
-from tests.harness import database
+from harness.stack import database
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import grpc
 import pytest
 from herald.identity.v1 import identity_pb2, identity_pb2_grpc
 
+from harness.oauth_flow import sign_in
 from tests.core.rpc_helpers import error_info
-from tests.oauth_flow import sign_in
 
 
 def _bearer(secret: str) -> tuple[tuple[str, str], ...]:

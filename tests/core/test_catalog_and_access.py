@@ -12,8 +12,8 @@ from core.identity.scopes import SCOPES
 from core.media.service import ALLOWED_TYPES, PRESIGN_LIMITS
 from core.posts.rules import PLATFORM_LIMITS
 from core.server import SERVICES
+from harness.oauth_flow import register, sign_in, tokens_for
 from tests.core.rpc_helpers import error_info
-from tests.oauth_flow import register, sign_in, tokens_for
 
 CREATE_POSTS = "/herald.posts.v1.PostService/CreatePosts"
 

@@ -11,8 +11,8 @@ from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 from herald.identity.v1 import identity_pb2, identity_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 
+from harness.oauth_flow import sign_in
 from tests.core.rpc_helpers import error_info
-from tests.oauth_flow import sign_in
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from core.identity.opaque_tokens import hash_token
 from core.settings import CoreSettings
 from core.storage.local import LocalStorage
 from core.worker.maintenance import housekeeping
-from tests.oauth_flow import code_for, new_authorization, register, sign_in, tokens_for
+from harness.oauth_flow import code_for, new_authorization, register, sign_in, tokens_for
 
 
 async def _count(engine, table, column, value) -> int:  # noqa: ANN001

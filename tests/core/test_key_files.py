@@ -14,8 +14,8 @@ from core.keyfiles import load_or_create_key_file
 from core.platform_accounts.vault import TokenVault
 from core.settings import CoreSettings
 from core.storage import signing
+from harness.stack import ROOT, database, free_port, stack_env
 from tests.core.cores import cores, jwks, sql
-from tests.harness import ROOT, database, free_port, stack_env
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from core.db.types import utcnow
 from core.settings import CoreSettings
 from core.storage.local import LocalStorage
 from core.worker.maintenance import remove_expired_uploads, remove_orphaned_objects
-from tests.harness import database
+from harness.stack import database
 
 
 async def _scenario(url: str, data_dir) -> tuple[set[str], dict[str, bool]]:  # noqa: ANN001

@@ -6,7 +6,7 @@ import grpc
 import pytest
 from herald.identity.v1 import identity_pb2, identity_pb2_grpc
 
-from tests.oauth_flow import register, sign_in, tokens_for
+from harness.oauth_flow import register, sign_in, tokens_for
 
 
 async def test_access_token_principal_carries_its_scopes_and_audience_is_checked(http, channel, orgs, stack):

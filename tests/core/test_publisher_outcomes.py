@@ -28,7 +28,7 @@ from core.posts.versions import Extras, ThreadItem
 from core.publisher import outcomes, queue
 from core.publisher.publisher import Publisher
 from core.settings import CoreSettings
-from tests.harness import database
+from harness.stack import database
 
 
 class AnsweringConnector:

@@ -22,8 +22,8 @@ from core.db.types import utcnow
 from core.posts.create import create_posts
 from core.posts.validation import CreateRequest
 from core.posts.versions import Extras, ThreadItem
+from harness.stack import ROOT, database, stack_env
 from tests.facades.test_posts_threads import parent_reference
-from tests.harness import ROOT, database, stack_env
 
 PLATFORMS = ("x", "bluesky", "mastodon", "linkedin")
 

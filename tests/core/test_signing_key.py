@@ -16,8 +16,8 @@ from core.db.models import oauth_signing_keys
 from core.db.types import utcnow
 from core.platform_accounts.vault import TokenVault, new_key_entry
 from core.settings import CoreSettings
+from harness.stack import Stack, database
 from tests.core.cores import cores, herald, jwks, sql
-from tests.harness import Stack, database
 
 ROWS = "SELECT kid, public_jwk, private_pem FROM oauth_signing_keys"
 

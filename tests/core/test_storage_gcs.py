@@ -31,8 +31,8 @@ from core.storage.base import MAX_URL_LIFETIME, UPLOAD_URL_LIFETIME, ObjectTooLa
 from core.storage.factory import object_storage
 from core.storage.gcs import RANGE_BYTES, GcsStorage
 from core.worker.maintenance import ORPHAN_GRACE, remove_orphaned_objects
+from harness.stack import ROOT, database, free_port
 from tests.core.test_media_cleanup import _insert_media
-from tests.harness import ROOT, database, free_port
 
 BUCKET = "herald-test"
 EMULATOR = ROOT / ".venv" / "bin" / "gcp-storage-emulator"

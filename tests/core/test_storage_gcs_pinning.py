@@ -1,5 +1,5 @@
 """The GCS backend reads only the object generation it is asked for (core/storage/gcs.py), against
-a fake GCS that honours generations (tests/fakes/gcs.py; the emulator ignores them): an upload
+a fake GCS that honours generations (harness/fakes/gcs.py; the emulator ignores them): an upload
 URL that is still valid can replace the object, and a pinned read or read URL still gives the
 bytes confirm checked, or nothing, never the replacement."""
 
@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from core.settings import CoreSettings
 from core.storage.gcs import GcsStorage
+from harness.fakes.gcs import FakeGcs
 from tests.core.test_storage_gcs import _service_account, verify_v4
-from tests.fakes.gcs import FakeGcs
 
 BUCKET = "herald-pinned"
 

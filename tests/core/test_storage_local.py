@@ -25,7 +25,7 @@ from core.storage import signing
 from core.storage.base import MAX_URL_LIFETIME, ObjectTooLarge
 from core.storage.downloads import READ_CHUNK
 from core.storage.local import InvalidKey, LocalStorage
-from tests.harness import ROOT, free_port, stack_env, wait_for_http
+from harness.stack import ROOT, free_port, stack_env, wait_for_http
 
 
 @dataclass

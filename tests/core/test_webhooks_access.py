@@ -18,9 +18,9 @@ from core.identity.scopes import SCOPES
 from core.identity.service import create_organization
 from core.platform_accounts.vault import TokenVault, VaultError
 from core.webhooks import service
+from harness.oauth_flow import register, sign_in, tokens_for
+from harness.stack import database
 from tests.core.rpc_helpers import error_info
-from tests.harness import database
-from tests.oauth_flow import register, sign_in, tokens_for
 
 
 async def test_keys_and_sessions_manage_endpoints_and_agents_are_forbidden(channel, orgs, http) -> None:

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
-from tests.oauth_flow import PASSWORD
+from harness.oauth_flow import PASSWORD
 
 
 async def approve_in_browser(page, url: str, email: str, redirect_prefix: str, shots=None) -> dict[str, str]:  # noqa: ANN001
@@ -58,7 +58,7 @@ class MemoryStorage:
         self.client = client_info
 
 
-def approving_provider(  # noqa: ANN001 - a tests.harness Stack and a Playwright page
+def approving_provider(  # noqa: ANN001 - a harness.stack Stack and a Playwright page
     stack,
     page,
     email: str,

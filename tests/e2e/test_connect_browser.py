@@ -1,6 +1,6 @@
 """Connecting X and Mastodon accounts the way a human does (issue 12): signed in to the dashboard
 in Chromium, "Connect x" and a Mastodon instance, the platforms' sign-in pages (the fake
-platforms of tests/fakes/platforms approve at once) and back to the profiles page; tokens sealed
+platforms of harness/fakes/platforms approve at once) and back to the profiles page; tokens sealed
 in the database; a callback carried to another browser refused; disconnect from the page; the
 posts page linking each delivered post to the platform's own and naming why one failed.
 
@@ -19,9 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
 from core.db.models import platform_apps, profiles
-from tests.e2e.live_helpers import live_stack, workers
-from tests.fakes.platforms import FakeMastodon, FakeX
-from tests.harness import Stack
+from harness.fakes.platforms import FakeMastodon, FakeX
+from harness.live import live_stack, workers
+from harness.stack import Stack
 
 pytestmark = pytest.mark.one_backend
 PASSWORD = "correct horse battery"

@@ -8,7 +8,7 @@ import time
 
 import httpx
 
-from tests.harness import bootstrap_org, database, running_stack, wait_for_grpc
+from harness.stack import bootstrap_org, database, running_stack, wait_for_grpc
 
 
 def test_core_restart(tmp_path) -> None:  # noqa: ANN001

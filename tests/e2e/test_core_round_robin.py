@@ -12,7 +12,7 @@ import httpx
 from prometheus_client import CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.harness import (
+from harness.stack import (
     Stack,
     bootstrap_org,
     database,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from tests.harness import bootstrap_org, cpu_ticks, database, get_in_closed_loop, running_stack
+from harness.stack import bootstrap_org, cpu_ticks, database, get_in_closed_loop, running_stack
 
 
 def test_two_core_processes_share_concurrent_calls_and_one_serves_calls_in_turn(tmp_path) -> None:  # noqa: ANN001

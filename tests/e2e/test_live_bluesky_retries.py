@@ -1,4 +1,4 @@
-"""Bluesky retried and recovered, end to end against a real PDS (tests/fakes/pds.py) behind a
+"""Bluesky retried and recovered, end to end against a real PDS (harness/fakes/pds.py) behind a
 proxy that can refuse or hold its createRecord calls (docs/live-publishing.md, "What Bluesky
 receives"): a record's `createdAt` is the time of the attempt that wrote it, its key the one the
 first attempt chose, and a post a crashed worker sent shows in its outbox the request that
@@ -25,9 +25,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.live_helpers import create_post, live_org, live_stack, outcome, settled
-from tests.fakes.pds import POST, LivePDS
-from tests.harness import Stack
+from harness.fakes.pds import POST, LivePDS
+from harness.live import create_post, live_org, live_stack, outcome, settled
+from harness.stack import Stack
 
 pytestmark = pytest.mark.one_backend
 

@@ -26,9 +26,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
 from core.db.models import credit_ledger, posts
-from tests.e2e.live_helpers import connect, live_stack, png, upload
-from tests.fakes.platforms import FakeMastodon, FakeX
-from tests.harness import Stack
+from harness.fakes.platforms import FakeMastodon, FakeX
+from harness.live import connect, live_stack, png, upload
+from harness.stack import Stack
 
 # On PostgreSQL, the production database, only: SIGKILLed workers on both backends are
 # tests/core/test_publisher_workers.py; what this module adds is the platforms' side of a crash.

@@ -1,6 +1,6 @@
 """Credits follow what is published (docs/posts.md "Credits"), end to end in live mode: posts
 created at /v1/posts, delivered by real `herald worker` processes to a fake Mastodon instance
-(tests/fakes/platforms/mastodon.py) that fails chosen requests, balances and ledgers read back
+(harness/fakes/platforms/mastodon.py) that fails chosen requests, balances and ledgers read back
 over /v1 (and SQL where a count needs it).
 
 - A claim holds the price of what its attempt may deliver; a transient failure of a post nothing
@@ -33,10 +33,10 @@ import pytest
 from sqlalchemy import func, select
 
 from core.db.models import credit_ledger, outbox, posts
-from tests.e2e.live_helpers import Live, client, connect, live_org, marker, outcome, settled, workers
-from tests.e2e.live_helpers import live_stack as live_stack_of
-from tests.fakes.platforms import FakeMastodon
-from tests.harness import Stack
+from harness.fakes.platforms import FakeMastodon
+from harness.live import Live, client, connect, live_org, marker, outcome, settled, workers
+from harness.live import live_stack as live_stack_of
+from harness.stack import Stack
 
 STATUSES = "/api/v1/statuses"
 TOO_MANY = {"error": "Too many requests"}

@@ -1,7 +1,7 @@
 """Live publishing to Threads and Instagram end to end (docs/live-publishing.md): accounts
 connected through the REST API and a browser's redirects (Meta's code, then the long-lived
 token), posts delivered by real `herald worker`s through Meta's container flow to fake Threads
-and Instagram servers (tests/fakes/platforms/graph.py), which fetch the media from Herald's
+and Instagram servers (harness/fakes/platforms/graph.py), which fetch the media from Herald's
 signed storage URLs as Meta does. Faults: a container that stays IN_PROGRESS, a container that
 ends in ERROR, a dead token whose refresh is refused, a publish made but never answered.
 
@@ -23,7 +23,9 @@ import pytest
 from PIL import Image
 
 from core.db.models import profiles
-from tests.e2e.live_helpers import (
+from harness.fakes.platforms.base import Request
+from harness.fakes.platforms.graph import FakeGraph, FakeInstagram, FakeThreads, GraphUser
+from harness.live import (
     RETURN_TO,
     Connected,
     Live,
@@ -40,10 +42,8 @@ from tests.e2e.live_helpers import (
     upload,
     workers,
 )
-from tests.e2e.live_helpers import live_stack as live_stack_of
-from tests.fakes.platforms.base import Request
-from tests.fakes.platforms.graph import FakeGraph, FakeInstagram, FakeThreads, GraphUser
-from tests.harness import Stack
+from harness.live import live_stack as live_stack_of
+from harness.stack import Stack
 
 pytestmark = pytest.mark.one_backend
 

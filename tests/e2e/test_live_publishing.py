@@ -1,6 +1,6 @@
 """Live publishing end to end (docs/live-publishing.md): accounts connected through the REST API
 and a browser's redirects, posts delivered by a real `herald worker` to fake X and Mastodon
-servers over HTTP (tests/fakes/platforms), with the platforms' faults: an expired token, a
+servers over HTTP (harness/fakes/platforms), with the platforms' faults: an expired token, a
 refused refresh, throttling, server errors, and an answer lost after the post was made.
 
 The stack is this module's own (HERALD_PUBLISH_MODE=live, X's hosts overridden to the fake,
@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from tests.e2e.live_helpers import (
+from harness.fakes.platforms import FakeMastodon, FakeX
+from harness.fakes.platforms.x import SCOPES as X_SCOPES
+from harness.live import (
     RETURN_TO,
     Connected,
     Live,
@@ -37,10 +39,8 @@ from tests.e2e.live_helpers import (
     upload,
     workers,
 )
-from tests.e2e.live_helpers import live_stack as live_stack_of
-from tests.fakes.platforms import FakeMastodon, FakeX
-from tests.fakes.platforms.x import SCOPES as X_SCOPES
-from tests.harness import Stack
+from harness.live import live_stack as live_stack_of
+from harness.stack import Stack
 
 # On PostgreSQL, the production database, only: what the backends do differently for delivery
 # (the claim, the lease, the outcome's writes) runs on both in tests/core/test_publisher_*.py and

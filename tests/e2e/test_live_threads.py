@@ -1,6 +1,6 @@
 """Threads on a live X account end to end (docs/posts.md "Threads and first comments"): a post
 with a thread of three items and a first comment, delivered by a real `herald worker` to the fake
-X (tests/fakes/platforms/x.py) part by part, each a reply to the one before it.
+X (harness/fakes/platforms/x.py) part by part, each a reply to the one before it.
 
 - An item X refuses for good (a duplicate of a post the account already made: 403 "You are not
   allowed to create a Tweet with duplicate content") ends the post `partially_published`: the
@@ -25,11 +25,11 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from tests.e2e.live_helpers import Live, client, connect, live_org, marker, outcome, settled, workers
-from tests.e2e.live_helpers import live_stack as live_stack_of
-from tests.fakes.platforms import FakeX
-from tests.fakes.platforms.x import Tweet, XUser
-from tests.harness import Stack
+from harness.fakes.platforms import FakeX
+from harness.fakes.platforms.x import Tweet, XUser
+from harness.live import Live, client, connect, live_org, marker, outcome, settled, workers
+from harness.live import live_stack as live_stack_of
+from harness.stack import Stack
 
 CREDITS = 10
 POST_COST = 1  # HERALD_POST_COST's default: the post and each thread item cost one, the comment nothing

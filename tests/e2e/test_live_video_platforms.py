@@ -1,6 +1,6 @@
 """Live publishing end to end to TikTok, YouTube and LinkedIn (docs/live-publishing.md): accounts
 connected through the REST API and a browser's redirects, posts delivered by a real `herald
-worker` to fake platforms over HTTP (tests/fakes/platforms), with their faults: an expired TikTok
+worker` to fake platforms over HTTP (harness/fakes/platforms), with their faults: an expired TikTok
 token (refreshed, the rotated refresh token kept), a failed TikTok publish, YouTube's quota, a
 YouTube upload lost half way (resumed from where the session stopped) or answered 503, a
 removed Google grant, and LinkedIn's answer lost after the post was made (the resend's
@@ -29,7 +29,12 @@ from PIL import Image
 
 from core.platform_accounts.vault import KEY_FILE, TokenVault
 from core.storage.signing import load_or_create_key_file
-from tests.e2e.live_helpers import (
+from harness.fakes.platforms.linkedin import FakeLinkedIn, little_text
+from harness.fakes.platforms.tiktok import SCOPES as TIKTOK_SCOPES
+from harness.fakes.platforms.tiktok import FakeTikTok
+from harness.fakes.platforms.youtube import SCOPES as YOUTUBE_SCOPES
+from harness.fakes.platforms.youtube import UPLOAD_PATH, FakeYouTube, quota_exceeded, service_unavailable
+from harness.live import (
     Connected,
     Live,
     balance,
@@ -45,13 +50,8 @@ from tests.e2e.live_helpers import (
     upload,
     workers,
 )
-from tests.e2e.live_helpers import live_stack as live_stack_of
-from tests.fakes.platforms.linkedin import FakeLinkedIn, little_text
-from tests.fakes.platforms.tiktok import SCOPES as TIKTOK_SCOPES
-from tests.fakes.platforms.tiktok import FakeTikTok
-from tests.fakes.platforms.youtube import SCOPES as YOUTUBE_SCOPES
-from tests.fakes.platforms.youtube import UPLOAD_PATH, FakeYouTube, quota_exceeded, service_unavailable
-from tests.harness import Stack
+from harness.live import live_stack as live_stack_of
+from harness.stack import Stack
 
 pytestmark = pytest.mark.one_backend
 

@@ -23,8 +23,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from contract.operations import TOOLS
+from harness.oauth_flow import register, sign_in, tokens_for
 from tests.e2e.agent_helpers import MemoryStorage, approving_provider
-from tests.oauth_flow import register, sign_in, tokens_for
 
 # An agent's flow through the SDK; the core paths it uses run on both backends elsewhere: nothing here depends on the database.
 pytestmark = pytest.mark.one_backend

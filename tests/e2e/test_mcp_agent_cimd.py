@@ -19,10 +19,10 @@ from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from harness.oauth_flow import sign_in
+from harness.stack import Stack, running_stack
 from tests.client_documents import DocumentServer, loopback_certificate
 from tests.e2e.agent_helpers import MemoryStorage, approving_provider
-from tests.harness import Stack, running_stack
-from tests.oauth_flow import sign_in
 
 # The SDK's side of the flow; the core's CIMD rules run on both backends in tests/facades.
 pytestmark = pytest.mark.one_backend

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import ROOT
-from tests.oauth_flow import register, sign_in, tokens_for
+from harness.oauth_flow import register, sign_in, tokens_for
+from harness.stack import ROOT
 
 # A client's view of the MCP surface: nothing here depends on the database.
 pytestmark = pytest.mark.one_backend

@@ -1,7 +1,7 @@
 """Media on Google Cloud Storage through the whole stack (core, facade, worker; HERALD_STORAGE_
 BACKEND=gcs): presign, PUT to the signed URL, confirm, then publish; the platform is handed a
 read URL of the generation confirm checked. Against gcp-storage-emulator (the flow; it ignores
-generations) and against a fake GCS that honours them (tests/fakes/gcs.py), where the still-valid
+generations) and against a fake GCS that honours them (harness/fakes/gcs.py), where the still-valid
 upload URL replaces the object after confirm and the published URL still serves the confirmed
 bytes, or nothing without Object Versioning, never the replacement (core/storage/gcs.py)."""
 
@@ -24,11 +24,11 @@ from core import admin
 from core.db.engine import create_engine
 from core.db.models import media
 from core.settings import CoreSettings
+from harness.fakes.gcs import FakeGcs
+from harness.stack import Stack, database, running_stack
 from tests.core.test_storage_gcs import BUCKET as EMULATOR_BUCKET
 from tests.core.test_storage_gcs import Emulator, _service_account
 from tests.core.test_storage_gcs import gcs as gcs  # noqa: PLC0414 - the emulator fixture, module-scoped
-from tests.fakes.gcs import FakeGcs
-from tests.harness import Stack, database, running_stack
 
 pytestmark = pytest.mark.one_backend
 

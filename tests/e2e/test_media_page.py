@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
 from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY, DemoStockServer
-from tests.harness import Stack, database, running_stack
+from harness.stack import Stack, database, running_stack
 
 pytestmark = pytest.mark.one_backend
 PASSWORD = "correct horse battery"

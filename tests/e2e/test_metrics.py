@@ -15,7 +15,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.harness import bootstrap_org, database, free_port, running_stack, wait_for_http
+from harness.stack import bootstrap_org, database, free_port, running_stack, wait_for_http
 
 TOKEN = "metrics-reader-token"
 

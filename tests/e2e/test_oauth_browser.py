@@ -10,8 +10,8 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from harness.oauth_flow import REDIRECT_URI, mcp, new_authorization, refresh, register
 from tests.e2e.agent_helpers import MemoryStorage, approve_in_browser, approving_provider
-from tests.oauth_flow import REDIRECT_URI, mcp, new_authorization, refresh, register
 
 
 async def test_agent_flow_through_the_real_pages(page, http, orgs, stack, artifacts_dir, backend):

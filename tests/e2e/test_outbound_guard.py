@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from core.settings import CoreSettings
+from harness.stack import Stack, bootstrap_org, database, running_stack
 from tests.facades.webhook_receiver import Receiver, until
-from tests.harness import Stack, bootstrap_org, database, running_stack
 
 pytestmark = pytest.mark.one_backend("sqlite")  # what is reachable is decided before any SQL
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.oauth_flow import mcp, register, sign_in, tokens_for
+from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 # A page and the MCP surface; the preview's verdicts run on both backends in tests/facades.
 pytestmark = pytest.mark.one_backend

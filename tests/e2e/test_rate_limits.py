@@ -17,8 +17,8 @@ import grpc
 import httpx
 import pytest
 
-from tests.harness import bootstrap_org, database, free_port, running_stack, wait_for_http
-from tests.oauth_flow import MCP_HEADERS, refresh, register, sign_in, tokens_for
+from harness.oauth_flow import MCP_HEADERS, refresh, register, sign_in, tokens_for
+from harness.stack import bootstrap_org, database, free_port, running_stack, wait_for_http
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 
+from harness.oauth_flow import PASSWORD, code_for, exchange_code, mcp, new_authorization, refresh, register
+from harness.stack import database, running_stack
 from tests.facades.webhook_receiver import Receiver
-from tests.harness import database, running_stack
-from tests.oauth_flow import PASSWORD, code_for, exchange_code, mcp, new_authorization, refresh, register
 
 FORM_TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 SECRET = re.compile(r'<code id="api-key-secret">([^<]+)</code>')

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.harness import ROOT, cpu_ticks, free_port, get_in_closed_loop
+from harness.stack import ROOT, cpu_ticks, free_port, get_in_closed_loop
 
 
 @pytest.mark.parametrize("core_processes", ["2"])

@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
+from harness.stack import Stack, bootstrap_org, database, free_port, running_stack
 from tests.facades.webhook_receiver import Receiver, until
-from tests.harness import Stack, bootstrap_org, database, free_port, running_stack
 
 # Nothing here depends on the database beyond what the job queue's tests cover on both.
 pytestmark = pytest.mark.one_backend

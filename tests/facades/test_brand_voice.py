@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from tests.oauth_flow import mcp, register, sign_in, tokens_for
+from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 VOICE = {
     "description": "Plain, warm and precise. We explain, we never hype.",

@@ -18,7 +18,7 @@ from core.ids import new_id
 
 RETURN_TO = "/dashboard/profiles"
 # An application's page: refused at the start unless the operator lists its origin
-# (HERALD_CONNECT_RETURN_ORIGINS; tests/e2e/live_helpers.py lists one), which this stack does not.
+# (HERALD_CONNECT_RETURN_ORIGINS; harness/live.py lists one), which this stack does not.
 APP_PAGE = "https://app.example/connected"
 
 

@@ -13,7 +13,7 @@ from herald.profiles.v1 import profiles_pb2
 
 from facades.core_client import CoreClient, _InFlight, _open
 from facades.errors import ApiError
-from tests.harness import free_port
+from harness.stack import free_port
 
 pytestmark = pytest.mark.one_backend  # the facade's own logic: the database decides nothing here
 

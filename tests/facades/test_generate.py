@@ -8,7 +8,7 @@ import json
 import pytest
 
 from core.posts.rules import count
-from tests.oauth_flow import mcp, register, sign_in, tokens_for
+from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 BRIEF = (
     "We launched Herald today! It publishes one post to eight networks in a single request. "

@@ -1,4 +1,4 @@
-"""The `openai` generation backend against a local OpenAI-compatible server (tests/fakes), with the
+"""The `openai` generation backend against a local OpenAI-compatible server (harness/fakes), with the
 official client over HTTP: answers within the call, runs that outlast it and are collected,
 timeouts, rate limits and malformed answers mapped to stable codes and refunded, credits charged
 once, and a run that survives a SIGKILLed worker (another worker completes it exactly once)."""
@@ -18,8 +18,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
 from core.db.models import credit_ledger, jobs
-from tests.fakes.openai_server import FakeChatServer
-from tests.harness import Stack, database, running_stack
+from harness.fakes.openai_server import FakeChatServer
+from harness.stack import Stack, database, running_stack
 
 WAIT = 1.0  # HERALD_GENERATION_WAIT_SECONDS: what a call waits before answering with the run
 

@@ -9,8 +9,8 @@ from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
 from sqlalchemy import update
 
 from contract.operations import TOOLS
-from tests.harness import free_port, wait_for_http
-from tests.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
+from harness.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
+from harness.stack import free_port, wait_for_http
 
 
 async def _tokens(http, channel, orgs, **register_kwargs):

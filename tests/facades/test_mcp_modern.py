@@ -14,7 +14,7 @@ import pytest
 from mcp_types.methods import validate_server_result
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
-from tests.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
+from harness.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
 
 # The transport's rules: nothing here depends on the database.
 pytestmark = pytest.mark.one_backend

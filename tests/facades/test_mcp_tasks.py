@@ -2,7 +2,7 @@
 call that outlasts its wait answers a task to a 2026-07-28 client that declares the extension;
 tasks/get polls it to completion, and a worker SIGKILLed in between changes nothing but the
 time it takes. Clients without the extension keep the run handle. The generation backend is
-the `openai` one against the local fake (tests/fakes/openai_server.py), on a stack of its own."""
+the `openai` one against the local fake (harness/fakes/openai_server.py), on a stack of its own."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
+from harness.fakes.openai_server import FakeChatServer
+from harness.oauth_flow import MCP_HEADERS, register, sign_in, tokens_for
+from harness.stack import Stack, database, running_stack
 from tests.facades.test_generate_openai import _worker
-from tests.fakes.openai_server import FakeChatServer
-from tests.harness import Stack, database, running_stack
-from tests.oauth_flow import MCP_HEADERS, register, sign_in, tokens_for
 
 # The extension's protocol over runs the generation tests cover on both databases.
 pytestmark = pytest.mark.one_backend

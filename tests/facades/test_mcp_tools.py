@@ -14,7 +14,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
+from harness.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
 
 # The MCP surface: schemas, argument checks, errors, transport: nothing here depends on the database.
 pytestmark = pytest.mark.one_backend

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.oauth_flow import register, sign_in, tokens_for
+from harness.oauth_flow import register, sign_in, tokens_for
 
 NUL = "a\u0000b"
 

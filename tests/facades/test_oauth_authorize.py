@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-from tests.oauth_flow import (
+from harness.oauth_flow import (
     REDIRECT_URI,
     code_for,
     consent,

@@ -18,8 +18,7 @@ import pytest
 from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 
 from core.oauth.client_metadata import FETCH_TIMEOUT_SECONDS, MAX_DOCUMENT_BYTES, MIN_FAILURE_SECONDS
-from tests.client_documents import Answer, DocumentServer
-from tests.oauth_flow import (
+from harness.oauth_flow import (
     asked,
     code_for,
     exchange_code,
@@ -29,6 +28,7 @@ from tests.oauth_flow import (
     refresh,
     sign_in,
 )
+from tests.client_documents import Answer, DocumentServer
 
 URL = "/api/auth/oauth2/authorize"
 

@@ -9,7 +9,7 @@ import httpx
 from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 
 from core import admin
-from tests.oauth_flow import (
+from harness.oauth_flow import (
     PASSWORD,
     asked,
     code_for,

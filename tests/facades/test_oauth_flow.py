@@ -3,7 +3,7 @@ code exchange, the /mcp gate, refresh rotation, revocation (SPEC 5)."""
 
 from __future__ import annotations
 
-from tests.oauth_flow import (
+from harness.oauth_flow import (
     code_for,
     exchange_code,
     mcp,

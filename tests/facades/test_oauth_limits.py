@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from core import admin
+from harness.oauth_flow import PASSWORD, mcp, new_authorization, register, sign_in, tokens_for
+from harness.stack import Stack, running_stack
 from tests.client_documents import DocumentServer
-from tests.harness import Stack, running_stack
-from tests.oauth_flow import PASSWORD, mcp, new_authorization, register, sign_in, tokens_for
 
 pytestmark = pytest.mark.one_backend  # counted in the core's limiter, not in SQL
 

@@ -11,7 +11,7 @@ import re
 import httpx
 
 from core import admin
-from tests.oauth_flow import PASSWORD, code_for, exchange_code, mcp, new_authorization, refresh, register, sign_in
+from harness.oauth_flow import PASSWORD, code_for, exchange_code, mcp, new_authorization, refresh, register, sign_in
 
 ROW = re.compile(r'<tr data-grant-id="(grt_[A-Za-z0-9]+)">(.*?)</tr>', re.S)
 

@@ -19,8 +19,8 @@ from sqlalchemy import func, select
 
 from core.db.models import oauth_codes
 from core.oauth.clients import metadata_client_key
+from harness.oauth_flow import code_for, consent, exchange_code, new_authorization, redirect_params, register, sign_in
 from tests.client_documents import DocumentServer
-from tests.oauth_flow import code_for, consent, exchange_code, new_authorization, redirect_params, register, sign_in
 
 URL = "/api/auth/oauth2/authorize"
 REGISTERED = ("http://127.0.0.1/callback", "http://localhost/callback", "http://[::1]/callback")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.oauth_flow import register
+from harness.oauth_flow import register
 
 URL = "/api/auth/oauth2/register"
 OK = {"client_name": "agent", "redirect_uris": ["https://agent.example/cb"]}
@@ -166,7 +166,7 @@ async def test_a_client_uri_kept_from_before_the_rule_is_not_linked(http, channe
     from sqlalchemy import update
 
     from core.db.models import oauth_clients
-    from tests.oauth_flow import new_authorization, sign_in
+    from harness.oauth_flow import new_authorization, sign_in
 
     client = await register(http, client_name="Old Agent", client_uri="https://agent.example")
     async with engine.begin() as conn:

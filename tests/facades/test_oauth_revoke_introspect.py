@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.oauth_flow import code_for, exchange_code, mcp, new_authorization, refresh, register, sign_in, tokens_for
+from harness.oauth_flow import code_for, exchange_code, mcp, new_authorization, refresh, register, sign_in, tokens_for
 
 REVOKE = "/api/auth/oauth2/revoke"
 INTROSPECT = "/api/auth/oauth2/introspect"

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import update
 
-from tests.oauth_flow import (
+from harness.oauth_flow import (
     code_for,
     exchange_code,
     mcp,

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
+from harness.oauth_flow import mcp, register, sign_in, tokens_for
 from tests.conftest import Org
-from tests.oauth_flow import mcp, register, sign_in, tokens_for
 
 PLATFORMS = ("bluesky", "mastodon", "youtube", "x", "linkedin", "tiktok")
 

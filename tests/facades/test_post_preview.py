@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.oauth_flow import mcp, register, sign_in, tokens_for
+from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 
 @pytest.fixture

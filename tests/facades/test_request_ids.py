@@ -9,7 +9,7 @@ import json
 import httpx
 import pytest
 
-from tests.harness import bootstrap_org, database, running_stack
+from harness.stack import bootstrap_org, database, running_stack
 
 pytestmark = pytest.mark.one_backend
 

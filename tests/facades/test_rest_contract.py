@@ -43,7 +43,7 @@ async def test_deeply_nested_json_is_a_400_on_every_surface(http, org, body: byt
 
 
 async def test_deeply_nested_json_at_mcp_is_a_parse_error(http, channel, orgs) -> None:
-    from tests.oauth_flow import MCP_HEADERS, register, sign_in, tokens_for
+    from harness.oauth_flow import MCP_HEADERS, register, sign_in, tokens_for
 
     org = await orgs()
     tokens = await tokens_for(http, await sign_in(channel, org.email), (await register(http))["client_id"])

@@ -19,8 +19,8 @@ from sqlalchemy import select
 
 from contract.caller import CLIENT_ADDRESS_KEY
 from core.db.models import organizations
+from harness.stack import Stack, running_stack
 from tests.core.rpc_helpers import error_info
-from tests.harness import Stack, running_stack
 
 pytestmark = pytest.mark.one_backend  # counted in the core's limiter, not in SQL
 

@@ -23,8 +23,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from core import admin
 from core.db.models import credit_ledger, media
 from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY, DemoStockServer
-from tests.harness import Stack, database, running_stack
-from tests.oauth_flow import mcp, register, sign_in, tokens_for
+from harness.oauth_flow import mcp, register, sign_in, tokens_for
+from harness.stack import Stack, database, running_stack
 
 # Words that match every photo of the demo catalogue (26 of them).
 EVERYTHING = "coffee mountain office city beach forest plant food pet desert books camera tea"

@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core.db.models import credit_ledger, jobs, media, organizations, sourcing_runs
 from core.stock.demo import DEMO_PEXELS_KEY, DemoStockServer
+from harness.stack import Stack, database, running_stack, wait_for_grpc
 from tests.facades.test_stock import new_org, refs
-from tests.harness import Stack, database, running_stack, wait_for_grpc
 
 
 @pytest.fixture(scope="module")

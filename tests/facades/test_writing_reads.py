@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.oauth_flow import mcp, register, sign_in, tokens_for
+from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 
 @pytest.fixture

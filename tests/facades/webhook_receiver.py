@@ -14,9 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from tests.harness import Stack
+from harness.stack import Stack
 
-# The stacks' schedule (tests/harness.py stack_env): every worker of a stack has it.
+# The stacks' schedule (harness/stack.py stack_env): every worker of a stack has it.
 RETRIES = [0.3, 0.3, 0.3]
 
 

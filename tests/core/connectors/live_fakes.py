@@ -1,5 +1,5 @@
 """Connectors run live (core/connectors/live.py, real HTTP) against the fake platforms
-(tests/fakes/platforms) the way the publisher runs them: one LiveAPI per delivery key, an attempt
+(harness/fakes/platforms) the way the publisher runs them: one LiveAPI per delivery key, an attempt
 that may have sent its creating request reconciles before anything is sent again, a first
 comment goes through `deliver_comment`. Platform hosts are sent to the fake by the transport's
 host overrides; a user-named host (a Mastodon instance) is the fake's own loopback URL."""

@@ -1,5 +1,5 @@
 """A Bluesky attempt that never reached the PDS dates nothing: live, against a real PDS
-(tests/fakes/pds.py), the first attempt's connection is refused before createRecord is sent, the
+(harness/fakes/pds.py), the first attempt's connection is refused before createRecord is sent, the
 next one writes the record under the key the first chose and with its own time
 (docs/live-publishing.md, "What Bluesky receives"). Skipped where the PDS is not installed
 (scripts/ensure_pds.sh; `make test` runs it)."""
@@ -14,10 +14,10 @@ import pytest
 
 from core.connectors.base import Account, DeliveryError, ErrorClass
 from core.connectors.bluesky import BlueskyConnector
+from harness.fakes.pds import LivePDS, pds_missing
+from harness.stack import free_port
 from tests.core.connectors.factories import post
 from tests.core.connectors.live_fakes import Runner
-from tests.fakes.pds import LivePDS, pds_missing
-from tests.harness import free_port
 
 pytestmark = pytest.mark.skipif(pds_missing() is not None, reason=pds_missing() or "")
 

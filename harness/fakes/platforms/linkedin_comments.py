@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from tests.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.base import Answer, Request, Route, answer
 
 MAX_COMMENT = 1250  # LinkedIn's comment length (characters)
 

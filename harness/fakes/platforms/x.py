@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, pkce_s256, redirect, with_query
+from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, pkce_s256, redirect, with_query
 
 SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
 CODE_LIFETIME = 30.0  # X's authorization codes are valid for 30 seconds

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlencode
 
-from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
-from tests.fakes.platforms.linkedin_comments import LinkedInComments, rest_error
+from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
+from harness.fakes.platforms.linkedin_comments import LinkedInComments, rest_error
 
 SCOPES = ("openid", "profile", "w_member_social")
 KNOWN_SCOPES = (*SCOPES, "email", "w_organization_social", "r_organization_social")

@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fakes.platforms.base import Answer, Request, Route, answer, with_query
-from tests.fakes.platforms.graph_shapes import cursor, graph_error, no_object, pick, timestamp
+from harness.fakes.platforms.base import Answer, Request, Route, answer, with_query
+from harness.fakes.platforms.graph_shapes import cursor, graph_error, no_object, pick, timestamp
 
 MANAGE_REPLIES = "threads_manage_replies"
 MANAGE_COMMENTS = "instagram_business_manage_comments"

@@ -40,9 +40,9 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
-from tests.fakes.platforms.graph_replies import InstagramComments, ThreadsReplies
-from tests.fakes.platforms.graph_shapes import cursor, graph_error, no_object, pick, timestamp
+from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
+from harness.fakes.platforms.graph_replies import InstagramComments, ThreadsReplies
+from harness.fakes.platforms.graph_shapes import cursor, graph_error, no_object, pick, timestamp
 
 SHORT_LIVED = 3600
 LONG_LIVED = 60 * 86400

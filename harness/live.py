@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
 from core.db.models import profiles, webhook_events
-from tests.harness import Stack, database, running_stack
+from harness.stack import Stack, database, running_stack
 
 RETURN_TO = "https://app.example/done"
 SETTLED = ("published", "partially_published", "failed", "canceled")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, pkce_s256, redirect, with_query
+from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, pkce_s256, redirect, with_query
 
 MAX_CHARACTERS = 500
 MAX_MEDIA = 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.fakes.platforms.base import Answer, answer
+from harness.fakes.platforms.base import Answer, answer
 
 _STATUS_NAMES = {
     400: "INVALID_ARGUMENT",

@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fakes.platforms.base import Answer, Request, Route, answer
-from tests.fakes.platforms.google import google_error
+from harness.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.google import google_error
 
 FORCE_SSL_SCOPE = "https://www.googleapis.com/auth/youtube.force-ssl"
 READONLY_SCOPE = "https://www.googleapis.com/auth/youtube.readonly"

@@ -32,7 +32,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
+from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
 
 SCOPES = ("user.info.basic", "video.publish")
 KNOWN_SCOPES = (*SCOPES, "user.info.profile", "user.info.stats", "video.upload", "video.list")
