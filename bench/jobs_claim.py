@@ -32,7 +32,7 @@ from core.settings import CoreSettings
 KIND = "bench.delivery"
 
 
-async def _global_order(engine, now, limit: int, saturated: list[str]) -> list:  # noqa: ANN001
+async def _global_order(engine, now, limit: int, saturated: list[str]) -> list:
     """The claim as it was: one query over every due job, oldest first, saturated ones filtered."""
     async with transaction(engine, writes=True) as conn:
         stmt = (
@@ -51,7 +51,7 @@ async def _global_order(engine, now, limit: int, saturated: list[str]) -> list: 
         return rows
 
 
-async def _reset(engine) -> None:  # noqa: ANN001
+async def _reset(engine) -> None:
     async with engine.begin() as conn:
         await conn.execute(
             update(jobs)

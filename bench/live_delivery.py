@@ -77,7 +77,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 POLL_SECONDS = 0.1
 X_CLIENT_ID = "bench-x-client"
-X_CLIENT_SECRET = "bench-x-secret"  # noqa: S105 - the fake's, on loopback
+X_CLIENT_SECRET = "bench-x-secret"  # the fake's, on loopback
 # Multipart bodies larger than this are parsed as they arrive: file parts hashed and counted,
 # never held (a 500 MB video in 5 MB segments, or Mastodon's one-request upload).
 STREAM_THRESHOLD = 1024 * 1024
@@ -87,7 +87,7 @@ READ_BLOCK = 1024 * 1024
 # ----------------------------------------------------------------------------- the fakes
 
 
-def _stream_multipart(rfile: Any, length: int, boundary: bytes, on_file: Callable[[bytes], None] | None) -> dict:  # noqa: ANN401
+def _stream_multipart(rfile: Any, length: int, boundary: bytes, on_file: Callable[[bytes], None] | None) -> dict:
     """Parses a multipart/form-data body of `length` bytes from `rfile` block by block. File parts
     keep their size and SHA-256 (and go to `on_file` as they arrive), text parts their value."""
     from harness.fakes.platforms.base import Part
@@ -184,7 +184,7 @@ class _Streaming:
         self.file_hashes: dict[str, Any] = {}  # X media id -> hashlib object over its appends
         self.streamed_bytes = 0
 
-    def _serve(self, handler: Any) -> None:  # noqa: ANN401
+    def _serve(self, handler: Any) -> None:
         from harness.fakes.platforms.base import Answer, Request
 
         headers = {k.lower(): v for k, v in handler.headers.items()}
@@ -239,7 +239,7 @@ class _Streaming:
         self._write(handler, result)  # type: ignore[attr-defined]
 
 
-def _make_fake(kind: str, latency: float, as_written: bool = False) -> Any:  # noqa: ANN401
+def _make_fake(kind: str, latency: float, as_written: bool = False) -> Any:
     from harness.fakes.platforms import FakeMastodon, FakeX
 
     if kind == "x":
@@ -263,7 +263,7 @@ def _make_fake(kind: str, latency: float, as_written: bool = False) -> Any:  # n
     return fake
 
 
-def tune_server_socket(httpd: Any) -> None:  # noqa: ANN401
+def tune_server_socket(httpd: Any) -> None:
     """What a production HTTP server does and the stdlib's ThreadingHTTPServer does not, so the
     fake answers in its latency and not later:
 
@@ -276,7 +276,7 @@ def tune_server_socket(httpd: Any) -> None:  # noqa: ANN401
     httpd.socket.listen(128)
     accept = httpd.get_request
 
-    def get_request() -> Any:  # noqa: ANN401
+    def get_request() -> Any:
         sock, address = accept()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return sock, address
@@ -284,7 +284,7 @@ def tune_server_socket(httpd: Any) -> None:  # noqa: ANN401
     httpd.get_request = get_request
 
 
-def _fake_main(conn: Any, kind: str, latency: float, as_written: bool) -> None:  # noqa: ANN401
+def _fake_main(conn: Any, kind: str, latency: float, as_written: bool) -> None:
     """The fake's process: serves on loopback and answers the bench's commands over the pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it
     fake = _make_fake(kind, latency, as_written)
@@ -300,11 +300,11 @@ def _fake_main(conn: Any, kind: str, latency: float, as_written: bool) -> None: 
                 return
             try:
                 conn.send(("ok", _fake_command(fake, kind, command, args)))
-            except Exception as exc:  # noqa: BLE001 - reported to the bench
+            except Exception as exc:  # reported to the bench
                 conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def _fake_command(fake: Any, kind: str, command: str, args: tuple) -> Any:  # noqa: ANN401, C901
+def _fake_command(fake: Any, kind: str, command: str, args: tuple) -> Any:
     if command == "add_user":
         with fake.lock:
             user = fake.add_user(args[0]) if kind == "x" else fake.add_account(args[0])
@@ -388,7 +388,7 @@ class FakeProcess:
     def pid(self) -> int:
         return self.proc.pid
 
-    def call(self, command: str, *args: Any) -> Any:  # noqa: ANN401
+    def call(self, command: str, *args: Any) -> Any:
         self.conn.send((command, args))
         if not self.conn.poll(120):
             raise TimeoutError(f"the fake {self.kind} did not answer {command}")
@@ -452,7 +452,7 @@ async def connect_accounts(
     return out
 
 
-def start_workers(stack: Any, k: int, extra: dict[str, str]) -> list[subprocess.Popen]:  # noqa: ANN401
+def start_workers(stack: Any, k: int, extra: dict[str, str]) -> list[subprocess.Popen]:
     for log in stack.workdir.glob("worker*.log"):
         log.unlink()
     return [stack.spawn("core", "worker", env=extra, log_name=f"worker{i}") for i in range(k)]
@@ -582,7 +582,7 @@ def _stats(values: list[float]) -> dict[str, float]:
 # ----------------------------------------------------------------------------- one run
 
 
-def one_run(ctx: dict[str, Any], *, mode: str, n: int, k: int, run_no: int, args: argparse.Namespace) -> dict[str, Any]:  # noqa: C901, PLR0915
+def one_run(ctx: dict[str, Any], *, mode: str, n: int, k: int, run_no: int, args: argparse.Namespace) -> dict[str, Any]:
     from bench.publisher_throughput import BackendTracker
 
     db, stack, fake, slugs = ctx["db"], ctx["stack"], ctx["fake"], ctx["slugs"]
@@ -666,7 +666,7 @@ def one_run(ctx: dict[str, Any], *, mode: str, n: int, k: int, run_no: int, args
     )
 
 
-def _verify_and_measure(  # noqa: PLR0913
+def _verify_and_measure(
     ctx: dict[str, Any],
     mode: str,
     n: int,
@@ -954,7 +954,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-json", action="store_true", help="do not write bench/results/*.json")
     args = parser.parse_args(argv)
 
-    def _terminate(signum: int, frame: Any) -> None:  # noqa: ANN401
+    def _terminate(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _terminate)

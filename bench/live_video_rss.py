@@ -103,7 +103,7 @@ class RssSampler:
             self._stop.wait(self.interval)
 
 
-def video_bytes(size: int, digest: Any) -> Iterator[bytes]:  # noqa: ANN401
+def video_bytes(size: int, digest: Any) -> Iterator[bytes]:
     """An MP4 `ftyp` header then random bytes, `size` in all, 1 MiB at a time, hashed on the way."""
     digest.update(HEADER)
     yield HEADER
@@ -162,7 +162,7 @@ def deliver(api: httpx.Client, auth: dict[str, str], slug: str, media_id: str, t
         time.sleep(0.2)
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915
+def run(args: argparse.Namespace) -> dict[str, Any]:
     from harness.stack import database, running_stack
 
     size = args.size_mb * MB
@@ -362,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-json", action="store_true", help="do not write bench/results/*.json")
     args = parser.parse_args(argv)
 
-    def _terminate(signum: int, frame: Any) -> None:  # noqa: ANN401
+    def _terminate(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _terminate)

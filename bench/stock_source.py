@@ -170,7 +170,7 @@ async def _floor_serve(conn: Any, demo_base: str, app_name: str) -> None:
                 images = await asyncio.gather(
                     *(_floor_image(gate, provider, client, r, preset, (width, height)) for r in refs)
                 )
-            except Exception as error:  # noqa: BLE001 - reported to the parent
+            except Exception as error:  # reported to the parent
                 conn.send(("error", f"{type(error).__name__}: {error}"))
                 continue
             wall = time.perf_counter() - t0

@@ -74,7 +74,7 @@ def role_upload(url: str, source: str) -> dict[str, Any]:
 
     size = os.path.getsize(source)
 
-    def body():  # noqa: ANN202 - a generator of the file's bytes
+    def body():  # a generator of the file's bytes
         with open(source, "rb", buffering=0) as f:
             while chunk := f.read(MIB):
                 yield chunk

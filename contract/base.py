@@ -28,7 +28,7 @@ class Request(BaseModel):
     # AIP-134 wants a resource's name in an update's body to agree with the request's.
     names_in_body: ClassVar[frozenset[str]] = frozenset()
 
-    def to_proto(self) -> Any:  # noqa: ANN401 - each request returns its own message type
+    def to_proto(self) -> Any:  # each request returns its own message type
         raise NotImplementedError
 
 
@@ -92,10 +92,10 @@ class SchemaGenerator(GenerateJsonSchema):
     """JSON Schema 2020-12 without pydantic's per-field titles (noise for agents), and without
     `"default": null` on fields that may be absent but not null (a PATCH field, a page token)."""
 
-    def field_title_should_be_set(self, schema: Any) -> bool:  # noqa: ANN401
+    def field_title_should_be_set(self, schema: Any) -> bool:
         return False
 
-    def default_schema(self, schema: Any) -> dict[str, Any]:  # noqa: ANN401
+    def default_schema(self, schema: Any) -> dict[str, Any]:
         out = super().default_schema(schema)
         if out.get("default", ...) is None and not _allows_null(out):
             del out["default"]

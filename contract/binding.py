@@ -15,7 +15,7 @@ from contract.base import FromCatalog, SchemaGenerator
 from contract.catalog import Catalog
 
 
-def _allows_none(annotation: Any) -> bool:  # noqa: ANN401
+def _allows_none(annotation: Any) -> bool:
     return get_origin(annotation) in (Union, types.UnionType) and type(None) in get_args(annotation)
 
 
@@ -28,7 +28,7 @@ class Contract:
         self._models: dict[type[BaseModel], type[BaseModel]] = {}
         self._cache: dict[str, Any] = {}
 
-    def cached(self, key: str, build: Callable[[], Any]) -> Any:  # noqa: ANN401
+    def cached(self, key: str, build: Callable[[], Any]) -> Any:
         """A value derived from this contract (a schema, a document), built once."""
         if key not in self._cache:
             self._cache[key] = build()
@@ -61,7 +61,7 @@ class Contract:
             model.__name__, __base__=model, __module__=model.__module__, __doc__=model.__doc__, **overrides
         )
 
-    def _bind(self, annotation: Any) -> Any:  # noqa: ANN401 - a type expression
+    def _bind(self, annotation: Any) -> Any:  # a type expression
         """The annotation with catalog constraints applied, also inside unions and containers
         (`Connector | None`: the marker sits on the union's member)."""
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -85,7 +85,7 @@ class Contract:
         if bound == args:
             return annotation
         if origin in (Union, types.UnionType):
-            return Union[bound]  # noqa: UP007 - built from a tuple
+            return Union[bound]  # built from a tuple
         return origin[bound if len(bound) > 1 else bound[0]]
 
     def json_schema(self, model: type[BaseModel], *, mode: str = "validation") -> dict[str, Any]:
@@ -99,7 +99,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     """Replaces `{"$ref": "#/$defs/X"}` by X's schema (the contract's models are not recursive)."""
     definitions = schema.pop("$defs", {})
 
-    def walk(node: Any) -> Any:  # noqa: ANN401
+    def walk(node: Any) -> Any:
         if isinstance(node, dict):
             if "$ref" in node and node["$ref"].startswith("#/$defs/"):
                 target = walk(copy.deepcopy(definitions[node["$ref"].removeprefix("#/$defs/")]))

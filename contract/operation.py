@@ -62,7 +62,7 @@ class Operation:
         """The success status when there is one (the first otherwise)."""
         return next(iter(self.responses))
 
-    def render(self, message: Any, contract: Contract | None = None) -> tuple[int, dict[str, Any]]:  # noqa: ANN401
+    def render(self, message: Any, contract: Contract | None = None) -> tuple[int, dict[str, Any]]:
         """The success status and the JSON body of a core response. A shape whose rendering
         depends on the catalog (it publishes schemas) has `from_proto_bound(message, contract)`."""
         status = self.choose(message) if self.choose else self.status

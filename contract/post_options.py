@@ -79,5 +79,5 @@ class Notice(Response):
         return {"profile": n.profile, "code": n.code, "field": n.field, "message": n.message}
 
 
-def notices_of(notices: Any) -> list[dict[str, Any]]:  # noqa: ANN401 - repeated Notice
+def notices_of(notices: Any) -> list[dict[str, Any]]:  # repeated Notice
     return [Notice.from_proto(n) for n in notices]

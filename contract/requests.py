@@ -19,7 +19,7 @@ from contract.resources import Connector, PostStatus
 INT64_MAX = 2**63 - 1
 
 
-def rpc_path(module: Any, service: str, method: str) -> str:  # noqa: ANN401 - a generated module
+def rpc_path(module: Any, service: str, method: str) -> str:  # a generated module
     """The gRPC path of a core method, e.g. `/herald.posts.v1.PostService/CreatePosts`."""
     descriptor = module.DESCRIPTOR.services_by_name[service]
     return f"/{descriptor.full_name}/{descriptor.methods_by_name[method].name}"
@@ -29,7 +29,7 @@ def rpc_path(module: Any, service: str, method: str) -> str:  # noqa: ANN401 - a
 ABSENT = Field(default=None)
 
 
-def _page_size(path: str) -> Any:  # noqa: ANN401 - an Annotated type
+def _page_size(path: str) -> Any:  # an Annotated type
     return Annotated[int, InQuery(), FromCatalog(lambda c: c.page_size(path))]
 
 
@@ -53,7 +53,7 @@ def _post_types_model(catalog: Catalog) -> type[BaseModel]:
     return create_model("PostTypes", __config__=ConfigDict(extra="forbid", strict=True), **fields)
 
 
-def _post_types(value: Any) -> dict[str, str]:  # noqa: ANN401 - the catalog-bound PostTypes model
+def _post_types(value: Any) -> dict[str, str]:  # the catalog-bound PostTypes model
     if isinstance(value, BaseModel):
         return {k: v for k, v in value.model_dump().items() if v is not None}
     return dict(value or {})
@@ -471,13 +471,13 @@ class SchedulePostRequest(Request):
         return message
 
 
-def _mime_types(catalog: Catalog) -> Any:  # noqa: ANN401 - a FieldInfo
+def _mime_types(catalog: Catalog) -> Any:  # a FieldInfo
     return Field(
         description=f"One of {', '.join(catalog.mime_types)}; any other is refused with UNSUPPORTED_MEDIA_TYPE."
     )
 
 
-def _size_bytes(catalog: Catalog) -> Any:  # noqa: ANN401 - a FieldInfo
+def _size_bytes(catalog: Catalog) -> Any:  # a FieldInfo
     limits = {t.kind: t.presign_max_bytes for t in catalog.message.media_types}
     return Field(
         description="The exact size in bytes. At most "

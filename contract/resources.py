@@ -46,7 +46,7 @@ MimeType = Annotated[str, FromCatalog(lambda c: Literal[c.mime_types])]
 FailureReason = Annotated[str, FromCatalog(lambda c: Literal[tuple(c.message.failure_reasons)])]
 
 
-def _id(prefix: str, description: str = "") -> Any:  # noqa: ANN401 - a FieldInfo
+def _id(prefix: str, description: str = "") -> Any:  # a FieldInfo
     return Field(pattern=f"^{prefix}_", description=description or None)
 
 
@@ -444,7 +444,7 @@ class PresignTicket(Response):
     next_step: str
 
     @classmethod
-    def from_upload(cls, upload: media_pb2.Upload, request: Any) -> dict[str, Any]:  # noqa: ANN401 - a PresignRequest
+    def from_upload(cls, upload: media_pb2.Upload, request: Any) -> dict[str, Any]:  # a PresignRequest
         if upload.duplicate:
             return dict(
                 media_id=upload.media_id,

@@ -55,7 +55,7 @@ class Credits(Response):
     sufficient: bool
 
 
-def problems_of(problems: Any) -> list[dict[str, str]]:  # noqa: ANN401 - repeated Problem
+def problems_of(problems: Any) -> list[dict[str, str]]:  # repeated Problem
     return [{"code": p.code, "message": p.message} for p in problems]
 
 

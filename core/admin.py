@@ -67,7 +67,7 @@ async def bootstrap(
     return {"user_id": user_id, "org_id": org_id, "org": org, "api_key": minted.secret}
 
 
-async def _org_id(conn, slug: str) -> str:  # noqa: ANN001
+async def _org_id(conn, slug: str) -> str:
     org = await identity.find_org_by_slug(conn, slug)
     if org is None:
         raise NotFound(f"no organization {slug!r}")

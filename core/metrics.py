@@ -96,7 +96,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
     """grpc_server_started/handled_total and grpc_server_handling_seconds for every unary and
     client-streaming method (health and reflection included)."""
 
-    async def intercept_service(self, continuation, handler_call_details):  # noqa: ANN001, ANN201
+    async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler

@@ -82,7 +82,7 @@ class _Service:
     register: Callable[[Any, grpc.aio.Server], None]
 
 
-def _service(module: Any, name: str, policies: dict[str, MethodPolicy], grpc_module: Any) -> _Service:  # noqa: ANN401
+def _service(module: Any, name: str, policies: dict[str, MethodPolicy], grpc_module: Any) -> _Service:
     return _Service(
         module.DESCRIPTOR.services_by_name[name], policies, getattr(grpc_module, f"add_{name}Servicer_to_server")
     )
@@ -179,10 +179,10 @@ class _GenericHandlersOnly:
     def __init__(self, server: grpc.aio.Server) -> None:
         self._server = server
 
-    def add_generic_rpc_handlers(self, handlers: Any) -> None:  # noqa: ANN401
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
         self._server.add_generic_rpc_handlers(handlers)
 
-    def add_registered_method_handlers(self, service: str, handlers: Any) -> None:  # noqa: ANN401
+    def add_registered_method_handlers(self, service: str, handlers: Any) -> None:
         pass
 
 

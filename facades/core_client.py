@@ -75,7 +75,7 @@ class _InFlight:
         for method in methods:
             self.same[id(method)] = methods
 
-    def pick(self, method: Any) -> tuple[Any, int | None]:  # noqa: ANN401
+    def pick(self, method: Any) -> tuple[Any, int | None]:
         """The channel with the fewest calls in flight, and `method` on it (an unknown callable:
         as given, uncounted)."""
         methods = self.same.get(id(method))
@@ -187,7 +187,7 @@ class CoreClient:
             return "database", "the core's database does not answer"
         return None
 
-    def method(self, path: str) -> Any:  # noqa: ANN401 - a grpc.aio multicallable
+    def method(self, path: str) -> Any:  # a grpc.aio multicallable
         """The unary core method at `path` (e.g. `/herald.posts.v1.PostService/CreatePosts`) on
         the next channel."""
         stubs = self._next()

@@ -117,7 +117,7 @@ class Connected:
         return self.query["profile"]
 
 
-async def connect(api: httpx.AsyncClient, auth: dict[str, str], **body: Any) -> Connected:  # noqa: ANN401
+async def connect(api: httpx.AsyncClient, auth: dict[str, str], **body: Any) -> Connected:
     """POST /v1/profiles:connect, then the browser: the platform's page (which approves at once)
     redirects to Herald's callback, which redirects to `return_to`."""
     started = await api.post("/v1/profiles:connect", json={"return_to": RETURN_TO, **body}, headers=auth)
@@ -175,7 +175,7 @@ async def profile(api: httpx.AsyncClient, auth: dict[str, str], slug: str) -> di
     return found[0]
 
 
-async def profile_row(engine: AsyncEngine, org_id: str, slug: str) -> Any:  # noqa: ANN401
+async def profile_row(engine: AsyncEngine, org_id: str, slug: str) -> Any:
     async with engine.connect() as conn:
         return (await conn.execute(select(profiles).where(profiles.c.org_id == org_id, profiles.c.slug == slug))).one()
 

@@ -20,7 +20,7 @@ from harness.oauth_flow import REDIRECT_URI
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def handle_error(self, request, client_address) -> None:  # noqa: ANN001
+    def handle_error(self, request, client_address) -> None:
         pass  # a reader that stopped early (too large, too slow) is what these tests make
 
 
@@ -48,7 +48,7 @@ class DocumentServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 server.hits.append(self.path)
                 answer = server.answers.get(self.path, Answer(status=404, body={"error": "not found"}))
                 if answer.delay:

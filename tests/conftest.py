@@ -221,7 +221,7 @@ async def browser() -> AsyncIterator[object]:
 
 
 @pytest.fixture
-async def page(browser, stack: Stack) -> AsyncIterator[object]:  # noqa: ANN001 - playwright Browser
+async def page(browser, stack: Stack) -> AsyncIterator[object]:  # playwright Browser
     """A fresh browser context (no cookies) on the stack's base URL."""
     context = await browser.new_context(base_url=stack.base_url)
     tab = await context.new_page()

@@ -13,7 +13,7 @@ from harness.stack import ROOT, stack_env
 
 
 @pytest.fixture
-def herald(database_url, tmp_path):  # noqa: ANN001, ANN201
+def herald(database_url, tmp_path):
     env = stack_env(database_url, tmp_path)
 
     def run(*args: str) -> tuple[int, dict]:
@@ -32,7 +32,7 @@ def herald(database_url, tmp_path):  # noqa: ANN001, ANN201
     return run
 
 
-def test_bootstrap_profile_credits_plan(herald, http_sync) -> None:  # noqa: ANN001
+def test_bootstrap_profile_credits_plan(herald, http_sync) -> None:
     code, out = herald(
         "bootstrap",
         "--email",
@@ -107,13 +107,13 @@ def test_bootstrap_profile_credits_plan(herald, http_sync) -> None:  # noqa: ANN
     ],
 )
 @pytest.mark.one_backend  # the refusals' shape; what the database decides runs on both above and below
-def test_errors_are_one_json_object_with_a_code(herald, args, code) -> None:  # noqa: ANN001
+def test_errors_are_one_json_object_with_a_code(herald, args, code) -> None:
     status, out = herald(*args)
     assert status == 1
     assert out["code"] == code and out["error"]
 
 
-def test_add_profile_rules(herald) -> None:  # noqa: ANN001
+def test_add_profile_rules(herald) -> None:
     herald("bootstrap", "--email", "rules@example.com", "--password", "a long password", "--org", "cli-rules")
     assert (
         herald("add-profile", "--org", "cli-rules", "--slug", "p", "--platform", "myspace")[1]["code"]
@@ -129,7 +129,7 @@ def test_add_profile_rules(herald) -> None:  # noqa: ANN001
 
 
 @pytest.mark.one_backend
-def test_existing_user_with_another_password_is_refused(herald) -> None:  # noqa: ANN001
+def test_existing_user_with_another_password_is_refused(herald) -> None:
     herald("bootstrap", "--email", "pw@example.com", "--password", "a long password", "--org", "cli-pw")
     status, out = herald("bootstrap", "--email", "pw@example.com", "--password", "another password", "--org", "cli-pw")
     assert status == 1 and out["code"] == "UNAUTHORIZED"
@@ -152,13 +152,13 @@ def _bare_cli(env: dict[str, str], *args: str) -> tuple[int, list[str]]:
         (),
     ],
 )
-def test_a_bad_or_missing_argument_is_one_json_object(tmp_path, args) -> None:  # noqa: ANN001
+def test_a_bad_or_missing_argument_is_one_json_object(tmp_path, args) -> None:
     code, lines = _bare_cli(stack_env("", tmp_path), *args)
     assert code == 2 and len(lines) == 1, lines
     assert json.loads(lines[0])["code"] == "VALIDATION_ERROR"
 
 
-def test_an_unmigrated_data_directory_is_one_json_object_and_creates_nothing(tmp_path) -> None:  # noqa: ANN001
+def test_an_unmigrated_data_directory_is_one_json_object_and_creates_nothing(tmp_path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     env = {k: v for k, v in stack_env("", tmp_path).items() if k != "HERALD_DATABASE_URL"} | {
@@ -179,7 +179,7 @@ def test_an_unmigrated_data_directory_is_one_json_object_and_creates_nothing(tmp
 
 @pytest.mark.one_backend  # what a process prints where; no SQL decides it
 @pytest.mark.parametrize("level", [None, "INFO"])
-def test_migrate_and_admin_print_their_result_and_no_progress_lines(tmp_path, level) -> None:  # noqa: ANN001
+def test_migrate_and_admin_print_their_result_and_no_progress_lines(tmp_path, level) -> None:
     """A CLI answers on stdout and keeps stderr for warnings and errors: on a fresh SQLite, with
     the default log level (INFO, what the services log at), neither `herald migrate` nor an
     admin command writes a line on stderr (Alembic logs each migration at INFO)."""

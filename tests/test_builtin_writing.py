@@ -57,7 +57,7 @@ def brief(draw: st.DrawFn, max_sentences: int = 8) -> str:
     return " ".join(sentences)
 
 
-def _assert_honest(draft, brief_text: str, style: Style = STYLE) -> None:  # noqa: ANN001
+def _assert_honest(draft, brief_text: str, style: Style = STYLE) -> None:
     """A draft called fitting fits by the platform's own counting, holds no phrase, keeps the
     brief's links and mentions; one that does not fit says why."""
     if not draft.fits:

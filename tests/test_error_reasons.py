@@ -35,7 +35,7 @@ def test_every_reason_the_core_raises_is_declared_with_a_status() -> None:
 def test_a_reason_outside_the_enum_cannot_be_defined() -> None:
     with pytest.raises(TypeError, match="ErrorReason"):
 
-        class Invented(DomainError):  # noqa: F841 - defining it is the test
+        class Invented(DomainError):  # defining it is the test
             reason = "SOMETHING_NEW"
 
 

@@ -75,7 +75,7 @@ def _token(token_id: str, grant_id: str, owner: dict, scope: str) -> dict:
     }
 
 
-def test_duplicate_grants_are_merged_into_the_earliest(backend, tmp_path) -> None:  # noqa: ANN001
+def test_duplicate_grants_are_merged_into_the_earliest(backend, tmp_path) -> None:
     with database(backend, tmp_path) as url:
         owner = asyncio.run(_bootstrap(url))
         command.downgrade(alembic_config(url), "0022")

@@ -17,7 +17,7 @@ def _sync_url(url: str) -> str:
     return url.replace("+aiosqlite", "").replace("+psycopg", "+psycopg")
 
 
-def test_models_and_migrations_agree(database_url) -> None:  # noqa: ANN001
+def test_models_and_migrations_agree(database_url) -> None:
     engine = create_engine(_sync_url(database_url))
     try:
         with engine.connect() as conn:
@@ -27,7 +27,7 @@ def test_models_and_migrations_agree(database_url) -> None:  # noqa: ANN001
     assert diff == []
 
 
-def test_downgrade_to_base_and_back(backend, tmp_path) -> None:  # noqa: ANN001
+def test_downgrade_to_base_and_back(backend, tmp_path) -> None:
     with database(backend, tmp_path) as url:
         command.downgrade(alembic_config(url), "base")
         engine = create_engine(_sync_url(url))
@@ -41,7 +41,7 @@ def test_downgrade_to_base_and_back(backend, tmp_path) -> None:  # noqa: ANN001
             engine.dispose()
 
 
-def test_clients_registered_before_0016_get_their_application_type(backend, tmp_path) -> None:  # noqa: ANN001
+def test_clients_registered_before_0016_get_their_application_type(backend, tmp_path) -> None:
     """A client with only loopback redirect URIs becomes native; one with an https URI, or with
     none (client_credentials), web."""
     from sqlalchemy import text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.brand.v1 import brand_pb2, brand_pb2_grpc
 
 from core.brand import service
@@ -73,11 +74,15 @@ def document_of(message: brand_pb2.BrandVoice) -> VoiceDocument:
 
 
 class BrandVoiceServicer(brand_pb2_grpc.BrandVoiceServiceServicer):
-    async def GetBrandVoice(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetBrandVoice(
+        self, request: brand_pb2.GetBrandVoiceRequest, context: grpc.aio.ServicerContext
+    ) -> brand_pb2.BrandVoice:
         call = current_call()
         return voice_message(await service.get_voice(call.conn, call.principal.org_id, request.profile))
 
-    async def UpdateBrandVoice(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def UpdateBrandVoice(
+        self, request: brand_pb2.UpdateBrandVoiceRequest, context: grpc.aio.ServicerContext
+    ) -> brand_pb2.BrandVoice:
         call = current_call()
         voice = await service.update_voice(
             call.conn,

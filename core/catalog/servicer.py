@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
 
 from core.rpc.policy import MethodPolicy
@@ -16,5 +17,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServiceServicer):
     def __init__(self, catalog: catalog_pb2.Catalog) -> None:
         self.catalog = catalog
 
-    async def GetCatalog(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetCatalog(
+        self, request: catalog_pb2.GetCatalogRequest, context: grpc.aio.ServicerContext
+    ) -> catalog_pb2.Catalog:
         return self.catalog

@@ -177,7 +177,7 @@ class PlatformResponse:
         return self.headers.get(name.lower())
 
 
-def answer(status: int, body: Any = None, headers: Mapping[str, str] | None = None) -> PlatformResponse:  # noqa: ANN401
+def answer(status: int, body: Any = None, headers: Mapping[str, str] | None = None) -> PlatformResponse:
     return PlatformResponse(status, {k.lower(): v for k, v in (headers or {}).items()}, body)
 
 
@@ -223,7 +223,7 @@ class PlatformAPI(Protocol):
         connector, after one token refresh when the platform says the token is dead)."""
         ...
 
-    async def save(self, **progress: Any) -> None:  # noqa: ANN401
+    async def save(self, **progress: Any) -> None:
         """Records progress before the next request (None removes a key). Raises
         `LeaseLost` when another worker has taken the post over: stop at once."""
         ...
@@ -296,7 +296,7 @@ class Connector(ABC):
         )
 
     @abstractmethod
-    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+    def classify(self, status: int, body: Any) -> ErrorClass:
         """Classifies a platform error answer (HTTP status and decoded body)."""
 
     @abstractmethod

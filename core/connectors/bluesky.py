@@ -120,7 +120,7 @@ class BlueskyConnector(Connector):
             return None  # no record key was made: createRecord was never sent
         return await self._lookup(post, api, rkey)
 
-    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+    def classify(self, status: int, body: Any) -> ErrorClass:
         # Bluesky answers an expired session with 400 ExpiredToken; 400 InvalidRequest (text too
         # long) and 413 PayloadTooLarge stay permanent; 429 RateLimitExceeded is throttling.
         if status < 500 and status not in (408, 429) and dig(body, "error") in _REAUTH_ERRORS:
@@ -304,20 +304,20 @@ def _record_key(api: PlatformAPI, delivery_key: str) -> str | None:
         return None
 
 
-async def _remember(api: PlatformAPI, key: str, media_id: str, value: Any) -> None:  # noqa: ANN401
+async def _remember(api: PlatformAPI, key: str, media_id: str, value: Any) -> None:
     saved = dict(api.state.get(key) or {})
     saved[media_id] = value
     await api.save(**{key: saved})
 
 
-def _blob_in(response: PlatformResponse, blob: Any) -> dict[str, Any]:  # noqa: ANN401
+def _blob_in(response: PlatformResponse, blob: Any) -> dict[str, Any]:
     """A blob the platform answered; a malformed one is retryable, like a missing id."""
     if not isinstance(dig(blob, "ref", "$link"), str):
         raise DeliveryError(ErrorClass.RETRYABLE, f"the platform's answer ({response.status}) has no blob")
     return dict(blob)
 
 
-def _job(response: PlatformResponse) -> Any:  # noqa: ANN401
+def _job(response: PlatformResponse) -> Any:
     """The video job's status: the lexicon wraps it in `jobStatus`; the service may not."""
     body = response.body
     return dig(body, "jobStatus") if isinstance(dig(body, "jobStatus"), dict) else body

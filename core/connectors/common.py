@@ -34,7 +34,7 @@ def refusal(message: str, code: str = "UNSUPPORTED_POST") -> DeliveryError:
     return DeliveryError(ErrorClass.PERMANENT, message, code=code)
 
 
-def dig(body: Any, *path: str | int) -> Any:  # noqa: ANN401
+def dig(body: Any, *path: str | int) -> Any:
     """`body[path[0]][path[1]]…`, or None when any step is missing or of the wrong type."""
     for step in path:
         if isinstance(body, dict) and isinstance(step, str):
@@ -56,7 +56,7 @@ def required(response: PlatformResponse, *path: str | int) -> str:
     return str(value)
 
 
-def body_text(body: Any) -> str:  # noqa: ANN401
+def body_text(body: Any) -> str:
     """The body as lower-case text for substring checks; never raises."""
     try:
         if isinstance(body, bytes):
@@ -80,7 +80,7 @@ def status_class(status: int) -> ErrorClass:
     return ErrorClass.PERMANENT
 
 
-def as_int(value: Any) -> int | None:  # noqa: ANN401
+def as_int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     try:
@@ -92,7 +92,7 @@ def as_int(value: Any) -> int | None:  # noqa: ANN401
 GRAPH_THROTTLE_CODES = frozenset({4, 17, 32, 613})
 
 
-def graph_classify(status: int, body: Any, retryable: frozenset[tuple[int, int]] = frozenset()) -> ErrorClass:  # noqa: ANN401
+def graph_classify(status: int, body: Any, retryable: frozenset[tuple[int, int]] = frozenset()) -> ErrorClass:
     """Meta's Graph error envelope `{"error": {message, type, code, error_subcode, is_transient}}`
     (Threads, Instagram): code 190 is a dead token, codes 4/17/32/613 are throttling, and
     `retryable` lists the platform's (code, subcode) pairs that clear with time."""
@@ -164,6 +164,6 @@ def same_text(published: str, ours: str) -> bool:
     return norm(published) == norm(ours)
 
 
-def ok(body: Any = None, status: int = 200, **headers: str) -> PlatformResponse:  # noqa: ANN401
+def ok(body: Any = None, status: int = 200, **headers: str) -> PlatformResponse:
     """A sandbox answer."""
     return answer(status, body, headers)

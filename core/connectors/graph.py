@@ -92,7 +92,7 @@ class GraphConnector(Connector):
             await api.save(container=None, **{CHILDREN: None})  # made again by the next delivery
         return None  # FINISHED (or still IN_PROGRESS): not published, publishing is safe
 
-    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+    def classify(self, status: int, body: Any) -> ErrorClass:
         # 190 is a dead token, 4/17/32/613 throttling, `retryable` the platform's own pairs.
         return graph_classify(status, body, self.retryable)
 

@@ -163,7 +163,7 @@ class LinkedInConnector(Connector):
         await api.save(resending=True)
         return None
 
-    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+    def classify(self, status: int, body: Any) -> ErrorClass:
         # 401: the token expired (serviceErrorCode 65601) or was revoked; 422 DUPLICATE_POST and
         # 426 (a sunset LinkedIn-Version) refuse the post as it is; 429 is the daily throttle.
         return status_class(status)
@@ -317,7 +317,7 @@ def _processing_failure(response: PlatformResponse) -> str | None:
     return str(dig(response.body, "processingFailureReason") or "PROCESSING_FAILED")
 
 
-def _text(body: Any) -> str:  # noqa: ANN401
+def _text(body: Any) -> str:
     if isinstance(body, str):
         return body
     try:
@@ -326,7 +326,7 @@ def _text(body: Any) -> str:  # noqa: ANN401
         return ""
 
 
-def _duplicate_of(body: Any) -> str | None:  # noqa: ANN401
+def _duplicate_of(body: Any) -> str | None:
     """The post a 422 DUPLICATE_POST refusal names ("Content is a duplicate of urn:li:share:…")."""
     text = _text(body)
     found = _POST_URN.search(text) if "DUPLICATE_POST" in text else None

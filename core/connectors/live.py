@@ -135,7 +135,7 @@ class LiveAPI:
                 retry_after=self._retry_after(response),
             )
 
-    async def save(self, **progress: Any) -> None:  # noqa: ANN401
+    async def save(self, **progress: Any) -> None:
         for key, value in progress.items():
             if value is None:
                 self.state.pop(key, None)
@@ -281,7 +281,7 @@ def _reset_time(value: str, now: datetime) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _decode(response: httpx2.Response) -> Any:  # noqa: ANN401
+def _decode(response: httpx2.Response) -> Any:
     if not response.content:
         return None
     try:
@@ -290,7 +290,7 @@ def _decode(response: httpx2.Response) -> Any:  # noqa: ANN401
         return response.text[:4000]
 
 
-def _message(body: Any) -> str:  # noqa: ANN401
+def _message(body: Any) -> str:
     """The platform's own message, short: what failure_detail and platform_error keep."""
     for path in (
         ("error", "message"),
@@ -308,7 +308,7 @@ def _message(body: Any) -> str:  # noqa: ANN401
     return body_text(body)[:500]
 
 
-def _code(body: Any) -> str:  # noqa: ANN401
+def _code(body: Any) -> str:
     for path in (("error", "code"), ("code",), ("error",), ("error", "errors", 0, "reason"), ("title",)):
         value = dig(body, *path)
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value):

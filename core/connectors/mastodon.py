@@ -74,7 +74,7 @@ class MastodonConnector(Connector):
             ErrorClass.UNCERTAIN, "the attempt's Idempotency-Key has expired on the instance; a human must check"
         )
 
-    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+    def classify(self, status: int, body: Any) -> ErrorClass:
         # 401: the token was revoked (Mastodon tokens never expire); 422: validation failed.
         return status_class(status)
 

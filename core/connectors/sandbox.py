@@ -41,7 +41,7 @@ class SandboxAPI:
             )
         return response
 
-    async def save(self, **progress: Any) -> None:  # noqa: ANN401
+    async def save(self, **progress: Any) -> None:
         for key, value in progress.items():
             if value is None:
                 self.state.pop(key, None)

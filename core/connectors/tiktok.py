@@ -104,7 +104,7 @@ class TikTokConnector(Connector):
             return self._delivery(post, _is_photo_post(post), response, publish_id)
         return None  # still processing: deliver resumes the poll from the saved publish_id
 
-    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+    def classify(self, status: int, body: Any) -> ErrorClass:
         # Documented: access_token_invalid / scope_not_authorized 401, rate_limit_exceeded 429,
         # invalid_params 400, the spam_risk_* and app-status refusals 403, internal_error 500.
         # A banned account, privacy_level_option_mismatch, an unaudited app posting publicly and
@@ -217,7 +217,7 @@ def goes_out_as_photos(post_type: str, kinds: list[str] | None) -> bool:
     return bool(kinds) and all(kind == "image" for kind in kinds)
 
 
-def post_settings(chosen: TikTokOptions, photos: bool, creator: Any) -> dict[str, Any]:  # noqa: ANN401
+def post_settings(chosen: TikTokOptions, photos: bool, creator: Any) -> dict[str, Any]:
     """post_info's privacy and interaction fields: what the post chose, checked against what
     creator_info offers, and the defaults (module docstring) for what it did not choose."""
     options = dig(creator, "data", "privacy_level_options")

@@ -93,7 +93,7 @@ class XConnector(Connector):
             ErrorClass.UNCERTAIN, f"the account posted over {LOOKUP_PAGES * 100} times around the attempt"
         )
 
-    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+    def classify(self, status: int, body: Any) -> ErrorClass:
         # 401 is an expired token; 403 covers the duplicate-content refusal and videos over the
         # account's length cap, which no retry can fix; 429 is throttling.
         return status_class(status)

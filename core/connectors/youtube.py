@@ -108,7 +108,7 @@ class YouTubeConnector(Connector):
             await api.save(upload_url=None)  # the session expired without a video: start over
         return None  # unfinished: `deliver` resumes the same session
 
-    def classify(self, status: int, body: Any) -> ErrorClass:  # noqa: ANN401
+    def classify(self, status: int, body: Any) -> ErrorClass:
         # Google's errors name a reason in error.errors[].reason; the token endpoint answers
         # {"error": "invalid_grant"} once the refresh token is revoked or expired.
         if status in (408, 429) or status >= 500:

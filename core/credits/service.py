@@ -109,7 +109,7 @@ async def _record(
     )
 
 
-def _entry(row) -> LedgerEntry:  # noqa: ANN001 - a Row
+def _entry(row) -> LedgerEntry:  # a Row
     return LedgerEntry(row.id, row.delta, row.balance_after, row.reason, row.reference, row.created_at)
 
 

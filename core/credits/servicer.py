@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 
 from core.credits import service
@@ -30,7 +31,9 @@ def _entry(entry: service.LedgerEntry) -> credits_pb2.LedgerEntry:
 
 
 class CreditsServicer(credits_pb2_grpc.CreditsServiceServicer):
-    async def GetCreditAccount(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetCreditAccount(
+        self, request: credits_pb2.GetCreditAccountRequest, context: grpc.aio.ServicerContext
+    ) -> credits_pb2.CreditAccount:
         call = current_call()
         recent = request.recent_entries if request.HasField("recent_entries") else DEFAULT_RECENT_ENTRIES
         account = await service.get_account(
@@ -45,7 +48,9 @@ class CreditsServicer(credits_pb2_grpc.CreditsServiceServicer):
             recent_entries=[_entry(e) for e in account.recent_entries],
         )
 
-    async def ListLedgerEntries(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListLedgerEntries(
+        self, request: credits_pb2.ListLedgerEntriesRequest, context: grpc.aio.ServicerContext
+    ) -> credits_pb2.ListLedgerEntriesResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListLedgerEntries"].page)
         entries, token = await service.list_entries(call.conn, call.principal.org_id, page)

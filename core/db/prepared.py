@@ -171,7 +171,7 @@ def _compile(statement: Executable, dialect: Dialect, columns: list[str] | None)
         defaults=defaults,
         order=tuple(positional) if positional is not None else None,
         binds=tuple(binds),
-        row=namedtuple("Row", keys) if keys else None,  # noqa: PYI024 - one class per statement
+        row=namedtuple("Row", keys) if keys else None,  # one class per statement
         results=tuple(results),
     )
 

@@ -158,7 +158,7 @@ def _retry_after(error: openai.RateLimitError) -> float | None:
         return None
 
 
-def _output(response: Any, targets: list[Target]) -> Output:  # noqa: ANN401 - a ChatCompletion
+def _output(response: Any, targets: list[Target]) -> Output:  # a ChatCompletion
     """The model's answer as an Output; an answer that is not the schema's JSON fails the attempt
     (retried: another attempt may answer well)."""
     try:

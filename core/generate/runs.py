@@ -40,7 +40,7 @@ _COLUMNS = (
 )
 
 
-def _record(row: Any) -> RunRecord:  # noqa: ANN401 - a Row
+def _record(row: Any) -> RunRecord:  # a Row
     return RunRecord(
         row.id,
         row.org_id,

@@ -135,7 +135,7 @@ class BuiltinBackend:
 
     async def run(
         self, tool: Any, request: dict[str, Any], targets: list[Target], voice: VoiceDocument, style: Style
-    ) -> Output:  # noqa: ANN401
+    ) -> Output:
         return tool.builtin(request, targets, style)
 
 

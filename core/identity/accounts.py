@@ -146,7 +146,7 @@ async def sign_up(
     await service.ensure_membership(conn, user_id, org_id, "owner", now)
 
 
-def _reserve_attempt(normalized: str, now: datetime):  # noqa: ANN202 - an Update
+def _reserve_attempt(normalized: str, now: datetime):  # an Update
     """Counts one failure before the password is checked, only while the account is below the
     limit: one conditional statement, so however many attempts run at once, at most
     MAX_FAILED_SIGN_INS per window get a row back (and a password check)."""
@@ -169,7 +169,7 @@ def _reserve_attempt(normalized: str, now: datetime):  # noqa: ANN202 - an Updat
     )
 
 
-def _reserve_unknown(conn: AsyncConnection, normalized: str, now: datetime):  # noqa: ANN202 - an Insert
+def _reserve_unknown(conn: AsyncConnection, normalized: str, now: datetime):  # an Insert
     """The same reservation for an email no account has, in sign_in_throttles: without it, the
     sixth wrong guess within the window would answer TOO_MANY_ATTEMPTS for an account and
     UNAUTHORIZED for nobody, telling which emails have accounts. One upsert whose update applies
@@ -190,7 +190,7 @@ def _reserve_unknown(conn: AsyncConnection, normalized: str, now: datetime):  # 
 
 
 async def verify_credentials(
-    conn_factory,  # noqa: ANN001 - Call.transaction
+    conn_factory,  # Call.transaction
     email: str,
     password: str,
     now: datetime,

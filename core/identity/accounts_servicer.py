@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc
 
 from core.errors import Forbidden
@@ -45,7 +46,9 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
         # argon2id holds 64 MiB per hash (RFC 9106 parameters); waiting hashes queue here.
         self._hashing = HashSlots(password_hash_concurrency)
 
-    async def SignUp(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SignUp(
+        self, request: accounts_pb2.SignUpRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.SignUpResponse:
         call = current_call()
         if call.settings.signup != "open":
             raise Forbidden("sign-up is closed here: an operator creates accounts")
@@ -70,10 +73,14 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
             pass  # the same answer as a new account's: nothing says the email has one
         return accounts_pb2.SignUpResponse()
 
-    async def GetSignUpPolicy(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetSignUpPolicy(
+        self, request: accounts_pb2.GetSignUpPolicyRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.SignUpPolicy:
         return accounts_pb2.SignUpPolicy(open=current_call().settings.signup == "open")
 
-    async def SignIn(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SignIn(
+        self, request: accounts_pb2.SignInRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.Session:
         call = current_call()
         await accounts.spend_sign_in_budgets(call, request.email)
         user_id = await accounts.verify_credentials(
@@ -89,16 +96,22 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
             )
         return _session(view)
 
-    async def SignOut(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SignOut(
+        self, request: accounts_pb2.SignOutRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.SignOutResponse:
         call = current_call()
         await accounts.sign_out(call.conn, call.principal, call.now)
         return accounts_pb2.SignOutResponse()
 
-    async def ListOrganizations(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListOrganizations(
+        self, request: accounts_pb2.ListOrganizationsRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.ListOrganizationsResponse:
         call = current_call()
         orgs = await accounts.list_organizations(call.conn, call.principal.user_id)
         return accounts_pb2.ListOrganizationsResponse(organizations=[_organization(o) for o in orgs])
 
-    async def SwitchOrganization(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SwitchOrganization(
+        self, request: accounts_pb2.SwitchOrganizationRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.Organization:
         call = current_call()
         return _organization(await accounts.switch_organization(call.conn, call.principal, request.organization))

@@ -51,7 +51,7 @@ def normalize_email(email: str) -> str:
     return email
 
 
-async def find_user_by_email(conn: AsyncConnection, email: str):  # noqa: ANN201 - a Row
+async def find_user_by_email(conn: AsyncConnection, email: str):  # a Row
     return (await conn.execute(select(users).where(users.c.email == normalize_email(email)))).first()
 
 
@@ -77,7 +77,7 @@ async def create_user_with_hash(conn: AsyncConnection, email: str, password_hash
     return user_id
 
 
-async def find_org_by_slug(conn: AsyncConnection, slug: str):  # noqa: ANN201 - a Row
+async def find_org_by_slug(conn: AsyncConnection, slug: str):  # a Row
     return (await conn.execute(select(organizations).where(organizations.c.slug == slug))).first()
 
 
@@ -137,7 +137,7 @@ _KEY_COLUMNS = (
 )
 
 
-def _key_record(row) -> ApiKeyRecord:  # noqa: ANN001 - a Row
+def _key_record(row) -> ApiKeyRecord:  # a Row
     return ApiKeyRecord(row.id, row.display_prefix, row.created_at, row.last_used_at, row.revoked_at)
 
 

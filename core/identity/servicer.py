@@ -48,7 +48,7 @@ def _api_key(record: service.ApiKeyRecord) -> identity_pb2.ApiKey:
 
 
 class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
-    async def GetPrincipal(self, request, context: grpc.aio.ServicerContext):  # noqa: ANN001, ANN201, N802
+    async def GetPrincipal(self, request, context: grpc.aio.ServicerContext):
         p = current_call().principal
         return identity_pb2.Principal(
             user_id=p.user_id,
@@ -61,26 +61,38 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
             email=p.email,
         )
 
-    async def CheckAccess(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CheckAccess(
+        self, request: identity_pb2.CheckAccessRequest, context: grpc.aio.ServicerContext
+    ) -> identity_pb2.CheckAccessResponse:
         return identity_pb2.CheckAccessResponse()
 
-    async def ListApiKeys(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListApiKeys(
+        self, request: identity_pb2.ListApiKeysRequest, context: grpc.aio.ServicerContext
+    ) -> identity_pb2.ListApiKeysResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListApiKeys"].page)
         records, token = await service.list_api_keys(call.conn, call.principal, page)
         return identity_pb2.ListApiKeysResponse(api_keys=[_api_key(r) for r in records], next_page_token=token)
 
-    async def CreateApiKey(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CreateApiKey(
+        self, request: identity_pb2.CreateApiKeyRequest, context: grpc.aio.ServicerContext
+    ) -> identity_pb2.CreatedApiKey:
         call = current_call()
-        key_pk, minted = await service.create_api_key(call.conn, call.principal.user_id, call.principal.org_id, call.now)
+        key_pk, minted = await service.create_api_key(
+            call.conn, call.principal.user_id, call.principal.org_id, call.now
+        )
         record = service.ApiKeyRecord(key_pk, minted.display_prefix, call.now, None, None)
         return identity_pb2.CreatedApiKey(api_key=_api_key(record), secret=minted.secret)
 
-    async def RevokeApiKey(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def RevokeApiKey(
+        self, request: identity_pb2.RevokeApiKeyRequest, context: grpc.aio.ServicerContext
+    ) -> identity_pb2.ApiKey:
         call = current_call()
         return _api_key(await service.revoke_api_key(call.conn, call.principal, request.api_key_id, call.now))
 
-    async def RotateApiKey(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def RotateApiKey(
+        self, request: identity_pb2.RotateApiKeyRequest, context: grpc.aio.ServicerContext
+    ) -> identity_pb2.CreatedApiKey:
         call = current_call()
         record, secret = await service.rotate_api_key(call.conn, call.principal, request.api_key_id, call.now)
         return identity_pb2.CreatedApiKey(api_key=_api_key(record), secret=secret)

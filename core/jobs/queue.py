@@ -268,7 +268,7 @@ async def _due(
     return list((await conn.execute(stmt)).all())
 
 
-def fenced(job: Job, worker_id: str):  # noqa: ANN201 - an UPDATE statement
+def fenced(job: Job, worker_id: str):  # an UPDATE statement
     """An update of the job that applies only while `worker_id` still holds its lease."""
     return update(jobs).where(jobs.c.id == job.id, jobs.c.status == "running", jobs.c.lease_owner == worker_id)
 

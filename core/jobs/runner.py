@@ -54,9 +54,9 @@ class JobFailure(Exception):
 class JobHandler(Protocol):
     kind: str
 
-    async def work(self, job: Job) -> Any: ...  # noqa: ANN401 - the handler's own outcome
+    async def work(self, job: Job) -> Any: ...  # the handler's own outcome
 
-    async def record(self, conn: AsyncConnection, job: Job, outcome: Any, now: datetime) -> None: ...  # noqa: ANN401
+    async def record(self, conn: AsyncConnection, job: Job, outcome: Any, now: datetime) -> None: ...
 
     async def give_up(self, conn: AsyncConnection, job: Job, failure: JobFailure, now: datetime) -> None: ...
 

@@ -69,7 +69,7 @@ async def inspect(chunks: AsyncIterator[bytes]) -> Inspection:
             try:
                 if parser.image is None:
                     parser.feed(piece)
-            except Exception:  # noqa: BLE001 - a broken image simply has no known dimensions
+            except Exception:  # a broken image simply has no known dimensions
                 parser = None
                 fed = HEADER_BYTES
     sniffed = sniff(head)

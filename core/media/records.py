@@ -24,7 +24,7 @@ class MediaRecord:
     storage_key: str
 
 
-def media_record(row) -> MediaRecord:  # noqa: ANN001 - a Row of the media table
+def media_record(row) -> MediaRecord:  # a Row of the media table
     return MediaRecord(
         row.id,
         row.kind,

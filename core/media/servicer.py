@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 
+import grpc
 from herald.media.v1 import media_pb2, media_pb2_grpc
 
 from core.errors import ValidationError
@@ -41,7 +43,9 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
     def __init__(self, storage: ObjectStorage) -> None:
         self.storage = storage
 
-    async def CreateUpload(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CreateUpload(
+        self, request: media_pb2.CreateUploadRequest, context: grpc.aio.ServicerContext
+    ) -> media_pb2.Upload:
         call = current_call()
         ticket = await service.create_upload(
             call.conn,
@@ -60,7 +64,9 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
             duplicate=ticket.duplicate,
         )
 
-    async def ConfirmMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ConfirmMedia(
+        self, request: media_pb2.ConfirmMediaRequest, context: grpc.aio.ServicerContext
+    ) -> media_pb2.Media:
         call = current_call()
         org_id = call.principal.org_id
         async with call.transaction() as conn:
@@ -88,7 +94,9 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
                 await self.storage.delete(record.storage_key)
         return media_message(confirmed)
 
-    async def UploadMedia(self, request_iterator, context):  # noqa: ANN001, ANN201, N802
+    async def UploadMedia(
+        self, request_iterator: AsyncIterator[media_pb2.UploadMediaRequest], context: grpc.aio.ServicerContext
+    ) -> media_pb2.Media:
         call = current_call()
         org_id = call.principal.org_id
         first = await anext(aiter(request_iterator), None)
@@ -99,7 +107,7 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
         media_id = new_id("med")
         key = f"{org_id}/{media_id}"
 
-        async def chunks():  # noqa: ANN202
+        async def chunks():
             async for message in request_iterator:
                 if message.HasField("chunk"):
                     yield message.chunk
@@ -129,17 +137,21 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
                 await self.storage.delete(key)
         return media_message(record)
 
-    async def ListMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListMedia(
+        self, request: media_pb2.ListMediaRequest, context: grpc.aio.ServicerContext
+    ) -> media_pb2.ListMediaResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListMedia"].page)
         records, token = await service.list_media(call.conn, call.principal.org_id, request.tag, page)
         return media_pb2.ListMediaResponse(media=[media_message(r) for r in records], next_page_token=token)
 
-    async def GetMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetMedia(self, request: media_pb2.GetMediaRequest, context: grpc.aio.ServicerContext) -> media_pb2.Media:
         call = current_call()
         return media_message(await service.get_media(call.conn, call.principal.org_id, request.media_id))
 
-    async def UpdateMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def UpdateMedia(
+        self, request: media_pb2.UpdateMediaRequest, context: grpc.aio.ServicerContext
+    ) -> media_pb2.Media:
         call = current_call()
         record = await service.update_media(
             call.conn,
@@ -150,7 +162,9 @@ class MediaServicer(media_pb2_grpc.MediaServiceServicer):
         )
         return media_message(record)
 
-    async def DeleteMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def DeleteMedia(
+        self, request: media_pb2.DeleteMediaRequest, context: grpc.aio.ServicerContext
+    ) -> media_pb2.Media:
         call = current_call()
         async with call.transaction(writes=True) as conn:
             record = await service.delete_media(conn, call.principal.org_id, request.media_id)

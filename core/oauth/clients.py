@@ -332,7 +332,7 @@ async def store_metadata_client(conn: AsyncConnection, client: Client) -> None:
         await conn.execute(refresh)
 
 
-def _client(row) -> Client:  # noqa: ANN001 - a Row or a dict
+def _client(row) -> Client:  # a Row or a dict
     get = row.__getitem__ if isinstance(row, dict) else row._mapping.__getitem__
     return Client(
         id=get("id"),

@@ -38,7 +38,7 @@ _COLUMNS = (
 _FROM = oauth_grants.join(oauth_clients, oauth_clients.c.id == oauth_grants.c.client_id)
 
 
-def _view(row) -> GrantView:  # noqa: ANN001 - a Row
+def _view(row) -> GrantView:  # a Row
     return GrantView(
         row.id,
         row.client_id,

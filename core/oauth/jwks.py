@@ -120,7 +120,7 @@ async def reseal(conn: AsyncConnection, vault: TokenVault) -> int:
     return changed
 
 
-async def _rewrite(conn: AsyncConnection, row, value: str) -> None:  # noqa: ANN001 - a Row
+async def _rewrite(conn: AsyncConnection, row, value: str) -> None:  # a Row
     await conn.execute(
         update(oauth_signing_keys)
         .where(oauth_signing_keys.c.kid == row.kid, oauth_signing_keys.c.private_pem == row.private_pem)

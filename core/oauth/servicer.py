@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.identity.v1 import oauth_pb2, oauth_pb2_grpc
 
 from core.identity.principal import CredentialKind
@@ -98,7 +99,7 @@ def _context(checked: authorization.CheckedAuthorization) -> oauth_pb2.Authoriza
     )
 
 
-def _epoch(value) -> int:  # noqa: ANN001 - datetime | None
+def _epoch(value) -> int:  # datetime | None
     return int(value.timestamp()) if value else 0
 
 
@@ -121,7 +122,9 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
 
         return await self.documents.client(client_id, call.now, before_fetch=spend if anonymous else None)
 
-    async def RegisterClient(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def RegisterClient(
+        self, request: oauth_pb2.RegisterClientRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.OAuthClient:
         call = current_call()
         limit = call.settings.rate_limit_register_address
         await budgets.spend(call, "register", call.client_address, limit, "client registrations")
@@ -143,7 +146,9 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
             ),
         )
 
-    async def CheckAuthorization(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CheckAuthorization(
+        self, request: oauth_pb2.CheckAuthorizationRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.AuthorizationContext:
         call = current_call()
         params = _parameters(request.parameters)
         client = await self._document_client(params.client_id, call, anonymous=True)
@@ -153,7 +158,9 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
             )
         return _context(checked)
 
-    async def PrepareConsent(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def PrepareConsent(
+        self, request: oauth_pb2.PrepareConsentRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.Consent:
         call = current_call()
         params = _parameters(request.parameters)
         client = await self._document_client(params.client_id, call)
@@ -168,7 +175,9 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
             new_scopes=list(consent.new),
         )
 
-    async def ApproveAuthorization(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ApproveAuthorization(
+        self, request: oauth_pb2.ApproveAuthorizationRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.AuthorizationCode:
         call = current_call()
         params = _parameters(request.parameters)
         client = await self._document_client(params.client_id, call)
@@ -185,7 +194,9 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
             )
         return oauth_pb2.AuthorizationCode(code=code, redirect_uri=checked.redirect_uri, state=request.parameters.state)
 
-    async def ExchangeToken(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ExchangeToken(
+        self, request: oauth_pb2.ExchangeTokenRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.TokenResponse:
         call = current_call()
         settings = call.settings
         lifetimes = token_endpoint.Lifetimes(
@@ -216,7 +227,9 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
             scope=outcome.scope,
         )
 
-    async def RevokeToken(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def RevokeToken(
+        self, request: oauth_pb2.RevokeTokenRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.RevokeTokenResponse:
         call = current_call()
         await token_endpoint.revoke(
             call.conn,
@@ -227,7 +240,9 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
         )
         return oauth_pb2.RevokeTokenResponse()
 
-    async def IntrospectToken(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def IntrospectToken(
+        self, request: oauth_pb2.IntrospectTokenRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.TokenIntrospection:
         call = current_call()
         found = await token_endpoint.introspect(
             call.conn,
@@ -250,18 +265,22 @@ class OAuthServicer(oauth_pb2_grpc.OAuthServiceServicer):
             organization=found.organization,
         )
 
-    async def GetJwks(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetJwks(self, request: oauth_pb2.GetJwksRequest, context: grpc.aio.ServicerContext) -> oauth_pb2.Jwks:
         call = current_call()
         keys = await jwks.PUBLISHED.get(call.engine, call.settings)
         fields = ("kty", "kid", "use", "alg", "crv", "x", "y")
         return oauth_pb2.Jwks(keys=[oauth_pb2.JsonWebKey(**{f: k[f] for f in fields}) for k in keys])
 
-    async def ListGrants(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListGrants(
+        self, request: oauth_pb2.ListGrantsRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.ListGrantsResponse:
         call = current_call()
         return oauth_pb2.ListGrantsResponse(
             grants=[_grant(g) for g in await grants.list_grants(call.conn, call.principal)]
         )
 
-    async def RevokeGrant(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def RevokeGrant(
+        self, request: oauth_pb2.RevokeGrantRequest, context: grpc.aio.ServicerContext
+    ) -> oauth_pb2.Grant:
         call = current_call()
         return _grant(await grants.revoke_grant(call.conn, call.principal, request.grant_id, call.now))

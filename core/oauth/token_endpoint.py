@@ -292,7 +292,7 @@ async def revoke_grant_tokens(conn: AsyncConnection, grant_id: str, now: datetim
     )
 
 
-async def _find_token(conn: AsyncConnection, token: str):  # noqa: ANN202 - a Row
+async def _find_token(conn: AsyncConnection, token: str):  # a Row
     if not token or len(token) > 256:
         return None
     return (await conn.execute(select(oauth_tokens).where(oauth_tokens.c.token_hash == hash_token(token)))).first()

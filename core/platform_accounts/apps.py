@@ -80,19 +80,19 @@ class PlatformApps:
                     return app, app_id
         return self.opened(row), row.id
 
-    def _query(self, instance_url: str):  # noqa: ANN202
+    def _query(self, instance_url: str):
         return select(platform_apps).where(
             platform_apps.c.connector == "mastodon",
             platform_apps.c.instance_url == instance_url,
             platform_apps.c.redirect_uri == self.callback_url,
         )
 
-    def opened(self, row) -> OAuthApp:  # noqa: ANN001
+    def opened(self, row) -> OAuthApp:
         return OAuthApp(
             row.client_id, self.vault.open(row.client_secret, bound_to=f"{row.id}:secret"), row.instance_url
         )
 
-    async def of_attempt(self, tx: Transaction, attempt) -> OAuthApp:  # noqa: ANN001
+    async def of_attempt(self, tx: Transaction, attempt) -> OAuthApp:
         if attempt.app_id is None:
             app = OAUTH_PLATFORMS[attempt.connector].app(self.settings)
             if app is None:

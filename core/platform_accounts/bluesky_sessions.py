@@ -61,7 +61,7 @@ async def delete_session(endpoints: PlatformEndpoints, pds_url: str, refresh: Se
 
 async def _post(
     endpoints: PlatformEndpoints, url: str, *, json: Any = None, bearer: Secret | None = None
-) -> dict[str, Any]:  # noqa: ANN401
+) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {bearer.value}"} if bearer is not None else {}
     async with endpoints.client(timeout=30.0) as client:
         try:
@@ -99,7 +99,7 @@ def jwt_expiry(token: str) -> datetime | None:
         return None
 
 
-def _pds_of(did_doc: Any) -> str | None:  # noqa: ANN401
+def _pds_of(did_doc: Any) -> str | None:
     for service in dig(did_doc, "service") or []:
         if isinstance(service, dict) and str(service.get("id", "")).endswith("#atproto_pds"):
             endpoint = service.get("serviceEndpoint")

@@ -179,7 +179,7 @@ class OAuthPlatform:
     async def identity(self, endpoints: PlatformEndpoints, app: OAuthApp, tokens: TokenSet) -> AccountIdentity:
         raise NotImplementedError
 
-    async def _get_json(self, endpoints: PlatformEndpoints, url: str, token: Secret | None = None) -> Any:  # noqa: ANN401
+    async def _get_json(self, endpoints: PlatformEndpoints, url: str, token: Secret | None = None) -> Any:
         headers = {"Authorization": f"Bearer {token.value}"} if token is not None else {}
         async with endpoints.client(timeout=30.0) as client:
             try:
@@ -197,7 +197,7 @@ class OAuthPlatform:
         return body
 
 
-async def _token_call(call: Any) -> dict[str, Any]:  # noqa: ANN401 - an authlib coroutine
+async def _token_call(call: Any) -> dict[str, Any]:  # an authlib coroutine
     try:
         token = await call
     except OAuthError as error:  # the platform's RFC 6749 error: it refused
@@ -214,7 +214,7 @@ async def _token_call(call: Any) -> dict[str, Any]:  # noqa: ANN401 - an authlib
     return dict(token)
 
 
-def account_identity(key: str, account_id: Any, handle: Any, name: Any, avatar: Any) -> AccountIdentity:  # noqa: ANN401
+def account_identity(key: str, account_id: Any, handle: Any, name: Any, avatar: Any) -> AccountIdentity:
     if not isinstance(account_id, str | int) or isinstance(account_id, bool) or str(account_id) == "":
         raise PlatformAuthError(f"{key} did not say whose account this is", refused=False)
     text = [v if isinstance(v, str) else "" for v in (handle, name, avatar)]

@@ -150,7 +150,7 @@ class TikTokAuth(OAuthPlatform):
         return username if response.status_code == 200 and isinstance(username, str) and username else None
 
 
-def _client_key_post(client: ClientAuth, method: str, uri: str, headers: Any, body: Any) -> tuple[str, Any, Any]:  # noqa: ANN401
+def _client_key_post(client: ClientAuth, method: str, uri: str, headers: Any, body: Any) -> tuple[str, Any, Any]:
     body = add_params_to_qs(
         body or "", [("client_key", client.client_id), ("client_secret", client.client_secret or "")]
     )

@@ -57,7 +57,7 @@ class TokenRefreshJobs:
     def __init__(self, keeper: TokenKeeper) -> None:
         self.keeper = keeper
 
-    async def work(self, job: Job) -> Any:  # noqa: ANN401
+    async def work(self, job: Job) -> Any:
         now = utcnow()
         async with transaction(self.keeper.engine) as conn:
             row = (
@@ -80,7 +80,7 @@ class TokenRefreshJobs:
             raise JobFailure(error.code or error.error_class.value, str(error), retryable=retryable) from None
         return "refreshed"
 
-    async def record(self, conn: AsyncConnection, job: Job, outcome: Any, now: datetime) -> None:  # noqa: ANN401
+    async def record(self, conn: AsyncConnection, job: Job, outcome: Any, now: datetime) -> None:
         return None
 
     async def give_up(self, conn: AsyncConnection, job: Job, failure: JobFailure, now: datetime) -> None:

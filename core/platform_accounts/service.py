@@ -219,7 +219,7 @@ class Connections:
                 await profile_events.emit(conn, org_id, row.id, "profile.disconnected", now)
         return revoked
 
-    async def _revoke(self, tx: Transaction, row) -> bool:  # noqa: ANN001 - a profiles row
+    async def _revoke(self, tx: Transaction, row) -> bool:  # a profiles row
         access = self.vault.open(row.access_token, bound_to=f"{row.id}:access")
         refresh = self.vault.open(row.refresh_token, bound_to=f"{row.id}:refresh") if row.refresh_token else None
         try:
@@ -234,7 +234,7 @@ class Connections:
 
     # --- attempts and apps ------------------------------------------------------------------
 
-    async def _use_attempt(self, conn: AsyncConnection, state: str, session_token: str, now: datetime):  # noqa: ANN202
+    async def _use_attempt(self, conn: AsyncConnection, state: str, session_token: str, now: datetime):
         if not state or len(state) > 200:
             raise ConnectStateInvalid("the callback carries no valid state; start connecting again")
         row = (
@@ -290,7 +290,7 @@ class Connections:
         return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
-def _oauth_platform(connector: str):  # noqa: ANN202
+def _oauth_platform(connector: str):
     if connector == "bluesky":
         raise ValidationError("bluesky accounts connect with an app password (ConnectBluesky), not a sign-in page")
     if connector not in PLATFORMS:

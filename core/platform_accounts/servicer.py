@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.connections.v1 import connections_pb2, connections_pb2_grpc
+from herald.profiles.v1 import profiles_pb2
 
 from core.connectors.transport import PlatformEndpoints
 from core.identity.principal import CredentialKind
@@ -40,13 +42,13 @@ POLICIES = {
 
 class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
     def __init__(self, settings: CoreSettings) -> None:
-        endpoints = PlatformEndpoints(
-            settings.platform_host_overrides, allow_private=settings.allows_private_targets
-        )
+        endpoints = PlatformEndpoints(settings.platform_host_overrides, allow_private=settings.allows_private_targets)
         self.settings = settings
         self.connections = Connections(settings, endpoints, TokenVault.from_settings(settings))
 
-    async def ListPlatforms(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListPlatforms(
+        self, request: connections_pb2.ListPlatformsRequest, context: grpc.aio.ServicerContext
+    ) -> connections_pb2.ListPlatformsResponse:
         found = []
         for key in PLATFORMS:
             if key == "bluesky":
@@ -58,7 +60,9 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
                 found.append(connections_pb2.ConnectablePlatform(platform=key, method="oauth", available=available))
         return connections_pb2.ListPlatformsResponse(platforms=found, publish_mode=self.settings.publish_mode)
 
-    async def StartConnection(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def StartConnection(
+        self, request: connections_pb2.StartConnectionRequest, context: grpc.aio.ServicerContext
+    ) -> connections_pb2.StartConnectionResponse:
         call = current_call()
         principal = call.principal
         started = await self.connections.start(
@@ -76,7 +80,9 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
             authorization_url=started.authorization_url, expire_time=timestamp(started.expires_at)
         )
 
-    async def CompleteConnection(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CompleteConnection(
+        self, request: connections_pb2.CompleteConnectionRequest, context: grpc.aio.ServicerContext
+    ) -> connections_pb2.CompleteConnectionResponse:
         call = current_call()
         connected = await self.connections.complete(
             call.transaction,
@@ -91,7 +97,9 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
             profile=profile, return_to=connected.return_to, created=connected.created
         )
 
-    async def ConnectBluesky(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ConnectBluesky(
+        self, request: connections_pb2.ConnectBlueskyRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.Profile:
         call = current_call()
         connected = await self.connections.connect_bluesky(
             call.transaction,
@@ -104,7 +112,9 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
         )
         return await self._profile(call, connected.profile_id)
 
-    async def DisconnectProfile(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def DisconnectProfile(
+        self, request: connections_pb2.DisconnectProfileRequest, context: grpc.aio.ServicerContext
+    ) -> connections_pb2.DisconnectProfileResponse:
         call = current_call()
         revoked = await self.connections.disconnect(
             call.transaction, org_id=call.principal.org_id, slug=request.slug, now=call.now
@@ -114,7 +124,7 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
         return connections_pb2.DisconnectProfileResponse(profile=profile_message(found), revoked=revoked)
 
     @staticmethod
-    async def _profile(call, profile_id: str):  # noqa: ANN001, ANN205
+    async def _profile(call, profile_id: str):
         async with call.transaction() as conn:
             found = await profiles.get_profile_by_id(conn, profile_id)
         return profile_message(found)

@@ -123,7 +123,7 @@ class TokenKeeper:
             await asyncio.sleep(WAIT_FOR_OTHER_REFRESH)
         raise DeliveryError(ErrorClass.RETRYABLE, "another worker is still refreshing this profile's token")
 
-    async def _refresh_leased(self, row, now: datetime) -> tuple[Secret, int]:  # noqa: ANN001 - a profiles row
+    async def _refresh_leased(self, row, now: datetime) -> tuple[Secret, int]:  # a profiles row
         try:
             fresh = await self._platform_refresh(row)
         except PlatformAuthError as failure:
@@ -156,7 +156,7 @@ class TokenKeeper:
         log.info("refreshed the %s token of profile %s", row.connector, row.id)
         return fresh.access_token, row.token_version + 1
 
-    async def _platform_refresh(self, row) -> TokenSet:  # noqa: ANN001
+    async def _platform_refresh(self, row) -> TokenSet:
         access = self._access(row)
         refresh = self.vault.open(row.refresh_token, bound_to=f"{row.id}:refresh") if row.refresh_token else None
         if row.connector in NOT_REFRESHABLE:
@@ -171,7 +171,7 @@ class TokenKeeper:
             raise PlatformAuthError(f"the operator's {row.connector} app is not configured", refused=False)
         return await platform.refresh(self.endpoints, app, TokenSet(access, refresh))
 
-    def _access(self, row) -> Secret:  # noqa: ANN001
+    def _access(self, row) -> Secret:
         return self.vault.open(row.access_token, bound_to=f"{row.id}:access")
 
     async def _needs_reauth(self, profile_id: str, version: int, reason: str) -> None:

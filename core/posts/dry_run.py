@@ -172,7 +172,7 @@ async def validate_posts(
     return DryRun(problems, checks, post_cost * units, balance, media)
 
 
-def _destination_problems(check: ProfileCheck, row, version, post_type: str, media) -> None:  # noqa: ANN001
+def _destination_problems(check: ProfileCheck, row, version, post_type: str, media) -> None:
     """Every text and attachment rule of the destination for this profile's version (the same
     generators creation raises from)."""
     for where, problems in text_problems_of(row.connector, version, post_type):

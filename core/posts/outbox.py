@@ -40,7 +40,7 @@ class OutboxRecord:
         return "first_comment" if self.part_kind == "comment" else "thread"
 
 
-def _record(row, kind: str = "") -> OutboxRecord:  # noqa: ANN001 - a Row
+def _record(row, kind: str = "") -> OutboxRecord:  # a Row
     return OutboxRecord(
         row.id,
         row.post_id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.pagination import page_request
@@ -76,7 +77,9 @@ def _create_request(request: posts_pb2.CreatePostsRequest) -> CreateRequest:
 
 
 class PostServicer(posts_pb2_grpc.PostServiceServicer):
-    async def CreatePosts(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CreatePosts(
+        self, request: posts_pb2.CreatePostsRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.CreatePostsResponse:
         call = current_call()
         fingerprint = posts_pb2.CreatePostsRequest()
         fingerprint.CopyFrom(request)
@@ -96,7 +99,9 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             return posts_pb2.CreatePostsResponse.FromString(outcome.replay)
         return _created(outcome.messages, outcome.notices)
 
-    async def ListPosts(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListPosts(
+        self, request: posts_pb2.ListPostsRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.ListPostsResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListPosts"].page)
         filters = service.ListFilter(
@@ -109,11 +114,13 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         records, token = await service.list_posts(call.conn, call.principal.org_id, filters, page)
         return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
 
-    async def GetPost(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetPost(self, request: posts_pb2.GetPostRequest, context: grpc.aio.ServicerContext) -> posts_pb2.Post:
         call = current_call()
         return post_message(await service.get_post(call.conn, call.principal.org_id, request.post_id))
 
-    async def UpdatePost(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def UpdatePost(
+        self, request: posts_pb2.UpdatePostRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.Post:
         call = current_call()
         change = service.PostChange(
             content=request.content if request.HasField("content") else None,
@@ -134,7 +141,9 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         )
         return post_message(record)
 
-    async def SchedulePost(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SchedulePost(
+        self, request: posts_pb2.SchedulePostRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.Post:
         call = current_call()
         record = await service.schedule_post(
             call.conn,
@@ -147,18 +156,22 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         )
         return post_message(record)
 
-    async def CancelPost(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CancelPost(
+        self, request: posts_pb2.CancelPostRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.Post:
         call = current_call()
         post, balance = await service.cancel_post(call.conn, call.principal.org_id, request.post_id, call.now)
         if balance is not None:
             call.credits_remaining = balance  # X-Credits-Remaining says what the refund left
         return post_message(post)
 
-    async def RetryPost(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def RetryPost(self, request: posts_pb2.RetryPostRequest, context: grpc.aio.ServicerContext) -> posts_pb2.Post:
         call = current_call()
         return post_message(await service.retry_post(call.conn, call.principal.org_id, request.post_id, call.now))
 
-    async def ValidatePosts(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ValidatePosts(
+        self, request: posts_pb2.ValidatePostsRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.ValidatePostsResponse:
         call = current_call()
         run = await dry_run.validate_posts(*_checking(call, request.posts), **_checking_options(call))
         return posts_pb2.ValidatePostsResponse(
@@ -183,7 +196,9 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             credit_balance=run.balance,
         )
 
-    async def PreviewPosts(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def PreviewPosts(
+        self, request: posts_pb2.PreviewPostsRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.PreviewPostsResponse:
         call = current_call()
         shown = await preview.preview_posts(*_checking(call, request.posts), **_checking_options(call))
         run = shown.run
@@ -198,7 +213,9 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             schedule_time=timestamp(shown.schedule_at),
         )
 
-    async def ListRecentPosts(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListRecentPosts(
+        self, request: posts_pb2.ListRecentPostsRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.ListPostsResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListRecentPosts"].page)
         records, token = await recent.list_recent_posts(
@@ -206,7 +223,9 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         )
         return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
 
-    async def ListOutboxEntries(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListOutboxEntries(
+        self, request: posts_pb2.ListOutboxEntriesRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.ListOutboxEntriesResponse:
         call = current_call()
         await service.get_post(call.conn, call.principal.org_id, request.post_id)
         entries = await outbox.list_for_post(call.conn, call.principal.org_id, request.post_id)
@@ -229,12 +248,12 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         )
 
 
-def _checking(call, posts: posts_pb2.CreatePostsRequest) -> tuple:  # noqa: ANN001 - the Call
+def _checking(call, posts: posts_pb2.CreatePostsRequest) -> tuple:  # the Call
     """The dry run's and the preview's positional arguments: what to check, for whom, when."""
     return call.conn, call.principal.org_id, _create_request(posts), call.now
 
 
-def _checking_options(call) -> dict:  # noqa: ANN001 - the Call
+def _checking_options(call) -> dict:  # the Call
     return {
         "balance": call.principal.credit_balance,
         "post_cost": call.settings.post_cost,

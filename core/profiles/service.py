@@ -81,7 +81,7 @@ def answered_status(stored: str, platform_account_id: str) -> str:
     return "sandbox" if stored == "disconnected" and not platform_account_id else stored
 
 
-def connection_of(row) -> Connection:  # noqa: ANN001 - a row with PUBLIC_COLUMNS
+def connection_of(row) -> Connection:  # a row with PUBLIC_COLUMNS
     return Connection(
         answered_status(row.connection_status, row.platform_account_id),
         row.platform_account_id,

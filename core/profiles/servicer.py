@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 
 from core.catalog.service import platform_message
@@ -18,7 +19,9 @@ _READ = frozenset({"posts:read"})
 
 POLICIES = {
     # Humans see their profiles in the dashboard with or without a plan; keys and tokens need one.
-    "ListProfiles": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True, page=PageBounds(default=100, maximum=500)),
+    "ListProfiles": MethodPolicy(
+        scopes=_READ, plan_exempt_for_sessions=True, page=PageBounds(default=100, maximum=500)
+    ),
     "GetProfile": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True),
     # The dashboard's "connect a sandbox profile" form: humans only, with or without a plan.
     # Writing tools (SPEC 5: generate:read reads destination limits).
@@ -68,27 +71,37 @@ def slots_message(table: SlotTable) -> profiles_pb2.ProfileSlots:
 
 
 class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
-    async def GetProfileSlots(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetProfileSlots(
+        self, request: profiles_pb2.GetProfileSlotsRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.ProfileSlots:
         call = current_call()
         return slots_message(await slot_assignment.get_slots(call.conn, call.principal.org_id, request.slug))
 
-    async def SetProfileSlots(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SetProfileSlots(
+        self, request: profiles_pb2.SetProfileSlotsRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.ProfileSlots:
         call = current_call()
         slots = [{"day": s.day, "time": s.time} for s in request.slots]
         table = await slot_assignment.set_slots(call.conn, call.principal.org_id, request.slug, request.timezone, slots)
         return slots_message(table)
 
-    async def ListProfiles(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListProfiles(
+        self, request: profiles_pb2.ListProfilesRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.ListProfilesResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListProfiles"].page)
         found, token = await service.list_profiles(call.conn, call.principal.org_id, tag=request.tag, page=page)
         return profiles_pb2.ListProfilesResponse(profiles=[profile_message(p) for p in found], next_page_token=token)
 
-    async def GetProfile(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetProfile(
+        self, request: profiles_pb2.GetProfileRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.Profile:
         call = current_call()
         return profile_message(await service.get_profile(call.conn, call.principal.org_id, request.slug))
 
-    async def CreateProfile(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CreateProfile(
+        self, request: profiles_pb2.CreateProfileRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.Profile:
         call = current_call()
         profile = request.profile
         created = await service.create_profile(
@@ -103,7 +116,9 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
         )
         return profile_message(created)
 
-    async def UpdateProfile(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def UpdateProfile(
+        self, request: profiles_pb2.UpdateProfileRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.Profile:
         call = current_call()
         changed = await service.update_profile(
             call.conn,
@@ -113,7 +128,9 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
         )
         return profile_message(changed)
 
-    async def GetDestinationLimits(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetDestinationLimits(
+        self, request: profiles_pb2.GetDestinationLimitsRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.GetDestinationLimitsResponse:
         call = current_call()
         found = await service.profiles_for_limits(call.conn, call.principal.org_id, list(request.profiles))
         return profiles_pb2.GetDestinationLimitsResponse(

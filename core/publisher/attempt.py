@@ -24,7 +24,7 @@ FAILURE_REASONS = {
 }
 
 
-class Attempt(Exception):  # noqa: N818 - an attempt that did not deliver, with what it left
+class Attempt(Exception):  # an attempt that did not deliver, with what it left
     """A delivery the platform refused or failed: the error, the progress state, the token used
     and when the platform asked the account to wait."""
 
@@ -42,7 +42,7 @@ class Attempt(Exception):  # noqa: N818 - an attempt that did not deliver, with 
         self.throttled_until = throttled_until
 
 
-def outgoing(claim: Claim, **changes: Any) -> OutgoingPost:  # noqa: ANN401
+def outgoing(claim: Claim, **changes: Any) -> OutgoingPost:
     """The claimed post as its connector sees it (`changes`: a part's own fields)."""
     post = OutgoingPost(
         post_id=claim.post_id,

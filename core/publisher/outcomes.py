@@ -23,7 +23,7 @@ from core.posts import events as post_events
 from core.publisher.queue import Claim
 
 
-def _fenced(claim: Claim, worker_id: str):  # noqa: ANN202
+def _fenced(claim: Claim, worker_id: str):
     """Only the claim still holding the lease may record an outcome: the same worker and the same
     attempt (each claim counts one), so a worker that claimed its own expired lease again cannot
     record, or send, through its older claim."""

@@ -263,7 +263,7 @@ class _Profile:
         )
 
 
-async def _profiles(conn, profile_ids: set[str]) -> dict[str, _Profile]:  # noqa: ANN001
+async def _profiles(conn, profile_ids: set[str]) -> dict[str, _Profile]:
     rows = await conn.execute(
         select(
             profiles.c.id,
@@ -283,7 +283,7 @@ async def _profiles(conn, profile_ids: set[str]) -> dict[str, _Profile]:  # noqa
     return {r.id: _Profile(*r[1:]) for r in rows}
 
 
-def _failed(post_id: str, reason: str, detail: str, now: datetime):  # noqa: ANN202 - an UPDATE
+def _failed(post_id: str, reason: str, detail: str, now: datetime):  # an UPDATE
     return (
         update(posts)
         .where(posts.c.id == post_id)
@@ -291,7 +291,7 @@ def _failed(post_id: str, reason: str, detail: str, now: datetime):  # noqa: ANN
     )
 
 
-async def _not_connected(conn, row, account: _Profile, now: datetime, post_cost: int) -> str:  # noqa: ANN001
+async def _not_connected(conn, row, account: _Profile, now: datetime, post_cost: int) -> str:
     """Live mode, a profile that cannot post: its post fails, and keeps of its charge only the
     price of what is out or may be (an attempt sent a request nobody can now check: the post
     fails `delivery_uncertain`); the rest is refunded. Returns the failure reason."""
@@ -324,7 +324,7 @@ def _state(text: str) -> dict[str, Any]:
     return state if isinstance(state, dict) else {}
 
 
-async def _never_publish(conn, rows: list, parts: dict[str, list[ClaimPart]]) -> dict[str, str]:  # noqa: ANN001
+async def _never_publish(conn, rows: list, parts: dict[str, list[ClaimPart]]) -> dict[str, str]:
     """The posts among `rows` whose content, title or parts hold a never-publish phrase of the
     voice in effect now, with the phrase: one query per organization in the batch."""
     by_org: dict[str, list] = {}
@@ -344,7 +344,7 @@ async def _never_publish(conn, rows: list, parts: dict[str, list[ClaimPart]]) ->
     return found
 
 
-async def _parts(conn, media_url: MediaURL, post_ids: list[str]) -> dict[str, list[ClaimPart]]:  # noqa: ANN001
+async def _parts(conn, media_url: MediaURL, post_ids: list[str]) -> dict[str, list[ClaimPart]]:
     rows = (
         await conn.execute(
             select(post_parts)
@@ -374,7 +374,7 @@ async def _parts(conn, media_url: MediaURL, post_ids: list[str]) -> dict[str, li
     return found
 
 
-async def _attachments(  # noqa: ANN001
+async def _attachments(
     conn, media_url: MediaURL, post_ids: list[str], *, parts: bool = False
 ) -> dict[str, tuple[OutgoingMedia, ...]]:
     """Each post's own attachments by post id; with `parts`, its parts' by "post_id:position"."""

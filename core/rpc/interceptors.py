@@ -49,7 +49,7 @@ def _wrap(handler: grpc.RpcMethodHandler, behavior: Behavior) -> grpc.RpcMethodH
 class ErrorInterceptor(grpc.aio.ServerInterceptor):
     """Turns DomainError into its rich status and anything unexpected into a bare INTERNAL."""
 
-    async def intercept_service(self, continuation, handler_call_details):  # noqa: ANN001, ANN201
+    async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler
@@ -105,7 +105,7 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         }
         self._budgets = {kind: budget for kind, budget in budgets.items() if budget is not None}
 
-    async def intercept_service(self, continuation, handler_call_details):  # noqa: ANN001, ANN201
+    async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         method: str = handler_call_details.method
         policy = self._policies.get(method)
@@ -209,7 +209,7 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
             async with conn.begin():
                 return await _serve(inner, request, context, self._call(conn, None, now, 0, address))
 
-    def _call(self, conn: Any, principal: Principal | None, now: Any, credits: int, address: str) -> Call:  # noqa: ANN401
+    def _call(self, conn: Any, principal: Principal | None, now: Any, credits: int, address: str) -> Call:
         return Call(
             conn,
             principal,  # type: ignore[arg-type]

@@ -122,10 +122,10 @@ class DemoStockServer:
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # else a small body waits for the headers' delayed ACK
 
-            def log_message(self, *args: Any) -> None:  # noqa: ANN401
+            def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 server._serve(self)
 
         self.httpd = _Server((host, port), Handler)

@@ -46,7 +46,7 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-def _json(status: int, body: Any, **headers: str) -> Answer:  # noqa: ANN401
+def _json(status: int, body: Any, **headers: str) -> Answer:
     return Answer(status, json.dumps(body).encode(), "application/json", headers)
 
 

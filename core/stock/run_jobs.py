@@ -49,7 +49,7 @@ class SourcingJobs:
         self.engine = engine
         self.stock = stock
 
-    def _tx(self, *, writes: bool = False):  # noqa: ANN202 - the stock service's Transaction
+    def _tx(self, *, writes: bool = False):  # the stock service's Transaction
         return transaction(self.engine, writes=writes)
 
     async def work(self, job: Job) -> _Redone | None:

@@ -183,7 +183,7 @@ def _outcome(delivered: list[Delivered], failures: list[Failure]) -> dict[str, l
     }
 
 
-def _from_outcome(outcome: dict) -> tuple[list[Delivered], list[Failure]]:  # noqa: ANN001
+def _from_outcome(outcome: dict) -> tuple[list[Delivered], list[Failure]]:
     delivered = [
         Delivered(
             d["media_id"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 
 from core.identity.principal import CredentialKind
@@ -58,7 +59,9 @@ class StockServicer(stock_pb2_grpc.StockServiceServicer):
     def __init__(self, settings: CoreSettings, storage: ObjectStorage) -> None:
         self.stock = stock_service(settings, storage)
 
-    async def SearchStock(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SearchStock(
+        self, request: stock_pb2.SearchStockRequest, context: grpc.aio.ServicerContext
+    ) -> stock_pb2.SearchStockResponse:
         call = current_call()
         found = await self.stock.search(
             call.transaction,
@@ -75,7 +78,9 @@ class StockServicer(stock_pb2_grpc.StockServiceServicer):
             results=[result_message(p) for p in found.results],
         )
 
-    async def SourceMedia(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SourceMedia(
+        self, request: stock_pb2.SourceMediaRequest, context: grpc.aio.ServicerContext
+    ) -> stock_pb2.SourceMediaResponse:
         call = current_call()
         done = await self.stock.source(
             call.transaction,
@@ -90,16 +95,22 @@ class StockServicer(stock_pb2_grpc.StockServiceServicer):
         call.credits_remaining = done.balance
         return sourced_message(done)
 
-    async def ListStockProviders(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListStockProviders(
+        self, request: stock_pb2.ListStockProvidersRequest, context: grpc.aio.ServicerContext
+    ) -> stock_pb2.ListStockProvidersResponse:
         call = current_call()
         return _providers(await self.stock.list_providers(call.conn, call.principal.org_id))
 
-    async def SetStockProviders(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def SetStockProviders(
+        self, request: stock_pb2.SetStockProvidersRequest, context: grpc.aio.ServicerContext
+    ) -> stock_pb2.ListStockProvidersResponse:
         call = current_call()
         await self.stock.set_disabled(call.conn, call.principal.org_id, list(request.disabled))
         return _providers(await self.stock.list_providers(call.conn, call.principal.org_id))
 
-    async def GetSourcingRun(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetSourcingRun(
+        self, request: stock_pb2.GetSourcingRunRequest, context: grpc.aio.ServicerContext
+    ) -> stock_pb2.SourceMediaResponse:
         call = current_call()
         done = await runs.read(call.transaction, call.principal.org_id, request.run_id, call.now)
         call.credits_remaining = done.balance

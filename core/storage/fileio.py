@@ -33,7 +33,7 @@ IDLE_TIMEOUT = 50.0
 POLL_MS = 500
 
 
-def _load_sync_file_range():  # noqa: ANN202 - a ctypes function or None
+def _load_sync_file_range():  # a ctypes function or None
     if os.uname().sysname != "Linux":
         return None
     try:

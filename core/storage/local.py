@@ -139,7 +139,7 @@ class LocalStorage:
 
     def _stat(self, path: Path, key: str) -> StoredObject | None:
         try:
-            st = path.stat()  # noqa: ASYNC240 - runs in a thread
+            st = path.stat()  # runs in a thread
         except (FileNotFoundError, NotADirectoryError):
             return None
         if not S_ISREG(st.st_mode):

@@ -91,7 +91,7 @@ def _direct_length(request: Request) -> int | None:
     return stream.request_bytes_left or None
 
 
-async def _stoppable(fn, *args: object) -> int:  # noqa: ANN001 - splice_to_file
+async def _stoppable(fn, *args: object) -> int:  # splice_to_file
     """Runs `fn(*args, stop)` in a thread; when the caller is cancelled, sets `stop` and waits for
     `fn` to return before letting the cancellation through."""
     stop = threading.Event()

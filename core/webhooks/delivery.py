@@ -175,7 +175,7 @@ class WebhookDeliveries:
     @staticmethod
     def _attempt(
         job: Job,
-        target: Any,  # noqa: ANN401 - a result row
+        target: Any,  # a result row
         status: int,
         duration: int,
         error: str,
@@ -201,7 +201,7 @@ class WebhookDeliveries:
 
     async def _log(
         self, job: Job, target: Any, status: int, duration: int, error: str, answer: bytes, retry: timedelta | None
-    ) -> None:  # noqa: ANN401 - a result row
+    ) -> None:  # a result row
         """A failed attempt: logged now (whatever becomes of the job), the endpoint's failures tracked."""
         now = utcnow()
         async with transaction(self.engine, writes=True) as conn:

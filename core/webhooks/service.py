@@ -107,7 +107,7 @@ _COLUMNS = (
 _GET = select(*_COLUMNS).where(webhooks.c.org_id == bindparam("org"), webhooks.c.id == bindparam("id"))
 
 
-def _endpoint(row, secret: str = "") -> Endpoint:  # noqa: ANN001 - a result row
+def _endpoint(row, secret: str = "") -> Endpoint:  # a result row
     return Endpoint(
         row.id,
         row.url,
@@ -241,7 +241,7 @@ async def signing_secrets(conn: AsyncConnection, vault: TokenVault, webhook_id: 
 SECRET_COLUMNS = (webhooks.c.secret_sealed, webhooks.c.previous_secret_sealed, webhooks.c.previous_secret_until)
 
 
-def secrets_of(vault: TokenVault, webhook_id: str, row: Any, now: datetime) -> list[str]:  # noqa: ANN401 - a Row
+def secrets_of(vault: TokenVault, webhook_id: str, row: Any, now: datetime) -> list[str]:  # a Row
     """The secrets, opened, of a row holding SECRET_COLUMNS."""
     secrets = [vault.open(row.secret_sealed, bound_to=_bound(webhook_id, "current")).value]
     if row.previous_secret_sealed and row.previous_secret_until is not None and row.previous_secret_until > now:

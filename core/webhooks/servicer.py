@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
 
 from core.identity.principal import CredentialKind
@@ -62,7 +63,9 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
             self._vault = TokenVault.from_settings(self._settings)
         return self._vault
 
-    async def CreateWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def CreateWebhook(
+        self, request: webhooks_pb2.CreateWebhookRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.Webhook:
         call = current_call()
         endpoint = await service.create(
             call.conn,
@@ -75,17 +78,23 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
         )
         return webhook_message(endpoint)
 
-    async def ListWebhooks(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListWebhooks(
+        self, request: webhooks_pb2.ListWebhooksRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.ListWebhooksResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListWebhooks"].page)
         found, token = await service.list_endpoints(call.conn, call.principal.org_id, page)
         return webhooks_pb2.ListWebhooksResponse(webhooks=[webhook_message(e) for e in found], next_page_token=token)
 
-    async def GetWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def GetWebhook(
+        self, request: webhooks_pb2.GetWebhookRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.Webhook:
         call = current_call()
         return webhook_message(await service.get(call.conn, call.principal.org_id, request.webhook_id))
 
-    async def UpdateWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def UpdateWebhook(
+        self, request: webhooks_pb2.UpdateWebhookRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.Webhook:
         call = current_call()
         endpoint = await service.change(
             call.conn,
@@ -99,28 +108,38 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
         )
         return webhook_message(endpoint)
 
-    async def DeleteWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def DeleteWebhook(
+        self, request: webhooks_pb2.DeleteWebhookRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.Webhook:
         call = current_call()
         return webhook_message(await service.remove(call.conn, call.principal.org_id, request.webhook_id))
 
-    async def RotateWebhookSecret(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def RotateWebhookSecret(
+        self, request: webhooks_pb2.RotateWebhookSecretRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.WebhookSecret:
         call = current_call()
         secret, until = await service.rotate(call.conn, self.vault, call.principal.org_id, request.webhook_id, call.now)
         return webhooks_pb2.WebhookSecret(secret=secret, previous_valid_until=timestamp(until))
 
-    async def ListWebhookEventTypes(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListWebhookEventTypes(
+        self, request: webhooks_pb2.ListWebhookEventTypesRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.ListWebhookEventTypesResponse:
         return webhooks_pb2.ListWebhookEventTypesResponse(
             event_types=[webhooks_pb2.WebhookEventType(type=t, description=d) for t, d in EVENT_TYPES.items()]
         )
 
-    async def TestWebhook(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def TestWebhook(
+        self, request: webhooks_pb2.TestWebhookRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.TestWebhookResponse:
         call = current_call()
         event_id = await fanout.send_test(
             call.conn, call.principal.org_id, request.webhook_id, call.now, self._settings
         )
         return webhooks_pb2.TestWebhookResponse(event_id=event_id)
 
-    async def ListWebhookDeliveries(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ListWebhookDeliveries(
+        self, request: webhooks_pb2.ListWebhookDeliveriesRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.ListWebhookDeliveriesResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListWebhookDeliveries"].page)
         found, token = await delivery.list_attempts(call.conn, call.principal.org_id, request.webhook_id, page)
@@ -128,7 +147,9 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
             deliveries=[attempt_message(a) for a in found], next_page_token=token
         )
 
-    async def ReplayWebhookDelivery(self, request, context):  # noqa: ANN001, ANN201, N802
+    async def ReplayWebhookDelivery(
+        self, request: webhooks_pb2.ReplayWebhookDeliveryRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.TestWebhookResponse:
         call = current_call()
         event_id = await fanout.replay(
             call.conn, call.principal.org_id, request.webhook_id, request.delivery_id, call.now, self._settings

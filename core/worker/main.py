@@ -69,7 +69,7 @@ async def run_worker(settings: CoreSettings) -> None:
         await engine.dispose()
 
 
-async def _sweep_tokens(engine, keeper: TokenKeeper, stop: asyncio.Event) -> None:  # noqa: ANN001
+async def _sweep_tokens(engine, keeper: TokenKeeper, stop: asyncio.Event) -> None:
     while not stop.is_set():
         try:
             added = await enqueue_expiring(engine, keeper, utcnow())

@@ -31,7 +31,7 @@ def _ref(name: str) -> dict[str, Any]:
     return {"$ref": _SCHEMAS + name}
 
 
-def _close_nested(node: Any) -> Any:  # noqa: ANN401 - a JSON Schema fragment
+def _close_nested(node: Any) -> Any:  # a JSON Schema fragment
     """Every reference to a response model inside a response schema becomes a closed use of it."""
     if isinstance(node, dict):
         out = {k: _close_nested(v) for k, v in node.items()}

@@ -120,7 +120,7 @@ async def _fault(
     exchange: Exchange,
     code: int,
     message: str,
-    data: Any = None,  # noqa: ANN401 - the error's data
+    data: Any = None,  # the error's data
 ) -> HTTPResponse:
     """A protocol fault, once the token is known good (access is checked before anything else).
     On 2026-07-28 the code decides the HTTP status (404 for an unknown method, 400 for bad

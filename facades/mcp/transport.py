@@ -77,17 +77,17 @@ def answer(request: Request, message: dict[str, Any], status: int = 200) -> HTTP
     return json(message, status=status)
 
 
-def result(request: Request, message_id: Any, body: dict[str, Any]) -> HTTPResponse:  # noqa: ANN401 - a JSON-RPC id
+def result(request: Request, message_id: Any, body: dict[str, Any]) -> HTTPResponse:  # a JSON-RPC id
     return answer(request, {"jsonrpc": "2.0", "id": message_id, "result": body})
 
 
 def error(
     request: Request,
-    message_id: Any,  # noqa: ANN401 - a JSON-RPC id
+    message_id: Any,  # a JSON-RPC id
     code: int,
     message: str,
     status: int = 200,
-    data: Any = None,  # noqa: ANN401
+    data: Any = None,
 ) -> HTTPResponse:
     body: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
@@ -95,12 +95,12 @@ def error(
     return answer(request, {"jsonrpc": "2.0", "id": message_id, "error": body}, status=status)
 
 
-def modern_error(request: Request, message_id: Any, code: int, message: str, data: Any = None) -> HTTPResponse:  # noqa: ANN401
+def modern_error(request: Request, message_id: Any, code: int, message: str, data: Any = None) -> HTTPResponse:
     """A 2026-07-28 error, with the HTTP status its code has on that revision's wire."""
     return error(request, message_id, code, message, ERROR_CODE_HTTP_STATUS.get(code, 200), data)
 
 
-def unsupported_version(request: Request, message_id: Any, requested: str) -> HTTPResponse:  # noqa: ANN401
+def unsupported_version(request: Request, message_id: Any, requested: str) -> HTTPResponse:
     data = types.UnsupportedProtocolVersionErrorData(supported=list(SUPPORTED_VERSIONS), requested=requested[:40])
     return error(
         request,
@@ -147,7 +147,7 @@ def field_value(request: Request, name: str) -> str | None:
     return next(iter(_field_values(request, name)), None)
 
 
-def _version_refusal(request: Request, message_id: Any) -> HTTPResponse | None:  # noqa: ANN401 - a JSON-RPC id
+def _version_refusal(request: Request, message_id: Any) -> HTTPResponse | None:  # a JSON-RPC id
     """`MCP-Protocol-Version`, when sent, must be one revision Herald speaks (either era)."""
     versions = _field_values(request, MCP_PROTOCOL_VERSION)
     if len(versions) > 1:

@@ -96,7 +96,7 @@ async def _prepare(request: Request, viewer: Viewer, params: dict[str, str]) -> 
     )
 
 
-async def _consent_page(request: Request, viewer: Viewer, params: dict[str, str], consent) -> HTTPResponse:  # noqa: ANN001
+async def _consent_page(request: Request, viewer: Viewer, params: dict[str, str], consent) -> HTTPResponse:
     core = request.app.ctx.core
     orgs = await core.call(
         core.accounts.ListOrganizations, accounts_pb2.ListOrganizationsRequest(), authorization=viewer.authorization

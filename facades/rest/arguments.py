@@ -24,7 +24,7 @@ class HttpFields:
     names_in_body: frozenset[str]  # path or query arguments a body may repeat (Request.names_in_body)
 
 
-def _query_kind(annotation: Any) -> str:  # noqa: ANN401
+def _query_kind(annotation: Any) -> str:
     if get_origin(annotation) in (Union, types.UnionType):
         kinds = {_query_kind(a) for a in get_args(annotation) if a is not type(None)}
         return next(iter(kinds)) if len(kinds) == 1 else "str"

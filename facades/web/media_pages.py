@@ -152,7 +152,7 @@ def _failure(error: ApiError) -> dict[str, Any]:
     }
 
 
-def _picker(values: Any) -> dict[str, str]:  # noqa: ANN401 - request.args or request.form
+def _picker(values: Any) -> dict[str, str]:  # request.args or request.form
     def value(name: str, limit: int) -> str:
         return ((values.get(name) or "") if values is not None else "").strip()[:limit]
 

@@ -19,7 +19,7 @@ from facades.web.session import Viewer
 _SHOWN = ("VALIDATION_ERROR", "NOT_FOUND")
 
 
-async def _call(request: Request, viewer: Viewer, method: str, message: Any) -> Any:  # noqa: ANN401 - a proto
+async def _call(request: Request, viewer: Viewer, method: str, message: Any) -> Any:  # a proto
     """Calls a WebhookService method with the viewer's session; its response."""
     core = request.app.ctx.core
     path = rpc_path(webhooks_pb2, "WebhookService", method)  # a method the service lacks fails here

@@ -53,17 +53,17 @@ class FakeGcs:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, *args: Any) -> None:  # noqa: ANN401
+            def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self._answer(*fake.get(self.path, self.headers.get("Range")))
 
-            def do_PUT(self) -> None:  # noqa: N802
+            def do_PUT(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 self._answer(*fake.put(self.path, body, self.headers.get("Content-Type", "")))
 
-            def do_DELETE(self) -> None:  # noqa: N802
+            def do_DELETE(self) -> None:
                 self._answer(*fake.delete(self.path))
 
             def _answer(self, status: int, headers: dict[str, str], body: bytes) -> None:

@@ -27,10 +27,10 @@ class FakeChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # noqa: ANN401
+            def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
                 status, headers, payload = server.answer(
                     self.path, {k.lower(): v for k, v in self.headers.items()}, body

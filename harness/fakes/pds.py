@@ -236,7 +236,7 @@ class LivePDS:
 
     # --- XRPC ----------------------------------------------------------------------------------
 
-    def get(self, method: str, *, auth: dict[str, str] | None = None, **params: Any) -> dict[str, Any]:  # noqa: ANN401
+    def get(self, method: str, *, auth: dict[str, str] | None = None, **params: Any) -> dict[str, Any]:
         return self._answer(method, self.http.get(f"/{method}", params=params, headers=auth or {}))
 
     def post(
@@ -244,11 +244,11 @@ class LivePDS:
         method: str,
         *,
         json: Any = None,
-        auth: dict[str, str] | None = None,  # noqa: ANN401
+        auth: dict[str, str] | None = None,
     ) -> dict[str, Any]:
         return self._answer(method, self.http.post(f"/{method}", json=json, headers=auth or {}))
 
-    def call(self, method: str, *, http_method: str = "POST", **kwargs: Any) -> httpx.Response:  # noqa: ANN401
+    def call(self, method: str, *, http_method: str = "POST", **kwargs: Any) -> httpx.Response:
         """The raw answer (for refusals a test expects)."""
         return self.http.request(http_method, f"/{method}", **kwargs)
 

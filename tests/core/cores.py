@@ -45,7 +45,7 @@ def jwks(target: str) -> list[dict[str, str]]:
     return [{f: getattr(k, f) for f in ("kty", "kid", "use", "alg", "crv", "x", "y")} for k in answer.keys]
 
 
-def sql(database_url: str, statement: str | Executable, **params: Any) -> list[Any]:  # noqa: ANN401
+def sql(database_url: str, statement: str | Executable, **params: Any) -> list[Any]:
     """Rows of one statement (SQL text or SQLAlchemy's), committed, on an engine of its own (for
     synchronous tests)."""
 

@@ -19,12 +19,12 @@ PASSWORD = "correct horse battery"
 
 
 @pytest.fixture
-def accounts(channel):  # noqa: ANN001, ANN201
+def accounts(channel):
     return accounts_pb2_grpc.AccountServiceStub(channel)
 
 
 @pytest.fixture
-def identity(channel):  # noqa: ANN001, ANN201
+def identity(channel):
     return identity_pb2_grpc.IdentityServiceStub(channel)
 
 
@@ -36,14 +36,14 @@ def fresh_slug() -> str:
     return f"acct-{uuid.uuid4().hex[:10]}"
 
 
-async def refused(call, code: grpc.StatusCode, reason: str) -> None:  # noqa: ANN001
+async def refused(call, code: grpc.StatusCode, reason: str) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await call
     assert caught.value.code() == code, caught.value.details()
     assert error_info(caught.value).reason == reason
 
 
-async def test_sign_up_creates_an_organization_its_user_then_signs_in_to(accounts, identity) -> None:  # noqa: ANN001
+async def test_sign_up_creates_an_organization_its_user_then_signs_in_to(accounts, identity) -> None:
     slug = fresh_slug()
     answer = await accounts.SignUp(
         accounts_pb2.SignUpRequest(email=f"{slug}@Example.com", password=PASSWORD, organization=slug)
@@ -60,7 +60,7 @@ async def test_sign_up_creates_an_organization_its_user_then_signs_in_to(account
     assert principal.user_id == session.user_id
 
 
-async def test_a_new_organization_starts_with_the_starter_credits(accounts, channel) -> None:  # noqa: ANN001
+async def test_a_new_organization_starts_with_the_starter_credits(accounts, channel) -> None:
     slug = fresh_slug()
     await accounts.SignUp(accounts_pb2.SignUpRequest(email=f"{slug}@example.com", password=PASSWORD, organization=slug))
     session = await accounts.SignIn(accounts_pb2.SignInRequest(email=f"{slug}@example.com", password=PASSWORD))
@@ -74,7 +74,7 @@ async def test_a_new_organization_starts_with_the_starter_credits(accounts, chan
     ]
 
 
-async def _answer(accounts, request: accounts_pb2.SignUpRequest) -> tuple:  # noqa: ANN001
+async def _answer(accounts, request: accounts_pb2.SignUpRequest) -> tuple:
     """Everything a gRPC caller gets back: the message's bytes, both metadata, the status."""
     call = accounts.SignUp(request)
     response = await call
@@ -86,7 +86,7 @@ async def _answer(accounts, request: accounts_pb2.SignUpRequest) -> tuple:  # no
     )
 
 
-async def test_sign_up_answers_alike_whether_or_not_the_email_has_an_account(accounts, orgs) -> None:  # noqa: ANN001
+async def test_sign_up_answers_alike_whether_or_not_the_email_has_an_account(accounts, orgs) -> None:
     org = await orgs()
     new_slug, other_slug = fresh_slug(), fresh_slug()
     new = await _answer(
@@ -113,7 +113,7 @@ async def test_sign_up_answers_alike_whether_or_not_the_email_has_an_account(acc
     assert session.organization.slug == other_slug
 
 
-async def test_the_sign_up_policy_says_sign_up_is_open(accounts) -> None:  # noqa: ANN001
+async def test_the_sign_up_policy_says_sign_up_is_open(accounts) -> None:
     # HERALD_SIGNUP=closed: tests/e2e/test_sign_up_limits.py.
     assert (await accounts.GetSignUpPolicy(accounts_pb2.GetSignUpPolicyRequest())).open is True
 
@@ -132,7 +132,7 @@ async def test_the_sign_up_policy_says_sign_up_is_open(accounts) -> None:  # noq
         (None, PASSWORD, "x" * 64),
     ],
 )
-async def test_sign_up_validation(accounts, email, password, organization) -> None:  # noqa: ANN001
+async def test_sign_up_validation(accounts, email, password, organization) -> None:
     slug = fresh_slug()
     request = accounts_pb2.SignUpRequest(
         email=f"{slug}@example.com" if email is None else email,
@@ -142,7 +142,7 @@ async def test_sign_up_validation(accounts, email, password, organization) -> No
     await refused(accounts.SignUp(request), grpc.StatusCode.INVALID_ARGUMENT, "VALIDATION_ERROR")
 
 
-async def test_a_taken_organization_slug_conflicts_whatever_the_email(accounts, orgs) -> None:  # noqa: ANN001
+async def test_a_taken_organization_slug_conflicts_whatever_the_email(accounts, orgs) -> None:
     org = await orgs()
     # A new email, and an email that has an account: the same CONFLICT (the slug is checked
     # first, and slugs are public names).
@@ -155,7 +155,7 @@ async def test_a_taken_organization_slug_conflicts_whatever_the_email(accounts, 
     await accounts.SignIn(accounts_pb2.SignInRequest(email=f"{slug}@example.com", password=PASSWORD))
 
 
-async def test_sign_in_failures_are_unauthenticated(accounts, orgs) -> None:  # noqa: ANN001
+async def test_sign_in_failures_are_unauthenticated(accounts, orgs) -> None:
     org = await orgs()
     for email, password in (
         (org.email, "wrong password"),
@@ -172,13 +172,13 @@ async def test_sign_in_failures_are_unauthenticated(accounts, orgs) -> None:  # 
     assert session.organization.slug == org.slug
 
 
-async def test_sign_in_to_an_organization_of_another_user_is_not_found(accounts, orgs) -> None:  # noqa: ANN001
+async def test_sign_in_to_an_organization_of_another_user_is_not_found(accounts, orgs) -> None:
     org, stranger = await orgs(), await orgs()
     request = accounts_pb2.SignInRequest(email=org.email, password=PASSWORD, organization=stranger.slug)
     await refused(accounts.SignIn(request), grpc.StatusCode.NOT_FOUND, "NOT_FOUND")
 
 
-async def test_expired_session_is_unauthenticated(accounts, identity, orgs, engine) -> None:  # noqa: ANN001
+async def test_expired_session_is_unauthenticated(accounts, identity, orgs, engine) -> None:
     org = await orgs()
     session = await accounts.SignIn(accounts_pb2.SignInRequest(email=org.email, password=PASSWORD))
     await identity.GetPrincipal(identity_pb2.GetPrincipalRequest(), metadata=bearer(session.token))
@@ -200,7 +200,7 @@ async def test_expired_session_is_unauthenticated(accounts, identity, orgs, engi
     )
 
 
-async def test_sign_out_ends_only_that_session(accounts, identity, orgs) -> None:  # noqa: ANN001
+async def test_sign_out_ends_only_that_session(accounts, identity, orgs) -> None:
     org = await orgs()
     ending = await accounts.SignIn(accounts_pb2.SignInRequest(email=org.email, password=PASSWORD))
     staying = await accounts.SignIn(accounts_pb2.SignInRequest(email=org.email, password=PASSWORD))
@@ -218,7 +218,7 @@ async def test_sign_out_ends_only_that_session(accounts, identity, orgs) -> None
     await identity.GetPrincipal(identity_pb2.GetPrincipalRequest(), metadata=bearer(staying.token))
 
 
-async def test_sign_out_needs_a_session(accounts, orgs) -> None:  # noqa: ANN001
+async def test_sign_out_needs_a_session(accounts, orgs) -> None:
     org = await orgs()
     await refused(
         accounts.SignOut(accounts_pb2.SignOutRequest(), metadata=org.metadata),
@@ -227,7 +227,7 @@ async def test_sign_out_needs_a_session(accounts, orgs) -> None:  # noqa: ANN001
     )
 
 
-async def test_switch_organization(accounts, identity, orgs, engine) -> None:  # noqa: ANN001
+async def test_switch_organization(accounts, identity, orgs, engine) -> None:
     from core import admin
 
     org, stranger = await orgs(), await orgs()
@@ -259,7 +259,7 @@ async def test_switch_organization(accounts, identity, orgs, engine) -> None:  #
     assert principal.organization == second
 
 
-async def test_only_a_session_may_mint_api_keys(accounts, identity, orgs) -> None:  # noqa: ANN001
+async def test_only_a_session_may_mint_api_keys(accounts, identity, orgs) -> None:
     org = await orgs()
     await refused(
         identity.CreateApiKey(identity_pb2.CreateApiKeyRequest(), metadata=org.metadata),
@@ -279,7 +279,7 @@ async def test_only_a_session_may_mint_api_keys(accounts, identity, orgs) -> Non
     assert principal.organization == org.slug
 
 
-async def test_account_methods_other_than_sign_up_and_sign_in_need_a_credential(accounts) -> None:  # noqa: ANN001
+async def test_account_methods_other_than_sign_up_and_sign_in_need_a_credential(accounts) -> None:
     for call in (
         accounts.SignOut(accounts_pb2.SignOutRequest()),
         accounts.ListOrganizations(accounts_pb2.ListOrganizationsRequest()),

@@ -16,17 +16,17 @@ def _bearer(secret: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {secret}"),)
 
 
-async def _key_id(identity, secret: str) -> str:  # noqa: ANN001
+async def _key_id(identity, secret: str) -> str:
     return (await identity.GetPrincipal(identity_pb2.GetPrincipalRequest(), metadata=_bearer(secret))).credential_id
 
 
-async def _forbidden(call) -> None:  # noqa: ANN001
+async def _forbidden(call) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await call
     assert (refused.value.code(), error_info(refused.value).reason) == (grpc.StatusCode.PERMISSION_DENIED, "FORBIDDEN")
 
 
-async def test_a_key_rotates_itself_and_touches_no_other_key(channel, orgs) -> None:  # noqa: ANN001
+async def test_a_key_rotates_itself_and_touches_no_other_key(channel, orgs) -> None:
     identity = identity_pb2_grpc.IdentityServiceStub(channel)
     org = await orgs()
     other = await orgs.new_key(org)  # the same user's, in the same organization
@@ -56,7 +56,7 @@ async def test_a_key_rotates_itself_and_touches_no_other_key(channel, orgs) -> N
     assert await _key_id(identity, other) == other_id
 
 
-async def test_a_session_manages_every_key_of_its_user(channel, orgs) -> None:  # noqa: ANN001
+async def test_a_session_manages_every_key_of_its_user(channel, orgs) -> None:
     identity = identity_pb2_grpc.IdentityServiceStub(channel)
     org = await orgs()
     second, third = await orgs.new_key(org), await orgs.new_key(org)

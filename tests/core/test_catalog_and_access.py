@@ -46,7 +46,7 @@ async def test_the_catalog_is_served_without_a_credential(channel) -> None:
     assert "insufficient_credits" in catalog.failure_reasons
 
 
-async def _check(channel, method: str, metadata) -> grpc.aio.AioRpcError | None:  # noqa: ANN001
+async def _check(channel, method: str, metadata) -> grpc.aio.AioRpcError | None:
     stub = identity_pb2_grpc.IdentityServiceStub(channel)
     try:
         await stub.CheckAccess(identity_pb2.CheckAccessRequest(method=method), metadata=metadata)

@@ -16,7 +16,7 @@ from tests.core.rpc_helpers import error_info
 
 
 @pytest.fixture
-def identity(channel):  # noqa: ANN001, ANN201
+def identity(channel):
     return identity_pb2_grpc.IdentityServiceStub(channel)
 
 
@@ -41,7 +41,7 @@ async def test_principal_of_an_api_key(identity, orgs) -> None:
         (("authorization", "Bearer svc_" + "a" * 59),),
     ],
 )
-async def test_unauthenticated_calls_carry_error_info(channel, metadata) -> None:  # noqa: ANN001
+async def test_unauthenticated_calls_carry_error_info(channel, metadata) -> None:
     stub = profiles_pb2_grpc.ProfileServiceStub(channel)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await stub.ListProfiles(profiles_pb2.ListProfilesRequest(), metadata=metadata)
@@ -83,7 +83,7 @@ async def test_credit_balance_travels_in_trailing_metadata(channel, orgs) -> Non
     assert trailing["herald-credits-low"] == "1"
 
 
-async def test_list_rotate_and_revoke_keys(identity, orgs, channel) -> None:  # noqa: ANN001
+async def test_list_rotate_and_revoke_keys(identity, orgs, channel) -> None:
     org = await orgs()
     second_key = await orgs.new_key(org)
     listed = await identity.ListApiKeys(identity_pb2.ListApiKeysRequest(), metadata=org.metadata)
@@ -128,7 +128,7 @@ async def test_list_rotate_and_revoke_keys(identity, orgs, channel) -> None:  # 
     assert error_info(caught.value).reason == "NOT_FOUND"
 
 
-async def test_keys_of_another_organization_cannot_be_touched(identity, orgs, channel) -> None:  # noqa: ANN001
+async def test_keys_of_another_organization_cannot_be_touched(identity, orgs, channel) -> None:
     a, b = await orgs(), await orgs()
     a_key_id = (await identity.GetPrincipal(identity_pb2.GetPrincipalRequest(), metadata=a.metadata)).credential_id
     b_human = (("authorization", f"Bearer {await sign_in(channel, b.email)}"),)

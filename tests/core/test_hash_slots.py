@@ -56,7 +56,7 @@ async def test_with_one_slot_sign_ups_and_sign_ins_share_it() -> None:
     await asyncio.gather(first, second)
 
 
-async def test_a_sign_in_goes_through_a_flood_of_sign_ups(channel, orgs) -> None:  # noqa: ANN001
+async def test_a_sign_in_goes_through_a_flood_of_sign_ups(channel, orgs) -> None:
     """The stack's core has the default two slots. 24 sign-ups at once: sign-ups hash one at a
     time, so they take 24 hash times; a sign-in sent once the first is done takes the other
     slot and answers after one. With one queue for all (the old policy) it waited behind the

@@ -16,7 +16,7 @@ from core.worker.maintenance import housekeeping
 from harness.oauth_flow import code_for, new_authorization, register, sign_in, tokens_for
 
 
-async def _count(engine, table, column, value) -> int:  # noqa: ANN001
+async def _count(engine, table, column, value) -> int:
     async with engine.connect() as conn:
         return await conn.scalar(select(func.count()).select_from(table).where(column == value))
 

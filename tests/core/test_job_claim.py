@@ -20,7 +20,7 @@ __all__ = ["engine", "url"]  # fixtures
 KIND = "test.claim"
 
 
-async def _org(engine, email: str) -> str:  # noqa: ANN001
+async def _org(engine, email: str) -> str:
     boot = await admin.bootstrap(
         engine, email=email, password="a long password", org=email.split("@")[0], credits_=0, plan="active"
     )

@@ -53,10 +53,10 @@ class Gated:
             if self.done.count("slow") == self.slow_total:
                 self.slow_done.set()
 
-    async def record(self, conn, job: Job, outcome: str, now: datetime) -> None:  # noqa: ANN001
+    async def record(self, conn, job: Job, outcome: str, now: datetime) -> None:
         pass
 
-    async def give_up(self, conn, job: Job, failure: JobFailure, now: datetime) -> None:  # noqa: ANN001
+    async def give_up(self, conn, job: Job, failure: JobFailure, now: datetime) -> None:
         pass
 
 

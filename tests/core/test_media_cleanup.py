@@ -24,7 +24,7 @@ from core.worker.maintenance import remove_expired_uploads, remove_orphaned_obje
 from harness.stack import database
 
 
-async def _scenario(url: str, data_dir) -> tuple[set[str], dict[str, bool]]:  # noqa: ANN001
+async def _scenario(url: str, data_dir) -> tuple[set[str], dict[str, bool]]:
     settings = CoreSettings(database_url=url, data_dir=data_dir)
     engine = create_engine(settings)
     storage = LocalStorage(settings)
@@ -41,7 +41,7 @@ async def _scenario(url: str, data_dir) -> tuple[set[str], dict[str, bool]]:  # 
         for name, (status, created) in rows.items():
             key = f"{boot['org_id']}/med_{name}"
 
-            async def chunks(body: bytes = b"bytes of " + name.encode()):  # noqa: ANN202
+            async def chunks(body: bytes = b"bytes of " + name.encode()):
                 yield body
 
             await storage.write(key, chunks(), content_type="image/png", max_bytes=1000)
@@ -75,7 +75,7 @@ async def _scenario(url: str, data_dir) -> tuple[set[str], dict[str, bool]]:  # 
         await engine.dispose()
 
 
-def test_expired_unconfirmed_uploads_are_removed(backend, tmp_path) -> None:  # noqa: ANN001
+def test_expired_unconfirmed_uploads_are_removed(backend, tmp_path) -> None:
     with database(backend, tmp_path) as url:
         left, on_disk = asyncio.run(_scenario(url, tmp_path / "data"))
     assert left == {"med_fresh_pending", "med_old_confirmed"}
@@ -198,7 +198,7 @@ async def _sweep_scenario(url: str, data_dir: Path) -> tuple[int, dict[str, bool
         await engine.dispose()
 
 
-async def _insert_media(engine, org: str, media_id: str, status: str, created, key: str) -> None:  # noqa: ANN001
+async def _insert_media(engine, org: str, media_id: str, status: str, created, key: str) -> None:
     async with engine.begin() as conn:
         await conn.execute(
             media.insert().values(
@@ -221,7 +221,7 @@ async def _insert_media(engine, org: str, media_id: str, status: str, created, k
         )
 
 
-def test_orphaned_bytes_are_swept_and_nothing_else(backend, tmp_path) -> None:  # noqa: ANN001
+def test_orphaned_bytes_are_swept_and_nothing_else(backend, tmp_path) -> None:
     with database(backend, tmp_path) as url:
         removed, on_disk, left = asyncio.run(_sweep_scenario(url, tmp_path / "data"))
     assert on_disk == {

@@ -31,7 +31,7 @@ _EVENT = Prepared(
 )
 
 
-async def _org(engine, email: str) -> str:  # noqa: ANN001
+async def _org(engine, email: str) -> str:
     boot = await admin.bootstrap(
         engine, email=email, password="a long password", org=email.split("@")[0], credits_=5, plan="active"
     )
@@ -131,7 +131,7 @@ async def test_the_engines_statement_listeners_see_each_statement(engine) -> Non
     org = await _org(engine, "prepared-listeners@example.com")
     seen: list[tuple[str, bool]] = []
 
-    def record(conn, cursor, statement, parameters, context, executemany) -> None:  # noqa: ANN001
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
         seen.append((" ".join(statement.lower().split()[:3]), executemany))
 
     event.listen(engine.sync_engine, "before_cursor_execute", record)

@@ -14,11 +14,11 @@ PASSWORD = "correct horse battery"
 
 
 @pytest.fixture
-def profiles(channel):  # noqa: ANN001, ANN201
+def profiles(channel):
     return profiles_pb2_grpc.ProfileServiceStub(channel)
 
 
-async def session_of(channel, email: str) -> tuple[tuple[str, str], ...]:  # noqa: ANN001
+async def session_of(channel, email: str) -> tuple[tuple[str, str], ...]:
     session = await accounts_pb2_grpc.AccountServiceStub(channel).SignIn(
         accounts_pb2.SignInRequest(email=email, password=PASSWORD)
     )
@@ -29,14 +29,14 @@ def request(slug: str, connector: str = "x", **fields: object) -> profiles_pb2.C
     return profiles_pb2.CreateProfileRequest(profile=profiles_pb2.Profile(slug=slug, connector=connector, **fields))
 
 
-async def refused(call, code: grpc.StatusCode, reason: str) -> None:  # noqa: ANN001
+async def refused(call, code: grpc.StatusCode, reason: str) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await call
     assert caught.value.code() == code, caught.value.details()
     assert error_info(caught.value).reason == reason
 
 
-async def test_a_session_connects_a_profile(channel, profiles, orgs) -> None:  # noqa: ANN001
+async def test_a_session_connects_a_profile(channel, profiles, orgs) -> None:
     org = await orgs()
     session = await session_of(channel, org.email)
     created = await profiles.CreateProfile(
@@ -51,7 +51,7 @@ async def test_a_session_connects_a_profile(channel, profiles, orgs) -> None:  #
     assert defaulted.display_name == "plain"
 
 
-async def test_only_sessions_may_connect_profiles(channel, profiles, orgs) -> None:  # noqa: ANN001
+async def test_only_sessions_may_connect_profiles(channel, profiles, orgs) -> None:
     org = await orgs()
     await refused(
         profiles.CreateProfile(request("p1"), metadata=org.metadata), grpc.StatusCode.PERMISSION_DENIED, "FORBIDDEN"
@@ -61,13 +61,13 @@ async def test_only_sessions_may_connect_profiles(channel, profiles, orgs) -> No
     assert list(listed.profiles) == []
 
 
-async def test_an_organization_without_a_plan_may_connect_profiles(channel, profiles, orgs) -> None:  # noqa: ANN001
+async def test_an_organization_without_a_plan_may_connect_profiles(channel, profiles, orgs) -> None:
     org = await orgs(plan="none")
     created = await profiles.CreateProfile(request("first"), metadata=await session_of(channel, org.email))
     assert created.slug == "first"
 
 
-async def test_connect_validation_and_conflict(channel, profiles, orgs) -> None:  # noqa: ANN001
+async def test_connect_validation_and_conflict(channel, profiles, orgs) -> None:
     org = await orgs()
     session = await session_of(channel, org.email)
     await profiles.CreateProfile(request("taken"), metadata=session)

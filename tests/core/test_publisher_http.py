@@ -9,7 +9,7 @@ import time
 from core import admin
 
 
-async def wait_for_status(http, org, post_id: str, status: str, within: float = 20) -> dict:  # noqa: ANN001
+async def wait_for_status(http, org, post_id: str, status: str, within: float = 20) -> dict:
     deadline = time.monotonic() + within
     while True:
         post = (await http.get(f"/v1/posts/{post_id}", headers=org.auth)).json()

@@ -38,10 +38,10 @@ class AnsweringConnector:
         self._x = CONNECTORS["x"]
         self._error = error
 
-    async def deliver(self, post, api):  # noqa: ANN001, ANN201
+    async def deliver(self, post, api):
         raise self._error
 
-    def __getattr__(self, name: str):  # noqa: ANN204
+    def __getattr__(self, name: str):
         return getattr(self._x, name)
 
 
@@ -50,7 +50,7 @@ async def scenario(
     error: DeliveryError | None,
     rounds: int,
     thread: int = 0,
-    **settings_overrides,  # noqa: ANN003
+    **settings_overrides,
 ) -> dict:
     settings = CoreSettings(database_url=url, **{"publish_backoff_seconds": 0, **settings_overrides})
     engine = create_engine(settings)
@@ -79,12 +79,12 @@ async def scenario(
 
 
 @pytest.fixture
-def url(backend, tmp_path):  # noqa: ANN001, ANN201
+def url(backend, tmp_path):
     with database(backend, tmp_path) as u:
         yield u
 
 
-def test_a_transient_error_retries_with_backoff_and_gives_the_hold_back(url) -> None:  # noqa: ANN001
+def test_a_transient_error_retries_with_backoff_and_gives_the_hold_back(url) -> None:
     """Nothing went out: the post waits for its next attempt holding nothing (it can be edited,
     and priced again at its next claim, or canceled for nothing)."""
     error = DeliveryError(ErrorClass.RETRYABLE, "429 Too Many Requests", status=429)
@@ -97,7 +97,7 @@ def test_a_transient_error_retries_with_backoff_and_gives_the_hold_back(url) -> 
     assert result["ledger"] == [("grant", 10), ("post_delivery", -1), ("refund", 1)]
 
 
-def test_an_uncertain_transient_error_keeps_the_hold(url) -> None:  # noqa: ANN001
+def test_an_uncertain_transient_error_keeps_the_hold(url) -> None:
     """The request creating the post may have reached the platform: the post may be out, so it
     keeps the hold until the lookup of its next attempt settles it."""
     error = DeliveryError(ErrorClass.UNCERTAIN, "503 after the request was sent", status=503)
@@ -108,7 +108,7 @@ def test_an_uncertain_transient_error_keeps_the_hold(url) -> None:  # noqa: ANN0
     assert result["ledger"] == [("grant", 10), ("post_delivery", -3)]
 
 
-def test_retries_exhausted_fail_and_refund(url) -> None:  # noqa: ANN001
+def test_retries_exhausted_fail_and_refund(url) -> None:
     error = DeliveryError(ErrorClass.RETRYABLE, "503", status=503)
     result = asyncio.run(scenario(url, error, rounds=4, publish_max_attempts=3))
     row = result["row"]
@@ -118,7 +118,7 @@ def test_retries_exhausted_fail_and_refund(url) -> None:  # noqa: ANN001
     assert result["ledger"] == [("grant", 10)] + [("post_delivery", -1), ("refund", 1)] * 3
 
 
-def test_an_uncertain_final_failure_of_a_thread_keeps_only_the_post(url) -> None:  # noqa: ANN001
+def test_an_uncertain_final_failure_of_a_thread_keeps_only_the_post(url) -> None:
     """The post may be out, its three thread items never went out (they follow the post): it
     keeps one credit and the items' three come back."""
     error = DeliveryError(ErrorClass.UNCERTAIN, "no answer", status=None)
@@ -132,14 +132,14 @@ def test_an_uncertain_final_failure_of_a_thread_keeps_only_the_post(url) -> None
 @pytest.mark.parametrize(
     ("error_class", "reason"), [(ErrorClass.PERMANENT, "platform_rejected"), (ErrorClass.NEEDS_REAUTH, "needs_reauth")]
 )
-def test_final_failures_refund(url, error_class, reason: str) -> None:  # noqa: ANN001
+def test_final_failures_refund(url, error_class, reason: str) -> None:
     result = asyncio.run(scenario(url, DeliveryError(error_class, "refused", status=403), rounds=1))
     row = result["row"]
     assert (row.status, row.failure_reason, row.platform_error) == ("failed", reason, "refused")
     assert result["balance"] == 10
 
 
-def test_a_worker_that_lost_its_lease_cannot_record(url, caplog) -> None:  # noqa: ANN001
+def test_a_worker_that_lost_its_lease_cannot_record(url, caplog) -> None:
     """...and the worker that recovers the lease says so at WARNING, with the post, its attempt
     and the id of the request that created it."""
     caplog.set_level(logging.WARNING, logger="core.publisher")
@@ -182,7 +182,7 @@ def test_a_worker_that_lost_its_lease_cannot_record(url, caplog) -> None:  # noq
     assert recovered["request_id"] == "req_lease_test"
 
 
-def test_a_post_whose_profile_can_no_longer_post_keeps_only_the_price_of_what_is_out(url) -> None:  # noqa: ANN001
+def test_a_post_whose_profile_can_no_longer_post_keeps_only_the_price_of_what_is_out(url) -> None:
     """Live mode: a thread whose post went out waits for its next attempt with its hold (an item
     failed transiently), then its profile is disconnected. The next claim fails it and keeps
     the post's credit; the two items that never went out are refunded."""
@@ -244,18 +244,18 @@ class HoldingConnector:
         self.release = asyncio.Event()
         self.holding = asyncio.Event()
 
-    async def deliver(self, post, api):  # noqa: ANN001, ANN201
+    async def deliver(self, post, api):
         if post.content == "slow":
             self.holding.set()
             await self.release.wait()
         return await self._x.deliver(post, api)
 
-    def __getattr__(self, name: str):  # noqa: ANN204
+    def __getattr__(self, name: str):
         return getattr(self._x, name)
 
 
 @pytest.mark.one_backend
-def test_a_slow_delivery_does_not_hold_back_the_posts_due_after_it(url) -> None:  # noqa: ANN001
+def test_a_slow_delivery_does_not_hold_back_the_posts_due_after_it(url) -> None:
     """A worker keeps its slots busy: posts that come due while one delivery is slow (a video a
     platform processes for minutes) go out without waiting for it; on stop it lets that one end."""
 

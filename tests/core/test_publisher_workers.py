@@ -87,7 +87,7 @@ def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "core", "worker"], env=env, cwd=ROOT, stdout=out, stderr=out)
 
 
-def wait_until(predicate, timeout: float, what: str, every: float = 0.1) -> None:  # noqa: ANN001
+def wait_until(predicate, timeout: float, what: str, every: float = 0.1) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -95,7 +95,7 @@ def wait_until(predicate, timeout: float, what: str, every: float = 0.1) -> None
         time.sleep(every)
 
 
-def kill_when(worker: subprocess.Popen, predicate, timeout: float, what: str) -> None:  # noqa: ANN001
+def kill_when(worker: subprocess.Popen, predicate, timeout: float, what: str) -> None:
     """SIGKILL `worker` in a state where `predicate` holds. The worker is frozen (SIGSTOP) while
     the state is read, so the kill lands in exactly the state seen: a batch cannot finish between
     the look and the kill. When the state is not there yet, the worker goes on (SIGCONT).
@@ -138,7 +138,7 @@ def stop(workers: list[subprocess.Popen]) -> None:
         w.wait(timeout=15)
 
 
-def test_200_due_posts_balance_50_four_workers(backend, tmp_path) -> None:  # noqa: ANN001
+def test_200_due_posts_balance_50_four_workers(backend, tmp_path) -> None:
     with database(backend, tmp_path) as url:
         org_id = asyncio.run(seed(url, 200, credits=50))
         env = stack_env(url, tmp_path, HERALD_PUBLISH_POLL_SECONDS="0.05", HERALD_PUBLISH_BATCH_SIZE="7")
@@ -156,7 +156,7 @@ def test_200_due_posts_balance_50_four_workers(backend, tmp_path) -> None:  # no
     assert result["published_without_entry"] == 0
 
 
-def test_sigkill_mid_batch_second_worker_finishes(backend, tmp_path) -> None:  # noqa: ANN001
+def test_sigkill_mid_batch_second_worker_finishes(backend, tmp_path) -> None:
     with database(backend, tmp_path) as url:
         org_id = asyncio.run(seed(url, 500, credits=1000))
         env = stack_env(
@@ -268,7 +268,7 @@ async def thread_rows(url: str, org_id: str) -> dict:
     return {"posts": main, "parts": parts, "outbox": entries, "ledger": ledger, "balance": balance}
 
 
-def test_sigkill_mid_thread_every_item_exactly_once(backend, tmp_path) -> None:  # noqa: ANN001
+def test_sigkill_mid_thread_every_item_exactly_once(backend, tmp_path) -> None:
     with database(backend, tmp_path) as url:
         org_id = asyncio.run(seed_threads(url, 100, credits=1000))
         env = stack_env(

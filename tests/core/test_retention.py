@@ -21,7 +21,7 @@ from tests.core.test_webhook_fanout import hook, new_org
 __all__ = ["engine", "url"]  # fixtures
 
 
-async def _event(engine, org_id: str, *, delivered: bool | None) -> str:  # noqa: ANN001
+async def _event(engine, org_id: str, *, delivered: bool | None) -> str:
     """An event, fanned out to the org's endpoint; its message delivered (with an attempt),
     left pending (None), or failed (False)."""
     async with engine.begin() as conn:
@@ -55,7 +55,7 @@ async def _event(engine, org_id: str, *, delivered: bool | None) -> str:  # noqa
     return event_id
 
 
-async def _ids(engine, table) -> set[str]:  # noqa: ANN001
+async def _ids(engine, table) -> set[str]:
     async with engine.connect() as conn:
         return set((await conn.scalars(select(table.c.id))).all())
 

@@ -21,7 +21,7 @@ from tests.core.rpc_helpers import error_info
 PASSWORD = "correct horse battery"
 
 
-async def _sign_in(stub, email: str, password: str) -> grpc.StatusCode | None:  # noqa: ANN001
+async def _sign_in(stub, email: str, password: str) -> grpc.StatusCode | None:
     try:
         await stub.SignIn(accounts_pb2.SignInRequest(email=email, password=password))
     except grpc.aio.AioRpcError as error:

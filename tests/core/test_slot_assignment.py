@@ -23,7 +23,7 @@ __all__ = ["engine", "url"]  # fixtures
 DAILY_NINE = [{"day": day, "time": "09:00"} for day in DAYS]
 
 
-async def _profile(engine, org: str) -> tuple[str, str]:  # noqa: ANN001
+async def _profile(engine, org: str) -> tuple[str, str]:
     """An organization with one X profile whose only slot is 09:00 UTC every day."""
     boot = await admin.bootstrap(
         engine, email=f"{org}@example.com", password="a long password", org=org, credits_=5, plan="active"
@@ -34,20 +34,20 @@ async def _profile(engine, org: str) -> tuple[str, str]:  # noqa: ANN001
     return boot["org_id"], "px"
 
 
-async def _next(engine, org_id: str, now: datetime) -> tuple[str, datetime]:  # noqa: ANN001
+async def _next(engine, org_id: str, now: datetime) -> tuple[str, datetime]:
     async with transaction(engine, writes=True) as conn:
         outcome = await create_posts(conn, org_id, CreateRequest("queued", ["px"], next_slot=True), now)
     return outcome.records[0].id, outcome.records[0].schedule_at
 
 
-async def _watermark(engine, org_id: str) -> datetime | None:  # noqa: ANN001
+async def _watermark(engine, org_id: str) -> datetime | None:
     async with engine.connect() as conn:
         return await conn.scalar(
             select(profiles.c.slot_watermark).where(profiles.c.org_id == org_id, profiles.c.slug == "px")
         )
 
 
-async def _state(conn, org_id: str) -> slot_assignment.SlotState:  # noqa: ANN001
+async def _state(conn, org_id: str) -> slot_assignment.SlotState:
     """The organization's one profile as a search reads it."""
     row = (
         await conn.execute(

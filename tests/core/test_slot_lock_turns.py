@@ -36,7 +36,7 @@ def _postgresql_only(backend: str) -> None:
         pytest.skip("SQLite serializes the requests in its write transaction: no turns to share")
 
 
-async def _org(engine, org: str) -> tuple[str, list[str]]:  # noqa: ANN001
+async def _org(engine, org: str) -> tuple[str, list[str]]:
     """An organization with an X and a Mastodon profile taking a slot every hour (UTC)."""
     boot = await admin.bootstrap(
         engine, email=f"{org}@example.com", password="a long password", org=org, credits_=5, plan="active"
@@ -52,7 +52,7 @@ async def _org(engine, org: str) -> tuple[str, list[str]]:  # noqa: ANN001
         return boot["org_id"], [r.id for r in rows]
 
 
-async def _post(engine, org_id: str, content: str) -> dict[str, datetime]:  # noqa: ANN001
+async def _post(engine, org_id: str, content: str) -> dict[str, datetime]:
     """One next_slot request as the gRPC servicer makes it: its transaction ends with its writes."""
     async with transaction(engine, writes=True) as conn:
         outcome = await create_posts(
@@ -65,7 +65,7 @@ class _Locked:
     """Holds the profiles' next_slot locks from another connection, as a request of another core
     process would, so the requests made meanwhile wait for them."""
 
-    def __init__(self, engine, profile_ids: list[str]) -> None:  # noqa: ANN001
+    def __init__(self, engine, profile_ids: list[str]) -> None:
         self.engine, self.ids = engine, profile_ids
 
     async def __aenter__(self) -> _Locked:
@@ -94,7 +94,7 @@ def _turns(kind: str) -> float:
     return REGISTRY.get_sample_value("herald_next_slot_turns_total", {"turn": kind}) or 0.0
 
 
-async def _holds(engine) -> int:  # noqa: ANN001
+async def _holds(engine) -> int:
     async with engine.connect() as conn:
         return await conn.scalar(select(func.count()).select_from(slot_holds))
 

@@ -60,7 +60,7 @@ async def _put(url: str, data: bytes, content_type: str = "image/png") -> None:
     assert response.status_code == 200, response.text
 
 
-async def test_a_pinned_read_never_gives_the_bytes_that_replaced_it(fake: FakeGcs, signer, tmp_path: Path) -> None:  # noqa: ANN001
+async def test_a_pinned_read_never_gives_the_bytes_that_replaced_it(fake: FakeGcs, signer, tmp_path: Path) -> None:
     credentials, private_key = signer
     storage = _storage(fake, credentials, tmp_path)
     key = f"org_test/med_{os.getpid()}"
@@ -103,7 +103,7 @@ async def test_a_pinned_read_never_gives_the_bytes_that_replaced_it(fake: FakeGc
     assert (key, pinned) in fake.reads[reads_before:] or not fake.versioning
 
 
-async def test_an_unpinned_read_stays_on_the_generation_it_started_with(signer, tmp_path: Path) -> None:  # noqa: ANN001
+async def test_an_unpinned_read_stays_on_the_generation_it_started_with(signer, tmp_path: Path) -> None:
     """A read without a generation names the one it found first in every ranged download, so a
     replacement arriving mid-read fails the read instead of mixing two objects."""
     fake = FakeGcs(BUCKET, versioning=False)

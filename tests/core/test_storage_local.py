@@ -1021,7 +1021,7 @@ def test_configured_signing_key_is_used(tmp_path: Path) -> None:
         signing.signing_key(CoreSettings(data_dir=tmp_path, storage_signing_key="short"))
 
 
-def _race_for_key(path: str, barrier: multiprocessing.synchronize.Barrier, results) -> None:  # noqa: ANN001
+def _race_for_key(path: str, barrier: multiprocessing.synchronize.Barrier, results) -> None:
     barrier.wait()
     results.put(signing.load_or_create_key_file(Path(path)).hex())
 

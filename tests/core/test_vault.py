@@ -38,7 +38,7 @@ def test_sealing_twice_gives_different_ciphertexts() -> None:
 
 
 @pytest.mark.parametrize("tamper", [lambda s: s[:-2] + ("A" if s[-2] != "A" else "B") + s[-1], lambda s: s + "x"])
-def test_tampering_is_detected(tamper) -> None:  # noqa: ANN001
+def test_tampering_is_detected(tamper) -> None:
     v = vault(K1)
     with pytest.raises(VaultError):
         v.open(tamper(v.seal("tok", bound_to="a")), bound_to="a")
@@ -71,7 +71,7 @@ def test_malformed_keys_are_refused_at_start(entry: str) -> None:
         vault(entry)
 
 
-def test_without_configured_keys_a_key_file_is_made_once(tmp_path) -> None:  # noqa: ANN001
+def test_without_configured_keys_a_key_file_is_made_once(tmp_path) -> None:
     settings = CoreSettings(data_dir=tmp_path)
     first = TokenVault.from_settings(settings)
     sealed = first.seal("tok", bound_to="a")
@@ -84,7 +84,7 @@ def test_a_secret_never_shows_its_value() -> None:
     assert "tok-123" not in repr(secret) and "tok-123" not in str(secret) and "tok-123" not in f"{[secret]}"
 
 
-def test_a_key_file_at_a_separate_location_is_made_there_0600(tmp_path) -> None:  # noqa: ANN001
+def test_a_key_file_at_a_separate_location_is_made_there_0600(tmp_path) -> None:
     """HERALD_PLATFORM_TOKEN_KEYS_FILE keeps the key out of the data directory (and its backups)."""
     data, keys = tmp_path / "data", tmp_path / "secrets" / "platform.key"
     settings = CoreSettings(data_dir=data, platform_token_keys_file=str(keys))
@@ -98,7 +98,7 @@ def test_a_key_file_at_a_separate_location_is_made_there_0600(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("mode", [0o644, 0o604, 0o602, 0o666, 0o601])
-def test_a_key_file_other_users_may_read_or_write_is_refused(tmp_path, mode: int) -> None:  # noqa: ANN001
+def test_a_key_file_other_users_may_read_or_write_is_refused(tmp_path, mode: int) -> None:
     path = tmp_path / "platform.key"
     settings = CoreSettings(data_dir=tmp_path / "data", platform_token_keys_file=str(path))
     TokenVault.from_settings(settings)
@@ -109,7 +109,7 @@ def test_a_key_file_other_users_may_read_or_write_is_refused(tmp_path, mode: int
     TokenVault.from_settings(settings)
 
 
-def test_the_storage_signing_key_file_gets_the_same_check(tmp_path) -> None:  # noqa: ANN001
+def test_the_storage_signing_key_file_gets_the_same_check(tmp_path) -> None:
     settings = CoreSettings(data_dir=tmp_path)
     signing.signing_key(settings)
     path = tmp_path / signing.KEY_FILE
@@ -119,7 +119,7 @@ def test_the_storage_signing_key_file_gets_the_same_check(tmp_path) -> None:  # 
         signing.signing_key(settings)
 
 
-def test_a_new_key_file_is_0600_whatever_the_umask(tmp_path) -> None:  # noqa: ANN001
+def test_a_new_key_file_is_0600_whatever_the_umask(tmp_path) -> None:
     previous = os.umask(0)
     try:
         TokenVault.from_settings(CoreSettings(data_dir=tmp_path))

@@ -25,7 +25,7 @@ from tests.core.module_database import engine, url
 __all__ = ["engine", "url"]  # fixtures
 
 
-async def new_org(engine, name: str) -> str:  # noqa: ANN001
+async def new_org(engine, name: str) -> str:
     boot = await admin.bootstrap(
         engine, email=f"{name}@example.com", password="a long password", org=name, credits_=100, plan="active"
     )
@@ -33,7 +33,7 @@ async def new_org(engine, name: str) -> str:  # noqa: ANN001
     return boot["org_id"]
 
 
-async def hook(engine, org_id: str, events: list[str], *, enabled: bool = True) -> str:  # noqa: ANN001
+async def hook(engine, org_id: str, events: list[str], *, enabled: bool = True) -> str:
     async with engine.begin() as conn:
         made = await webhooks.create(
             conn,
@@ -51,7 +51,7 @@ async def hook(engine, org_id: str, events: list[str], *, enabled: bool = True) 
     return made.id
 
 
-async def count(engine, table, **where: str) -> int:  # noqa: ANN001, ANN003
+async def count(engine, table, **where: str) -> int:
     async with engine.connect() as conn:
         stmt = select(func.count()).select_from(table)
         for column, value in where.items():

@@ -13,7 +13,7 @@ VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "390px": {"width": 390, 
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 
 
-async def axe_violations(page) -> list[str]:  # noqa: ANN001 - a Playwright Page
+async def axe_violations(page) -> list[str]:  # a Playwright Page
     """axe-core's WCAG violations on the page as it is now, one line each ("rule (impact):
     elements"); empty when it passes. The engine is evaluated through the browser's DevTools
     protocol, which the page's Content-Security-Policy does not govern, so the page is checked
@@ -32,7 +32,7 @@ async def axe_violations(page) -> list[str]:  # noqa: ANN001 - a Playwright Page
     ]
 
 
-async def check_page(page, artifacts_dir: Path, backend: str, name: str) -> None:  # noqa: ANN001
+async def check_page(page, artifacts_dir: Path, backend: str, name: str) -> None:
     """The page as it is now passes axe-core at each width; its screenshots are
     `test-artifacts/screenshots/<backend>-<name>-<desktop|390px>.png`."""
     folder = artifacts_dir / "screenshots"

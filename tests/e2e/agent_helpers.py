@@ -12,12 +12,12 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from harness.oauth_flow import PASSWORD
 
 
-async def approve_in_browser(page, url: str, email: str, redirect_prefix: str, shots=None) -> dict[str, str]:  # noqa: ANN001
+async def approve_in_browser(page, url: str, email: str, redirect_prefix: str, shots=None) -> dict[str, str]:
     """Opens the authorization URL, signs in when the browser has no session yet, approves;
     returns the query of the redirect to the client."""
     captured: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
-    async def catch(route) -> None:  # noqa: ANN001 - the client's redirect URI: nothing listens there
+    async def catch(route) -> None:  # the client's redirect URI: nothing listens there
         if not captured.done():
             captured.set_result(route.request.url)
         await route.fulfill(status=200, content_type="text/plain", body="authorized; you may close this tab")
@@ -58,7 +58,7 @@ class MemoryStorage:
         self.client = client_info
 
 
-def approving_provider(  # noqa: ANN001 - a harness.stack Stack and a Playwright page
+def approving_provider(  # a harness.stack Stack and a Playwright page
     stack,
     page,
     email: str,

@@ -73,14 +73,14 @@ async def human(engine: AsyncEngine) -> dict:
 
 
 @pytest.fixture
-async def tab(browser, connect_stack: Stack) -> AsyncIterator[object]:  # noqa: ANN001 - playwright Browser
+async def tab(browser, connect_stack: Stack) -> AsyncIterator[object]:  # playwright Browser
     context = await browser.new_context(base_url=connect_stack.base_url)
     page = await context.new_page()
     yield page
     await context.close()
 
 
-async def sign_in(page, email: str = "human@example.com") -> None:  # noqa: ANN001
+async def sign_in(page, email: str = "human@example.com") -> None:
     await page.goto("/login")
     await page.get_by_label("Email").fill(email)
     await page.get_by_label("Password").fill(PASSWORD)
@@ -88,13 +88,13 @@ async def sign_in(page, email: str = "human@example.com") -> None:  # noqa: ANN0
     await page.wait_for_url("**/dashboard")
 
 
-async def shot(page, artifacts_dir: Path, name: str) -> None:  # noqa: ANN001
+async def shot(page, artifacts_dir: Path, name: str) -> None:
     folder = artifacts_dir / "screenshots"
     folder.mkdir(exist_ok=True)
     await page.screenshot(path=str(folder / f"connect-{name}.png"), full_page=True)
 
 
-async def row_of(engine: AsyncEngine, org_id: str, connector: str):  # noqa: ANN201
+async def row_of(engine: AsyncEngine, org_id: str, connector: str):
     async with engine.connect() as conn:
         return (
             await conn.execute(select(profiles).where(profiles.c.org_id == org_id, profiles.c.connector == connector))
@@ -103,7 +103,7 @@ async def row_of(engine: AsyncEngine, org_id: str, connector: str):  # noqa: ANN
 
 async def test_a_human_connects_x_and_mastodon_and_disconnects(
     tab, human, engine, fake_x, fake_mastodon, artifacts_dir
-) -> None:  # noqa: ANN001
+) -> None:
     page = tab
     await sign_in(page)
     await page.goto(PROFILES)
@@ -150,7 +150,7 @@ async def test_a_human_connects_x_and_mastodon_and_disconnects(
     assert (gone.access_token, gone.refresh_token, gone.connection_status) == (None, None, "disconnected")
 
 
-async def test_a_callback_carried_to_another_browser_is_refused(browser, connect_stack, human, tab, fake_x) -> None:  # noqa: ANN001
+async def test_a_callback_carried_to_another_browser_is_refused(browser, connect_stack, human, tab, fake_x) -> None:
     page = tab
     await sign_in(page)
     await page.goto(PROFILES)
@@ -183,7 +183,7 @@ async def test_a_callback_carried_to_another_browser_is_refused(browser, connect
     assert "already completed" in await page.content()
 
 
-async def test_the_posts_page_links_each_post_to_the_platform(tab, human, fake_x, fake_mastodon, connect_stack) -> None:  # noqa: ANN001
+async def test_the_posts_page_links_each_post_to_the_platform(tab, human, fake_x, fake_mastodon, connect_stack) -> None:
     page = tab
     await sign_in(page)
     await page.goto(PROFILES)

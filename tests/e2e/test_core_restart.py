@@ -11,7 +11,7 @@ import httpx
 from harness.stack import bootstrap_org, database, running_stack, wait_for_grpc
 
 
-def test_core_restart(tmp_path) -> None:  # noqa: ANN001
+def test_core_restart(tmp_path) -> None:
     with database("sqlite", tmp_path) as url, running_stack(url, tmp_path, HERALD_CORE_WAIT_SECONDS="2") as stack:
         headers = {"Authorization": f"Bearer {bootstrap_org(url, 'restart')}"}
         with httpx.Client(base_url=stack.base_url, timeout=30) as http:

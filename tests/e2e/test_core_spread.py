@@ -11,7 +11,7 @@ import os
 from harness.stack import bootstrap_org, cpu_ticks, database, get_in_closed_loop, running_stack
 
 
-def test_two_core_processes_share_concurrent_calls_and_one_serves_calls_in_turn(tmp_path) -> None:  # noqa: ANN001
+def test_two_core_processes_share_concurrent_calls_and_one_serves_calls_in_turn(tmp_path) -> None:
     # 16 connections: the chance that the kernel puts all of them on one of two processes is 2^-15.
     with (
         database("sqlite", tmp_path) as url,

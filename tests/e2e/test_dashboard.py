@@ -27,13 +27,13 @@ from core import admin
 PASSWORD = "correct horse battery"
 
 
-async def screenshot(page, artifacts_dir: Path, backend: str, name: str) -> None:  # noqa: ANN001
+async def screenshot(page, artifacts_dir: Path, backend: str, name: str) -> None:
     folder = artifacts_dir / "screenshots"
     folder.mkdir(exist_ok=True)
     await page.screenshot(path=str(folder / f"{backend}-{name}.png"), full_page=True)
 
 
-async def sign_in(page, email: str, password: str = PASSWORD) -> None:  # noqa: ANN001
+async def sign_in(page, email: str, password: str = PASSWORD) -> None:
     await page.goto("/login")
     await page.get_by_label("Email").fill(email)
     await page.get_by_label("Password").fill(password)
@@ -41,12 +41,12 @@ async def sign_in(page, email: str, password: str = PASSWORD) -> None:  # noqa: 
     await page.wait_for_url("**/dashboard")
 
 
-def path_of(page) -> str:  # noqa: ANN001
+def path_of(page) -> str:
     url = urlsplit(page.url)
     return url.path + (f"?{url.query}" if url.query else "")
 
 
-async def test_sign_up_sign_out_and_sign_in(page, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_sign_up_sign_out_and_sign_in(page, artifacts_dir, backend) -> None:
     await page.goto("/dashboard/keys")
     assert path_of(page) == "/login?next=%2Fdashboard%2Fkeys"
     await screenshot(page, artifacts_dir, backend, "login")
@@ -103,7 +103,7 @@ async def test_sign_up_sign_out_and_sign_in(page, artifacts_dir, backend) -> Non
     assert "herald admin credits" in await page.locator("#top-up").text_content()
 
 
-async def test_sign_up_failures_are_shown_on_the_page(page, orgs) -> None:  # noqa: ANN001
+async def test_sign_up_failures_are_shown_on_the_page(page, orgs) -> None:
     org = await orgs()
     email = f"new-{uuid.uuid4().hex[:8]}@example.com"
     await page.goto("/signup")
@@ -118,7 +118,7 @@ async def test_sign_up_failures_are_shown_on_the_page(page, orgs) -> None:  # no
     assert await page.get_by_label("Organization").input_value() == org.slug
 
 
-async def test_an_organization_without_a_plan_still_sees_its_dashboard(page, orgs, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_an_organization_without_a_plan_still_sees_its_dashboard(page, orgs, artifacts_dir, backend) -> None:
     org = await orgs(plan="none")
     await sign_in(page, org.email)
     assert await page.locator("#plan").text_content() == "none"
@@ -129,7 +129,7 @@ async def test_an_organization_without_a_plan_still_sees_its_dashboard(page, org
         assert response.status == 200, path
 
 
-async def test_api_keys_create_rotate_revoke(page, http, orgs, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_api_keys_create_rotate_revoke(page, http, orgs, artifacts_dir, backend) -> None:
     org = await orgs()
     await sign_in(page, org.email)
     await page.goto("/dashboard/keys")
@@ -166,7 +166,7 @@ async def test_api_keys_create_rotate_revoke(page, http, orgs, artifacts_dir, ba
     assert (await http.get("/v1/profiles", headers=org.auth)).status_code == 200
 
 
-async def _connect_agent(channel, email: str, slug: str) -> tuple[str, str]:  # noqa: ANN001
+async def _connect_agent(channel, email: str, slug: str) -> tuple[str, str]:
     """An OAuth grant made the way the consent page makes it: returns (client name, access token)."""
     session = await accounts_pb2_grpc.AccountServiceStub(channel).SignIn(
         accounts_pb2.SignInRequest(email=email, password=PASSWORD, organization=slug)
@@ -208,7 +208,7 @@ async def _connect_agent(channel, email: str, slug: str) -> tuple[str, str]:  # 
     return name, token.access_token
 
 
-async def test_connected_agents_are_listed_and_revocable(page, channel, orgs, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_connected_agents_are_listed_and_revocable(page, channel, orgs, artifacts_dir, backend) -> None:
     org = await orgs()
     name, access_token = await _connect_agent(channel, org.email, org.slug)
     identity = identity_pb2_grpc.IdentityServiceStub(channel)
@@ -229,7 +229,7 @@ async def test_connected_agents_are_listed_and_revocable(page, channel, orgs, ar
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
-async def test_profiles_and_credits_pages(page, orgs, engine, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_profiles_and_credits_pages(page, orgs, engine, artifacts_dir, backend) -> None:
     org = await orgs(credits=1000)
     await orgs.profile(org, "alpha-x", "x", ("launch",))
     await orgs.profile(org, "beta-sky", "bluesky")
@@ -267,7 +267,7 @@ async def test_profiles_and_credits_pages(page, orgs, engine, artifacts_dir, bac
     await screenshot(page, artifacts_dir, backend, "credits")
 
 
-async def test_credit_ledger_pages(page, orgs, engine) -> None:  # noqa: ANN001
+async def test_credit_ledger_pages(page, orgs, engine) -> None:
     org = await orgs(credits=1)
     for amount in range(2, 32):
         await admin.add_credits(engine, org=org.slug, amount=amount)
@@ -279,7 +279,7 @@ async def test_credit_ledger_pages(page, orgs, engine) -> None:  # noqa: ANN001
     assert await page.get_by_role("link", name="Next page").count() == 0
 
 
-async def test_organization_switcher(page, orgs, engine, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_organization_switcher(page, orgs, engine, artifacts_dir, backend) -> None:
     first = await orgs(credits=55)
     second = f"org-{uuid.uuid4().hex[:10]}"
     await admin.bootstrap(engine, email=first.email, password=PASSWORD, org=second, credits_=77, plan="trialing")
@@ -306,7 +306,7 @@ async def test_organization_switcher(page, orgs, engine, artifacts_dir, backend)
         await page.goto("/dashboard")
 
 
-async def test_login_next_accepts_only_local_paths(page, orgs) -> None:  # noqa: ANN001
+async def test_login_next_accepts_only_local_paths(page, orgs) -> None:
     org = await orgs()
     for target in ("//evil.example/x", "/\\evil.example", "https://evil.example/", "/\t/evil.example"):
         await page.context.clear_cookies()

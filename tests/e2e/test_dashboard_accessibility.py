@@ -28,7 +28,7 @@ SIGNED_IN = {
 }
 
 
-async def test_every_page_passes_axe_at_desktop_and_phone_widths(page, http, orgs, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_every_page_passes_axe_at_desktop_and_phone_widths(page, http, orgs, artifacts_dir, backend) -> None:
     for name, path in SIGNED_OUT.items():
         await page.goto(path)
         await check_page(page, artifacts_dir, backend, f"a11y-{name}")

@@ -34,7 +34,7 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
-def _until(check, timeout: float = 15.0):  # noqa: ANN001, ANN202
+def _until(check, timeout: float = 15.0):
     deadline = time.monotonic() + timeout
     while True:
         value = check()

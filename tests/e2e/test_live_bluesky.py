@@ -92,7 +92,7 @@ def pages() -> Iterator[Pages]:
     hits: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             hits.append(self.path)
             found = {"/article": (html, "text/html; charset=utf-8"), "/thumb.png": (thumb, "image/png")}
             body, mime = found.get(self.path, (b"not found", "text/plain"))

@@ -98,7 +98,7 @@ def proxy(pds: LivePDS) -> Iterator[PdsProxy]:
             except OSError:
                 pass  # the worker that asked is gone
 
-        do_GET = do_POST = _any  # noqa: N815
+        do_GET = do_POST = _any
 
         def log_message(self, *args: object) -> None:
             pass

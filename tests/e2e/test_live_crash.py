@@ -45,7 +45,7 @@ def fakes(backend: str) -> Iterator[tuple[FakeX, FakeMastodon]]:
 
 
 @pytest.fixture(scope="module")
-def crash_stack(backend: str, fakes, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:  # noqa: ANN001
+def crash_stack(backend: str, fakes, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     fake_x, _ = fakes
     with live_stack(
         backend,
@@ -74,7 +74,7 @@ def wait_for(predicate: Callable[[], bool], within: float, what: str) -> None:
         time.sleep(0.02)
 
 
-async def test_sigkilled_workers_deliver_every_post_exactly_once(crash_stack: Stack, fakes) -> None:  # noqa: ANN001
+async def test_sigkilled_workers_deliver_every_post_exactly_once(crash_stack: Stack, fakes) -> None:
     fake_x, fake_mastodon = fakes
     engine = create_async_engine(crash_stack.database_url)
     boot = await admin.bootstrap(

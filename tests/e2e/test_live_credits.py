@@ -95,13 +95,13 @@ async def new_account(api: httpx.AsyncClient, stack: Stack, fake: FakeMastodon, 
 
 
 @pytest.fixture
-async def account(api, live_stack, fake_mastodon, live_workers) -> AsyncIterator[Account]:  # noqa: ANN001
+async def account(api, live_stack, fake_mastodon, live_workers) -> AsyncIterator[Account]:
     async with new_account(api, live_stack, fake_mastodon, 40) as made:
         yield made
 
 
 @pytest.fixture
-async def account_of_50(api, live_stack, fake_mastodon, live_workers) -> AsyncIterator[Account]:  # noqa: ANN001
+async def account_of_50(api, live_stack, fake_mastodon, live_workers) -> AsyncIterator[Account]:
     async with new_account(api, live_stack, fake_mastodon, 50) as made:
         yield made
 

@@ -132,7 +132,7 @@ async def accounts(live_stack: Stack, live: Live) -> dict[str, Connected]:
         return {platform: await connect(client, live.auth, platform=platform) for platform in PLATFORMS}
 
 
-def signed_in_as(fake: FakeGraph, user: GraphUser):  # noqa: ANN201
+def signed_in_as(fake: FakeGraph, user: GraphUser):
     """Makes the fake's login page approve as another account for one connection."""
 
     class _As:

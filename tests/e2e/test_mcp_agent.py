@@ -38,13 +38,13 @@ PNG = bytes.fromhex(
 )
 
 
-def _output(result) -> dict:  # noqa: ANN001 - a CallToolResult
+def _output(result) -> dict:  # a CallToolResult
     assert not result.is_error, result.content
     assert json.loads(result.content[0].text) == result.structured_content
     return result.structured_content
 
 
-def _failure(result) -> dict:  # noqa: ANN001
+def _failure(result) -> dict:
     assert result.is_error and result.structured_content is None
     return json.loads(result.content[0].text)
 

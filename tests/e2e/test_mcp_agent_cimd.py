@@ -57,7 +57,7 @@ async def test_the_sdk_uses_its_metadata_document_instead_of_registering(page, o
     assert client_id.startswith("https://127.0.0.1:")
     consent_pages: list[asyncio.Task[str]] = []
 
-    def remember_consent(response) -> None:  # noqa: ANN001 - a Playwright Response
+    def remember_consent(response) -> None:  # a Playwright Response
         if "/oauth2/authorize?" in response.url and response.status == 200:
             consent_pages.append(asyncio.ensure_future(response.text()))
 

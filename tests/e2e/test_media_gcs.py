@@ -28,7 +28,7 @@ from harness.fakes.gcs import FakeGcs
 from harness.stack import Stack, database, running_stack
 from tests.core.test_storage_gcs import BUCKET as EMULATOR_BUCKET
 from tests.core.test_storage_gcs import Emulator, _service_account
-from tests.core.test_storage_gcs import gcs as gcs  # noqa: PLC0414 - the emulator fixture, module-scoped
+from tests.core.test_storage_gcs import gcs as gcs  # the emulator fixture, module-scoped
 
 pytestmark = pytest.mark.one_backend
 

@@ -66,7 +66,7 @@ async def media_engine(media_stack: Stack) -> AsyncIterator[AsyncEngine]:
 
 
 @pytest.fixture
-async def tab(browser, media_stack: Stack) -> AsyncIterator[object]:  # noqa: ANN001 - playwright Browser
+async def tab(browser, media_stack: Stack) -> AsyncIterator[object]:  # playwright Browser
     context = await browser.new_context(base_url=media_stack.base_url)
     page = await context.new_page()
     yield page
@@ -99,13 +99,13 @@ async def balance(http: httpx.AsyncClient, who: Human) -> int:
     return answer.json()["balance"]
 
 
-async def screenshot(page, artifacts_dir: Path, backend: str, name: str) -> None:  # noqa: ANN001
+async def screenshot(page, artifacts_dir: Path, backend: str, name: str) -> None:
     folder = artifacts_dir / "screenshots"
     folder.mkdir(exist_ok=True)
     await page.screenshot(path=str(folder / f"{backend}-{name}.png"), full_page=True)
 
 
-async def sign_in(page, email: str) -> None:  # noqa: ANN001
+async def sign_in(page, email: str) -> None:
     await page.goto("/login")
     await page.get_by_label("Email").fill(email)
     await page.get_by_label("Password").fill(PASSWORD)
@@ -113,7 +113,7 @@ async def sign_in(page, email: str) -> None:  # noqa: ANN001
     await page.wait_for_url("**/dashboard")
 
 
-async def search(page, query: str, provider: str, preset: str) -> None:  # noqa: ANN001
+async def search(page, query: str, provider: str, preset: str) -> None:
     await page.goto(MEDIA)
     await page.get_by_label("Search photos").fill(query)
     await page.get_by_label("Provider", exact=True).select_option(provider)
@@ -122,13 +122,13 @@ async def search(page, query: str, provider: str, preset: str) -> None:  # noqa:
     await page.wait_for_url("**/dashboard/media?q=*")
 
 
-async def source(page, expected_status: int) -> None:  # noqa: ANN001
+async def source(page, expected_status: int) -> None:
     async with page.expect_response(f"**{MEDIA}/source") as answer:
         await page.get_by_role("button", name="Add to library").click()
     assert (await answer.value).status == expected_status
 
 
-async def test_search_pick_and_source_photos(tab, client, media_engine, demo, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_search_pick_and_source_photos(tab, client, media_engine, demo, artifacts_dir, backend) -> None:
     page = tab
     who = await human(media_engine, credits=10)
     await sign_in(page, who.email)
@@ -177,7 +177,7 @@ async def test_search_pick_and_source_photos(tab, client, media_engine, demo, ar
     await screenshot(page, artifacts_dir, backend, "media")
 
 
-async def test_picker_errors_are_shown_on_the_page(tab, client, media_engine, artifacts_dir, backend) -> None:  # noqa: ANN001
+async def test_picker_errors_are_shown_on_the_page(tab, client, media_engine, artifacts_dir, backend) -> None:
     page = tab
     who = await human(media_engine, credits=10)
     await sign_in(page, who.email)
@@ -229,7 +229,7 @@ async def signed_in(http: httpx.AsyncClient, email: str) -> str:
     return form_token(await http.get(MEDIA))
 
 
-async def test_pages_refuse_without_a_session_or_a_token(client, media_engine) -> None:  # noqa: ANN001
+async def test_pages_refuse_without_a_session_or_a_token(client, media_engine) -> None:
     opened = await client.get(MEDIA, params={"q": "coffee"})
     assert opened.status_code == 303
     assert opened.headers["location"] == "/login?next=%2Fdashboard%2Fmedia%3Fq%3Dcoffee"
@@ -254,7 +254,7 @@ async def test_pages_refuse_without_a_session_or_a_token(client, media_engine) -
     assert await balance(client, who) == 9
 
 
-async def test_provider_failures_are_pages_with_their_status(client, media_engine, demo) -> None:  # noqa: ANN001
+async def test_provider_failures_are_pages_with_their_status(client, media_engine, demo) -> None:
     who = await human(media_engine, credits=10)
     token = await signed_in(client, who.email)
     query = f"coffee {uuid.uuid4().hex[:6]}"  # not in the core's search cache
@@ -298,7 +298,7 @@ async def test_provider_failures_are_pages_with_their_status(client, media_engin
     assert unknown.status_code == 400 and 'data-code="UNKNOWN_PROVIDER"' in unknown.text
 
 
-async def test_a_human_turns_a_provider_off_for_the_organization(tab, media_engine) -> None:  # noqa: ANN001
+async def test_a_human_turns_a_provider_off_for_the_organization(tab, media_engine) -> None:
     page = tab
     who = await human(media_engine, credits=5)
     await sign_in(page, who.email)

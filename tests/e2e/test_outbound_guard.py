@@ -62,7 +62,7 @@ def guarded_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[St
         yield stack, bootstrap_org(url, f"guard-{uuid.uuid4().hex[:8]}")
 
 
-def _worker(stack: Stack, **env: str):  # noqa: ANN202 - a Popen
+def _worker(stack: Stack, **env: str):  # a Popen
     """A worker polling fast, with `env` on top of the stack's settings."""
     return stack.start_worker(HERALD_JOBS_POLL_SECONDS="0.05", **env)
 
@@ -77,7 +77,7 @@ async def _attempts(http: httpx.AsyncClient, auth: dict[str, str], hook_id: str,
     return found
 
 
-async def test_a_public_herald_refuses_private_targets_unless_the_operator_allows_them(guarded_stack) -> None:  # noqa: ANN001
+async def test_a_public_herald_refuses_private_targets_unless_the_operator_allows_them(guarded_stack) -> None:
     stack, key = guarded_stack
     auth = {"Authorization": f"Bearer {key}"}
     receiver = Receiver()
@@ -116,7 +116,7 @@ async def test_a_public_herald_refuses_private_targets_unless_the_operator_allow
         receiver.close()
 
 
-async def test_an_instance_on_a_private_address_is_never_reached(guarded_stack) -> None:  # noqa: ANN001
+async def test_an_instance_on_a_private_address_is_never_reached(guarded_stack) -> None:
     """A Mastodon instance URL naming this machine: refused before any connection (a listener on
     that port sees nobody), and plain http is refused as a URL while the guard is on."""
     stack, key = guarded_stack

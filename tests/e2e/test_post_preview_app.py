@@ -58,7 +58,7 @@ def _shots(tmp_path: Path) -> Path:
     return where
 
 
-async def _open(page, http, token: str, arguments: dict) -> tuple[object, dict]:  # noqa: ANN001
+async def _open(page, http, token: str, arguments: dict) -> tuple[object, dict]:
     """The app in the host, showing `preview_post(arguments)`; the frame and the tool's result."""
     read = (await mcp(http, token, "resources/read", {"uri": "ui://herald/post-preview"})).json()["result"]
     html = read["contents"][0]["text"]
@@ -78,7 +78,7 @@ async def _open(page, http, token: str, arguments: dict) -> tuple[object, dict]:
     return frame, result
 
 
-async def _agent(http, channel, orgs, stack):  # noqa: ANN001, ANN202
+async def _agent(http, channel, orgs, stack):
     org = await orgs(credits=100)
     for platform in PLATFORMS:
         await orgs.profile(org, f"acme-{platform}", platform)

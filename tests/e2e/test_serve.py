@@ -142,7 +142,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_an_address_in_use_is_one_line_and_nothing_starts(tmp_path) -> None:  # noqa: ANN001
+def test_an_address_in_use_is_one_line_and_nothing_starts(tmp_path) -> None:
     env, http_port, _ = _serve_env(tmp_path)
     with socket.socket() as squatter:  # another program already serves on the facade's port
         squatter.bind(("127.0.0.1", http_port))
@@ -204,7 +204,7 @@ def _role(pid: int) -> str:
     return " ".join(_cmdline(pid)[-2:])
 
 
-def test_a_killed_worker_is_started_again_and_the_service_keeps_answering(tmp_path) -> None:  # noqa: ANN001
+def test_a_killed_worker_is_started_again_and_the_service_keeps_answering(tmp_path) -> None:
     env, http_port, _ = _serve_env(tmp_path)
     env.update(HERALD_CORE_PROCESSES="1", HERALD_LOG_LEVEL="WARNING", HERALD_STOCK_DEMO="false")
     key = _prepare(env)
@@ -247,7 +247,7 @@ def test_a_killed_worker_is_started_again_and_the_service_keeps_answering(tmp_pa
         log.close()
 
 
-def test_a_process_that_keeps_crashing_stops_serve(tmp_path) -> None:  # noqa: ANN001
+def test_a_process_that_keeps_crashing_stops_serve(tmp_path) -> None:
     """A misconfiguration only the facade reads (HERALD_CORE_CHANNELS must be 1-64): it exits at
     every start, is started again with a growing back-off, and its fifth exit within a minute
     stops everything with exit 1 and one line saying why."""

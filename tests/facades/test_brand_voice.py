@@ -26,7 +26,7 @@ VOICE = {
 
 
 @pytest.fixture
-async def org(orgs):  # noqa: ANN001, ANN201
+async def org(orgs):
     org = await orgs(credits=100)
     await orgs.profile(org, "acme-x", "x")
     await orgs.profile(org, "acme-li", "linkedin")
@@ -218,7 +218,7 @@ async def test_a_post_scheduled_before_the_phrase_was_added_fails_uncharged(http
     assert (await http.get(f"/v1/posts/{post_id}/outbox", headers=org.auth)).json()["entries"] == []
 
 
-async def _agent(http, channel, org, scope: str) -> str:  # noqa: ANN001
+async def _agent(http, channel, org, scope: str) -> str:
     tokens = await tokens_for(http, await sign_in(channel, org.email), (await register(http))["client_id"], scope)
     return tokens["access_token"]
 

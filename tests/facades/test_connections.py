@@ -23,7 +23,7 @@ APP_PAGE = "https://app.example/connected"
 
 
 @pytest.fixture
-async def org(orgs):  # noqa: ANN001, ANN201
+async def org(orgs):
     org = await orgs()
     await orgs.profile(org, "acme-x", "x", ("eu",))
     return org
@@ -159,7 +159,7 @@ async def test_another_organizations_profile_cannot_be_disconnected(http, org, o
     assert (refused.status_code, refused.json()["code"]) == (404, "NOT_FOUND")
 
 
-async def _attempts(engine) -> int:  # noqa: ANN001
+async def _attempts(engine) -> int:
     async with engine.connect() as conn:
         return len((await conn.execute(select(connect_attempts.c.id))).all())
 
@@ -203,7 +203,7 @@ async def test_connect_refuses_a_return_to_outside_this_site_or_an_app(http, org
     assert await _attempts(engine) == before
 
 
-async def _attempt(engine, org, return_to: str) -> str:  # noqa: ANN001
+async def _attempt(engine, org, return_to: str) -> str:
     """A started REST connection as the database holds it (written directly: what an earlier
     version of the core, or any bug, may have stored), and its state."""
     state, now = secrets.token_urlsafe(32), utcnow()

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.one_backend  # the facade's own logic: the database dec
 
 
 @pytest.fixture
-async def core(stack) -> AsyncIterator[CoreClient]:  # noqa: ANN001
+async def core(stack) -> AsyncIterator[CoreClient]:
     client = CoreClient(stack.core_target, timeout=10, channels=3, wait=10)
     yield client
     await client.close()
@@ -31,7 +31,7 @@ def chosen(core: CoreClient, monkeypatch: pytest.MonkeyPatch) -> list[int | None
     seen: list[int | None] = []
     pick = core._in_flight.pick
 
-    def recording(method):  # noqa: ANN001, ANN202
+    def recording(method):
         method, channel = pick(method)
         seen.append(channel)
         return method, channel
@@ -40,7 +40,7 @@ def chosen(core: CoreClient, monkeypatch: pytest.MonkeyPatch) -> list[int | None
     return seen
 
 
-async def _list(core: CoreClient, org) -> None:  # noqa: ANN001
+async def _list(core: CoreClient, org) -> None:
     result = await core.call(
         core.profiles.ListProfiles, profiles_pb2.ListProfilesRequest(), authorization=f"Bearer {org.api_key}"
     )
@@ -72,7 +72,7 @@ async def test_a_failed_call_gives_its_place_back(core, chosen) -> None:
     assert chosen == [0] and core._in_flight.counts == [0, 0, 0]
 
 
-async def test_a_channel_that_is_not_connected_is_passed_over(stack, orgs) -> None:  # noqa: ANN001
+async def test_a_channel_that_is_not_connected_is_passed_over(stack, orgs) -> None:
     # The first channel leads nowhere (as one whose core went away): it fails its calls at once,
     # so by its count alone it would always look the least busy.
     core = CoreClient(stack.core_target, timeout=10, channels=3)

@@ -106,7 +106,7 @@ async def test_a_scheduled_post_never_lowers_the_balance(http, orgs) -> None:
     assert [(e["delta"], e["reason"]) for e in account["ledger"]] == [(10, "grant")]
 
 
-async def _held_by(orgs, org, post_id: str, **post_values) -> None:  # noqa: ANN001, ANN003
+async def _held_by(orgs, org, post_id: str, **post_values) -> None:
     """The post holds 1 credit, debited with it, as a hold taken by an earlier attempt."""
     async with orgs.engine.begin() as conn:
         await credits.debit(
@@ -115,7 +115,7 @@ async def _held_by(orgs, org, post_id: str, **post_values) -> None:  # noqa: ANN
         await conn.execute(posts.update().where(posts.c.id == post_id).values(charged=1, **post_values))
 
 
-async def _scheduled(http, org, slug: str) -> str:  # noqa: ANN001
+async def _scheduled(http, org, slug: str) -> str:
     tomorrow = (datetime.now(UTC) + timedelta(days=1)).isoformat()
     body = {"content": "Later", "profiles": [slug], "schedule_at": tomorrow}
     created = await http.post("/v1/posts", json=body, headers=org.auth)

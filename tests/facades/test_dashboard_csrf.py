@@ -36,12 +36,12 @@ async def key_ids(http: httpx.AsyncClient) -> list[str]:
 
 
 @pytest.fixture
-async def browser_like(stack) -> httpx.AsyncClient:  # noqa: ANN001
+async def browser_like(stack) -> httpx.AsyncClient:
     async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as client:
         yield client
 
 
-async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs, engine) -> None:  # noqa: ANN001
+async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs, engine) -> None:
     from core import admin
 
     http = browser_like
@@ -92,7 +92,7 @@ async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs
     assert f'id="organization">{other}<' in (await http.get("/dashboard")).text
 
 
-async def test_sign_in_and_sign_up_refuse_missing_or_wrong_tokens(browser_like, orgs) -> None:  # noqa: ANN001
+async def test_sign_in_and_sign_up_refuse_missing_or_wrong_tokens(browser_like, orgs) -> None:
     http = browser_like
     org = await orgs()
     good = form_token(await http.get("/login"))
@@ -123,7 +123,7 @@ async def test_sign_in_and_sign_up_refuse_missing_or_wrong_tokens(browser_like, 
     assert http.cookies.get("herald_session", "").startswith("hss_")
 
 
-async def test_unauthenticated_pages_redirect_to_sign_in(browser_like) -> None:  # noqa: ANN001
+async def test_unauthenticated_pages_redirect_to_sign_in(browser_like) -> None:
     http = browser_like
     for path in (
         "/dashboard",
@@ -146,7 +146,7 @@ async def test_unauthenticated_pages_redirect_to_sign_in(browser_like) -> None: 
     assert "herald_session=" in response.headers.get("set-cookie", "")
 
 
-async def test_session_cookie_attributes_and_page_headers(browser_like, orgs) -> None:  # noqa: ANN001
+async def test_session_cookie_attributes_and_page_headers(browser_like, orgs) -> None:
     http = browser_like
     org = await orgs()
     page = await http.get("/login")
@@ -163,7 +163,7 @@ async def test_session_cookie_attributes_and_page_headers(browser_like, orgs) ->
     assert "Secure" not in cookie
 
 
-async def test_sign_in_failures_are_one_generic_page(browser_like, orgs) -> None:  # noqa: ANN001
+async def test_sign_in_failures_are_one_generic_page(browser_like, orgs) -> None:
     http = browser_like
     org = await orgs()
     token = form_token(await http.get("/login"))
@@ -176,7 +176,7 @@ async def test_sign_in_failures_are_one_generic_page(browser_like, orgs) -> None
     assert bodies[0] == bodies[1]
 
 
-async def test_login_next_only_local(browser_like, orgs) -> None:  # noqa: ANN001
+async def test_login_next_only_local(browser_like, orgs) -> None:
     http = browser_like
     org = await orgs()
     token = form_token(await http.get("/login"))

@@ -78,7 +78,7 @@ def test_pager_links_to_the_first_and_next_pages_keeping_the_filters() -> None:
 
 @pytest.mark.one_backend
 @pytest.mark.parametrize("path", ["/dashboard/posts", "/dashboard/credits", "/dashboard/profiles", "/dashboard/media"])
-async def test_a_list_page_refusing_its_page_token_says_so_once(stack, orgs, path: str) -> None:  # noqa: ANN001
+async def test_a_list_page_refusing_its_page_token_says_so_once(stack, orgs, path: str) -> None:
     org = await orgs()
     async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http:
         token = form_token(await http.get("/login"))

@@ -25,7 +25,7 @@ VOICE = {
 
 
 @pytest.fixture
-async def org(orgs, http):  # noqa: ANN001, ANN201
+async def org(orgs, http):
     org = await orgs(credits=10)
     for slug, platform in (("g-x", "x"), ("g-bsky", "bluesky"), ("g-ig", "instagram"), ("g-li", "linkedin")):
         await orgs.profile(org, slug, platform)

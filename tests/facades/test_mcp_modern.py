@@ -68,7 +68,7 @@ class Modern:
         assert out["resultType"] == "complete"
         return out
 
-    async def refused(self, status: int, code: int, method: str, params: dict | None = None, **kw: Any) -> dict:  # noqa: ANN401
+    async def refused(self, status: int, code: int, method: str, params: dict | None = None, **kw: Any) -> dict:
         response = await self.post(method, params, **kw)
         assert response.status_code == status, response.text
         body = response.json()
@@ -77,7 +77,7 @@ class Modern:
 
 
 @pytest.fixture
-async def modern(http, channel, orgs) -> Modern:  # noqa: ANN001
+async def modern(http, channel, orgs) -> Modern:
     org = await orgs()
     await orgs.profile(org, "acme-x", "x", ("launch",))
     tokens = await tokens_for(http, await sign_in(channel, org.email), (await register(http))["client_id"])

@@ -73,7 +73,7 @@ class Agent:
     async def rpc(self, method: str, params: dict | None = None) -> httpx.Response:
         return await mcp(self.http, self.token, method, params)
 
-    async def call(self, name: str, arguments: Any) -> dict[str, Any]:  # noqa: ANN401
+    async def call(self, name: str, arguments: Any) -> dict[str, Any]:
         response = await self.rpc("tools/call", {"name": name, "arguments": arguments})
         assert response.status_code == 200, response.text
         return response.json()["result"]
@@ -84,14 +84,14 @@ class Agent:
         assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
         return result["structuredContent"]
 
-    async def fails(self, name: str, arguments: Any) -> dict[str, Any]:  # noqa: ANN401
+    async def fails(self, name: str, arguments: Any) -> dict[str, Any]:
         result = await self.call(name, arguments)
         assert result["isError"] is True, result
         assert "structuredContent" not in result
         return json.loads(result["content"][0]["text"])
 
 
-async def _agent(http, channel, orgs, *, scope: str = "", **org_kwargs) -> tuple[Any, Agent]:  # noqa: ANN001
+async def _agent(http, channel, orgs, *, scope: str = "", **org_kwargs) -> tuple[Any, Agent]:
     org = await orgs(**org_kwargs)
     session = await sign_in(channel, org.email)
     client = await register(http)
@@ -100,7 +100,7 @@ async def _agent(http, channel, orgs, *, scope: str = "", **org_kwargs) -> tuple
 
 
 @pytest.fixture
-async def agent(http, channel, orgs):  # noqa: ANN001, ANN201
+async def agent(http, channel, orgs):
     org, agent = await _agent(http, channel, orgs)
     await orgs.profile(org, "acme-x", "x", ("launch",))
     await orgs.profile(org, "acme-yt", "youtube")
@@ -184,7 +184,7 @@ async def test_every_tool_answers_structured_content_that_matches_its_output_sch
     assert (duplicate["duplicate"], duplicate["media_id"], duplicate["upload"]) == (True, ticket["media_id"], None)
 
 
-async def test_a_profile_without_an_account_says_sandbox_over_rest_and_mcp(agent, http) -> None:  # noqa: ANN001
+async def test_a_profile_without_an_account_says_sandbox_over_rest_and_mcp(agent, http) -> None:
     """A profile added without a platform account (`herald admin add-profile`) is a sandbox
     profile, not a `disconnected` one: an agent reading "disconnected" concludes it cannot post."""
     over_mcp = (await agent.ok("list_profiles", {}))["profiles"]

@@ -27,12 +27,12 @@ def jpeg(width: int = 32, height: int = 32) -> bytes:
 MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"\x00" * 1000
 
 
-async def presign(http, org, data: bytes, mime: str = "image/png", **extra) -> httpx.Response:  # noqa: ANN001, ANN003
+async def presign(http, org, data: bytes, mime: str = "image/png", **extra) -> httpx.Response:
     body = {"filename": "photo.png", "mime_type": mime, "size_bytes": len(data), **extra}
     return await http.post("/v1/media/presign", json=body, headers=org.auth)
 
 
-async def upload(http, org, data: bytes, mime: str = "image/png", **extra) -> str:  # noqa: ANN001, ANN003
+async def upload(http, org, data: bytes, mime: str = "image/png", **extra) -> str:
     ticket = (await presign(http, org, data, mime, **extra)).json()
     async with httpx.AsyncClient() as storage:
         put = await storage.put(ticket["upload_url"], content=data, headers={"Content-Type": mime})
@@ -130,7 +130,7 @@ async def test_dedupe_at_confirm_returns_the_existing_media(http, orgs) -> None:
         ({"filename": "a.mp4", "mime_type": "video/mp4", "size_bytes": 1_000_000_001}, "FILE_TOO_LARGE"),
     ],
 )
-async def test_presign_errors(http, orgs, body, code) -> None:  # noqa: ANN001
+async def test_presign_errors(http, orgs, body, code) -> None:
     org = await orgs()
     response = await http.post("/v1/media/presign", json=body, headers=org.auth)
     assert response.status_code == 400, response.text

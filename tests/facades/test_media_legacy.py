@@ -12,7 +12,7 @@ import pytest
 from tests.facades.test_media import MP4, jpeg, png
 
 
-async def send(http, org, data: bytes, mime: str = "image/png", name: str = "pic.png", field: str = "file"):  # noqa: ANN001, ANN201
+async def send(http, org, data: bytes, mime: str = "image/png", name: str = "pic.png", field: str = "file"):
     return await http.post("/v1/media", files={field: (name, data, mime)}, headers=org.auth)
 
 

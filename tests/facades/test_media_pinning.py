@@ -21,7 +21,7 @@ def jpeg(color: tuple[int, int, int]) -> bytes:
 
 @pytest.mark.one_backend
 @pytest.mark.usefixtures("worker")
-async def test_an_upload_url_cannot_replace_confirmed_bytes(http, orgs) -> None:  # noqa: ANN001
+async def test_an_upload_url_cannot_replace_confirmed_bytes(http, orgs) -> None:
     org = await orgs()
     await orgs.profile(org, "pin-ig", "instagram")
     checked, swapped = jpeg((200, 10, 10)), jpeg((10, 200, 10))

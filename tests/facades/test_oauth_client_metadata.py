@@ -40,7 +40,7 @@ def documents() -> Iterator[DocumentServer]:
     server.close()
 
 
-async def _grants(channel, session: str) -> list[oauth_pb2.Grant]:  # noqa: ANN001
+async def _grants(channel, session: str) -> list[oauth_pb2.Grant]:
     stub = oauth_pb2_grpc.OAuthServiceStub(channel)
     answer = await stub.ListGrants(oauth_pb2.ListGrantsRequest(), metadata=(("authorization", f"Bearer {session}"),))
     return list(answer.grants)

@@ -72,7 +72,7 @@ def _refused(response: httpx.Response) -> None:
     assert "invalid_request" in response.text
 
 
-async def _codes(engine, client_key: str) -> int:  # noqa: ANN001
+async def _codes(engine, client_key: str) -> int:
     async with engine.connect() as conn:
         return await conn.scalar(
             select(func.count()).select_from(oauth_codes).where(oauth_codes.c.client_id == client_key)

@@ -71,7 +71,7 @@ def _response(doc: dict[str, Any], path: str, method: str, status: int) -> dict[
     return response
 
 
-def assert_conforms(doc: dict[str, Any], path: str, method: str, response: Any) -> None:  # noqa: ANN401 - httpx
+def assert_conforms(doc: dict[str, Any], path: str, method: str, response: Any) -> None:  # httpx
     """The live response's status is documented, its body matches the schema, its headers are there."""
     documented = _response(doc, path, method, response.status_code)
     schema = documented["content"]["application/json"]["schema"]
@@ -260,7 +260,7 @@ async def test_live_responses_match_the_document(http, orgs, stack) -> None:
     assert_conforms(doc, "/v1/credits", "get", unpaid)
 
 
-async def _schemathesis(stack, api_key: str, workdir: Path, *args: str) -> tuple[int, str]:  # noqa: ANN001 - Stack
+async def _schemathesis(stack, api_key: str, workdir: Path, *args: str) -> tuple[int, str]:  # Stack
     proc = await asyncio.create_subprocess_exec(
         str(SCHEMATHESIS),
         "run",

@@ -18,7 +18,7 @@ PLATFORMS = ("bluesky", "mastodon", "youtube", "x", "linkedin", "tiktok")
 
 
 @pytest.fixture
-async def org(orgs):  # noqa: ANN001, ANN201
+async def org(orgs):
     org = await orgs(credits=1000)
     for platform in PLATFORMS:
         await orgs.profile(org, f"p-{platform}", platform)
@@ -26,7 +26,7 @@ async def org(orgs):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-async def video(orgs, org) -> str:  # noqa: ANN001
+async def video(orgs, org) -> str:
     """A confirmed vertical video: every platform here takes it."""
     return await orgs.media(org, "video", width=1080, height=1920)
 

@@ -14,7 +14,7 @@ from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 
 @pytest.fixture
-async def org(orgs):  # noqa: ANN001, ANN201
+async def org(orgs):
     org = await orgs(credits=100)
     await orgs.profile(org, "acme-x", "x")
     await orgs.profile(org, "acme-bsky", "bluesky")
@@ -23,7 +23,7 @@ async def org(orgs):  # noqa: ANN001, ANN201
     return org
 
 
-async def _preview(http, org, body: dict) -> dict:  # noqa: ANN001
+async def _preview(http, org, body: dict) -> dict:
     response = await http.post("/v1/posts:preview", json=body, headers=org.auth)
     assert response.status_code == 200, response.text
     return response.json()

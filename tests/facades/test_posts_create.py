@@ -11,7 +11,7 @@ TIMESTAMP_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
 @pytest.fixture
-async def org3(orgs):  # noqa: ANN001, ANN201
+async def org3(orgs):
     """An organization with an X, a Bluesky and a LinkedIn profile."""
     org = await orgs(credits=100)
     await orgs.profile(org, "acme-x", "x")
@@ -20,7 +20,7 @@ async def org3(orgs):  # noqa: ANN001, ANN201
     return org
 
 
-async def post_count(http, org) -> int:  # noqa: ANN001
+async def post_count(http, org) -> int:
     return len((await http.get("/v1/posts", headers=org.auth)).json()["posts"])
 
 
@@ -100,7 +100,7 @@ FUTURE = (datetime.now(UTC) + timedelta(days=1)).isoformat()
         ["not", "an", "object"],
     ],
 )
-async def test_validation_errors_create_nothing(http, org3, body) -> None:  # noqa: ANN001
+async def test_validation_errors_create_nothing(http, org3, body) -> None:
     response = await http.post("/v1/posts", json=body, headers=org3.auth)
     assert response.status_code == 400, response.text
     assert response.json()["code"] == "VALIDATION_ERROR"

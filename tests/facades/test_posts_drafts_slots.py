@@ -29,7 +29,7 @@ def parse(ts: str) -> datetime:
 
 
 @pytest.fixture
-async def org(orgs):  # noqa: ANN001, ANN201
+async def org(orgs):
     org = await orgs(credits=100)
     for slug in ("p-x", "p-masto", "p-bsky"):
         await orgs.profile(org, slug, {"p-x": "x", "p-masto": "mastodon", "p-bsky": "bluesky"}[slug])
@@ -283,7 +283,7 @@ def exists(zone: str, day: datetime, hour: int, minute: int) -> bool:
     return aware.astimezone(UTC).astimezone(ZoneInfo(zone)).replace(tzinfo=None) == wall
 
 
-async def _fill_until(http, org, slug: str, day: datetime) -> list[datetime]:  # noqa: ANN001
+async def _fill_until(http, org, slug: str, day: datetime) -> list[datetime]:
     """next_slot posts to a profile with one weekly slot until one lands on or after `day`."""
     taken = []
     for _ in range(60):

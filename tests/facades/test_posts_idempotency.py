@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 
-async def setup(orgs):  # noqa: ANN001, ANN201
+async def setup(orgs):
     org = await orgs()
     await orgs.profile(org, "p1", "x")
     await orgs.profile(org, "p2", "mastodon")

@@ -15,14 +15,14 @@ def later(days: int = 1) -> str:
 
 
 @pytest.fixture
-async def org2(orgs):  # noqa: ANN001, ANN201
+async def org2(orgs):
     org = await orgs()
     await orgs.profile(org, "x1", "x")
     await orgs.profile(org, "m1", "mastodon")
     return org
 
 
-async def create(http, org, **body):  # noqa: ANN001, ANN003, ANN201
+async def create(http, org, **body):
     """Scheduled a day ahead unless told otherwise, so the test's worker process leaves it alone."""
     body = {"content": "hi", "profiles": ["x1"], "schedule_at": later(), **body}
     response = await http.post("/v1/posts", json=body, headers=org.auth)
@@ -30,7 +30,7 @@ async def create(http, org, **body):  # noqa: ANN001, ANN003, ANN201
     return response.json()["posts"]
 
 
-async def force_status(orgs, post_id: str, status: str) -> None:  # noqa: ANN001
+async def force_status(orgs, post_id: str, status: str) -> None:
     async with orgs.engine.begin() as conn:
         await conn.execute(posts.update().where(posts.c.id == post_id).values(status=status, updated_at=utcnow()))
 
@@ -43,7 +43,7 @@ async def test_get_and_filters(http, org2) -> None:
     now_post = (await http.delete(f"/v1/posts/{now_post['id']}", headers=org2.auth)).json()
     assert now_post["status"] == "canceled"
 
-    def ids(response) -> list[str]:  # noqa: ANN001
+    def ids(response) -> list[str]:
         return [p["id"] for p in response.json()["posts"]]
 
     everything = await http.get("/v1/posts", headers=org2.auth)
@@ -79,7 +79,7 @@ async def test_get_and_filters(http, org2) -> None:
         {"page_token": "zzz"},
     ],
 )
-async def test_list_validation(http, org2, params) -> None:  # noqa: ANN001
+async def test_list_validation(http, org2, params) -> None:
     response = await http.get("/v1/posts", params=params, headers=org2.auth)
     assert response.status_code == 400 and response.json()["code"] == "VALIDATION_ERROR"
 
@@ -110,7 +110,7 @@ async def test_patch_content_schedule_and_media(http, orgs, org2) -> None:
         ({"media_ids": ["med_unknown"]}, "INVALID_MEDIA"),
     ],
 )
-async def test_patch_errors(http, org2, body, code) -> None:  # noqa: ANN001
+async def test_patch_errors(http, org2, body, code) -> None:
     post = (await create(http, org2))[0]
     response = await http.patch(f"/v1/posts/{post['id']}", json=body, headers=org2.auth)
     assert response.status_code == 400 and response.json()["code"] == code

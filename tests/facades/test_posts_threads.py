@@ -22,7 +22,7 @@ def later(days: int = 1) -> str:
 
 
 @pytest.fixture
-async def org(orgs):  # noqa: ANN001, ANN201
+async def org(orgs):
     org = await orgs(credits=1000)
     for platform in (*THREADING, "instagram", "tiktok", "youtube", "linkedin"):
         await orgs.profile(org, f"p-{platform}", platform)
@@ -48,7 +48,7 @@ async def settled(http: httpx.AsyncClient, org: Org, post_id: str, within: float
         await asyncio.sleep(0.1)
 
 
-def parent_reference(connector: str, entry: dict[str, Any]) -> Any:  # noqa: ANN401
+def parent_reference(connector: str, entry: dict[str, Any]) -> Any:
     """The id a reply's creating request names as the post it answers, as the platform takes it."""
     requests = entry["requests"]
     if connector == "x":
@@ -142,7 +142,7 @@ async def test_a_first_comment_goes_out_through_the_comment_api(http, orgs, org,
         ),
     ],
 )
-async def test_a_destination_that_cannot_take_a_feature_refuses_the_whole_request(  # noqa: PLR0913
+async def test_a_destination_that_cannot_take_a_feature_refuses_the_whole_request(
     http, org, profiles, extra, feature, refused, valid_for
 ) -> None:
     before = await count_posts(http, org)

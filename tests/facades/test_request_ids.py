@@ -48,7 +48,7 @@ async def test_error_bodies_repeat_the_request_id(http, orgs) -> None:
     assert missing.status_code == 404 and missing.json()["request_id"] == missing.headers["x-request-id"]
 
 
-def test_log_lines_are_json_and_carry_the_request_id(tmp_path) -> None:  # noqa: ANN001
+def test_log_lines_are_json_and_carry_the_request_id(tmp_path) -> None:
     """A stack logging at INFO in JSON: every line of the facade and the core is one JSON object,
     and the access line of a request carries its id (that the core gets it too is shown by the
     webhook events it writes: tests/facades/test_webhooks_events.py)."""

@@ -16,13 +16,13 @@ DEEP_OBJECT = b'{"a":' * 1000 + b"1" + b"}" * 1000
 
 
 @pytest.fixture
-async def org(orgs):  # noqa: ANN001, ANN201
+async def org(orgs):
     org = await orgs()
     await orgs.profile(org, "acme-x", "x", ("launch",))
     return org
 
 
-async def _scheduled_post(http, org) -> str:  # noqa: ANN001
+async def _scheduled_post(http, org) -> str:
     when = (datetime.now(UTC) + timedelta(days=1)).isoformat()
     created = await http.post(
         "/v1/posts", json={"content": "hi", "profiles": ["acme-x"], "schedule_at": when}, headers=org.auth

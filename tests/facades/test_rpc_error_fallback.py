@@ -23,7 +23,7 @@ def test_a_transport_failure_is_internal_and_logged(caplog: pytest.LogCaptureFix
 
 
 @pytest.mark.parametrize("code", [grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED])
-def test_a_core_out_of_reach_is_503_and_not_an_error_line(caplog: pytest.LogCaptureFixture, code) -> None:  # noqa: ANN001
+def test_a_core_out_of_reach_is_503_and_not_an_error_line(caplog: pytest.LogCaptureFixture, code) -> None:
     with caplog.at_level(logging.ERROR, logger="facades.errors"):
         error = from_rpc_error(_status(code, "failed to connect"))
     assert (error.code, error.http_status) == ("SERVICE_UNAVAILABLE", 503)

@@ -41,12 +41,12 @@ def slug() -> str:
 
 
 @pytest.fixture
-async def browser_like(stack) -> httpx.AsyncClient:  # noqa: ANN001
+async def browser_like(stack) -> httpx.AsyncClient:
     async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as client:
         yield client
 
 
-async def test_sign_up_answers_alike_for_a_new_and_a_taken_email(browser_like, orgs, engine) -> None:  # noqa: ANN001
+async def test_sign_up_answers_alike_for_a_new_and_a_taken_email(browser_like, orgs, engine) -> None:
     http = browser_like
     existing = await orgs()
     token = form_token(await http.get("/signup"))
@@ -99,7 +99,7 @@ async def test_sign_up_answers_alike_for_a_new_and_a_taken_email(browser_like, o
         assert right.status_code == 303
 
 
-async def test_a_taken_slug_is_a_conflict_whatever_the_email(browser_like, orgs) -> None:  # noqa: ANN001
+async def test_a_taken_slug_is_a_conflict_whatever_the_email(browser_like, orgs) -> None:
     http = browser_like
     existing = await orgs()
     token = form_token(await http.get("/signup"))
@@ -115,7 +115,7 @@ async def test_a_taken_slug_is_a_conflict_whatever_the_email(browser_like, orgs)
     assert alerts[0] == alerts[1]
 
 
-async def test_the_sign_up_page_shows_the_form_while_sign_up_is_open(browser_like) -> None:  # noqa: ANN001
+async def test_the_sign_up_page_shows_the_form_while_sign_up_is_open(browser_like) -> None:
     page = await browser_like.get("/signup")
     assert page.status_code == 200
     assert 'action="/signup"' in page.text and 'data-signup="closed"' not in page.text

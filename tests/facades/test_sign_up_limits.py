@@ -73,7 +73,7 @@ def _slug() -> str:
     return f"lim-{uuid.uuid4().hex[:10]}"
 
 
-async def _reason(call) -> tuple[grpc.StatusCode, str] | None:  # noqa: ANN001
+async def _reason(call) -> tuple[grpc.StatusCode, str] | None:
     try:
         await call
     except grpc.aio.AioRpcError as error:
@@ -81,12 +81,12 @@ async def _reason(call) -> tuple[grpc.StatusCode, str] | None:  # noqa: ANN001
     return None
 
 
-async def _slug_taken(engine, slug: str) -> bool:  # noqa: ANN001
+async def _slug_taken(engine, slug: str) -> bool:
     async with engine.connect() as conn:
         return await conn.scalar(select(organizations.c.id).where(organizations.c.slug == slug)) is not None
 
 
-async def test_sign_ups_are_limited_per_address(web, accounts, engine) -> None:  # noqa: ANN001
+async def test_sign_ups_are_limited_per_address(web, accounts, engine) -> None:
     token = _token(await web.get("/signup"))
 
     async def sign_up(address: str, slug: str) -> httpx.Response:
@@ -113,7 +113,7 @@ async def test_sign_ups_are_limited_per_address(web, accounts, engine) -> None: 
     assert await _slug_taken(engine, spent)
 
 
-async def test_sign_ins_are_limited_per_address(web, orgs) -> None:  # noqa: ANN001
+async def test_sign_ins_are_limited_per_address(web, orgs) -> None:
     org = await orgs()
     token = _token(await web.get("/login"))
 
@@ -132,7 +132,7 @@ async def test_sign_ins_are_limited_per_address(web, orgs) -> None:  # noqa: ANN
     assert (await sign_in("198.51.100.21", org.email)).status_code == 303
 
 
-async def test_sign_ins_are_limited_per_email_known_or_not_alike(web, accounts, orgs) -> None:  # noqa: ANN001
+async def test_sign_ins_are_limited_per_email_known_or_not_alike(web, accounts, orgs) -> None:
     """Each attempt from another address: only the email's budget (3) is spent. A known email
     and an unknown one get the same answers, so the budget tells nothing about accounts."""
     known, unknown = (await orgs()).email, f"{_slug()}@example.com"
@@ -166,7 +166,7 @@ async def test_sign_ins_are_limited_per_email_known_or_not_alike(web, accounts, 
     assert ALERT.search(pages[0].text).group(1) == ALERT.search(pages[1].text).group(1)
 
 
-async def test_closed_sign_up_is_refused_and_the_page_says_so(closed, orgs, engine) -> None:  # noqa: ANN001
+async def test_closed_sign_up_is_refused_and_the_page_says_so(closed, orgs, engine) -> None:
     async with httpx.AsyncClient(base_url=closed.base_url, timeout=30) as web:
         page = await web.get("/signup")
         assert page.status_code == 200

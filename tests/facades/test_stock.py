@@ -438,7 +438,7 @@ class Agent:
 
 
 @pytest.fixture
-async def agent(api, engine, stock_stack) -> Agent:  # noqa: ANN001
+async def agent(api, engine, stock_stack) -> Agent:
     org = await new_org(engine, credits=3)
     async with grpc.aio.insecure_channel(stock_stack.core_target) as channel:
         session = await sign_in(channel, org.email)

@@ -60,7 +60,7 @@ async def api(demo_stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
 
 
 @pytest.mark.parametrize("provider", ["stock_a", "stock_b"])
-async def test_every_query_and_preset_finds_at_least_three_photos_each_usable(api, demo_stack, provider) -> None:  # noqa: ANN001
+async def test_every_query_and_preset_finds_at_least_three_photos_each_usable(api, demo_stack, provider) -> None:
     engine = create_async_engine(demo_stack.database_url)
     slug = f"demo-{uuid.uuid4().hex[:8]}"
     try:

@@ -41,7 +41,7 @@ def test_the_route_list_is_not_empty() -> None:
     assert ("GET", "/v1/profiles") in ROUTES and ("GET", "/v1/credits") in ROUTES
 
 
-def assert_unauthorized(response, *, with_error: bool) -> None:  # noqa: ANN001
+def assert_unauthorized(response, *, with_error: bool) -> None:
     assert response.status_code == 401, response.text
     assert response.json()["code"] == "UNAUTHORIZED"
     challenge = response.headers["www-authenticate"]

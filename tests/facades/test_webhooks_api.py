@@ -15,7 +15,7 @@ from core.db.models import webhooks
 RECEIVER = "https://hooks.example.com/herald"
 
 
-async def create(http, org, **body):  # noqa: ANN001, ANN003, ANN201
+async def create(http, org, **body):
     return await http.post("/v1/webhooks", json={"url": RECEIVER, "events": ["*"], **body}, headers=org.auth)
 
 

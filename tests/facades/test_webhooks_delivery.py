@@ -148,6 +148,6 @@ async def test_test_deliveries_and_replay_refuse_another_organizations_endpoint(
     assert (unknown.status_code, unknown.json()["code"]) == (404, "NOT_FOUND")
 
 
-async def _complete(http, org, webhook_id: str, count: int) -> list[dict] | None:  # noqa: ANN001
+async def _complete(http, org, webhook_id: str, count: int) -> list[dict] | None:
     log = await deliveries(http, org, webhook_id)
     return log if len(log) >= count else None

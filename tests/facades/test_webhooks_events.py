@@ -30,7 +30,7 @@ def later(days: int = 1) -> str:
 _SCHEMAS: dict[str, Draft202012Validator] = {}
 
 
-async def received(receiver, secret: str, count: int, http: httpx.AsyncClient, org) -> list[dict]:  # noqa: ANN001
+async def received(receiver, secret: str, count: int, http: httpx.AsyncClient, org) -> list[dict]:
     """The verified events, once `count` have arrived (in arrival order); each one's `data` valid
     against its type's schema as GET /v1/webhook-events publishes it."""
     arrived = await until(lambda: asyncio.sleep(0, len(receiver.got) >= count))
@@ -197,7 +197,7 @@ async def test_a_refused_request_writes_no_event(http, orgs, engine) -> None:
     assert count == 0
 
 
-async def _published(http: httpx.AsyncClient, org, post_id: str) -> bool:  # noqa: ANN001
+async def _published(http: httpx.AsyncClient, org, post_id: str) -> bool:
     answer = await http.get(f"/v1/posts/{post_id}", headers=org.auth)
     return answer.json()["status"] == "published"
 

@@ -14,7 +14,7 @@ from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 
 @pytest.fixture
-async def org(orgs):  # noqa: ANN001, ANN201
+async def org(orgs):
     org = await orgs(credits=100)
     await orgs.profile(org, "acme-x", "x")
     await orgs.profile(org, "acme-bsky", "bluesky")
@@ -23,12 +23,12 @@ async def org(orgs):  # noqa: ANN001, ANN201
     return org
 
 
-async def _tool(http, token: str, name: str, arguments: dict) -> dict:  # noqa: ANN001
+async def _tool(http, token: str, name: str, arguments: dict) -> dict:
     result = (await mcp(http, token, "tools/call", {"name": name, "arguments": arguments})).json()["result"]
     return json.loads(result["content"][0]["text"]) if result.get("isError") else result["structuredContent"]
 
 
-async def _token(http, channel, org, scope: str) -> str:  # noqa: ANN001
+async def _token(http, channel, org, scope: str) -> str:
     return (await tokens_for(http, await sign_in(channel, org.email), (await register(http))["client_id"], scope))[
         "access_token"
     ]

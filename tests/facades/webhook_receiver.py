@@ -32,7 +32,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
                 receiver.got.append(({k.lower(): v for k, v in self.headers.items()}, body))
                 if receiver.hold:
@@ -88,7 +88,7 @@ def deliverer(stack: Stack) -> Iterator[None]:
     proc.wait(timeout=10)
 
 
-async def until(check, within: float = 30.0):  # noqa: ANN001, ANN201
+async def until(check, within: float = 30.0):
     deadline = time.monotonic() + within
     while True:
         found = await check()
@@ -97,13 +97,13 @@ async def until(check, within: float = 30.0):  # noqa: ANN001, ANN201
         await asyncio.sleep(0.05)
 
 
-async def endpoint(http, org, receiver: Receiver) -> dict:  # noqa: ANN001
+async def endpoint(http, org, receiver: Receiver) -> dict:
     made = await http.post("/v1/webhooks", json={"url": receiver.url, "events": ["*"]}, headers=org.auth)
     assert made.status_code == 201, made.text
     return made.json()
 
 
-async def deliveries(http, org, webhook_id: str) -> list[dict]:  # noqa: ANN001
+async def deliveries(http, org, webhook_id: str) -> list[dict]:
     answer = await http.get(f"/v1/webhooks/{webhook_id}/deliveries", headers=org.auth)
     assert answer.status_code == 200, answer.text
     return answer.json()["deliveries"]

@@ -27,7 +27,7 @@ def downgrade() -> None:
     # grants and codes (explicitly: SQLite may run this without enforcing foreign keys).
     documents = "SELECT id FROM oauth_clients WHERE metadata_url IS NOT NULL"
     for table in ("oauth_tokens", "oauth_grants", "oauth_codes"):
-        op.execute(f"DELETE FROM {table} WHERE client_id IN ({documents})")  # noqa: S608 - constant names
+        op.execute(f"DELETE FROM {table} WHERE client_id IN ({documents})")  # constant names
     op.execute("DELETE FROM oauth_clients WHERE metadata_url IS NOT NULL")
     with op.batch_alter_table("oauth_clients", schema=None) as batch_op:
         batch_op.drop_column("metadata_url")

@@ -164,11 +164,11 @@ def next_hour(now: float | None = None) -> float:
     return 3600.0 - now % 3600.0
 
 
-def non_empty_str(value: Any) -> str | None:  # noqa: ANN401
+def non_empty_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def positive_int(value: Any) -> int | None:  # noqa: ANN401
+def positive_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
@@ -213,7 +213,7 @@ class JSONProvider:
             raise StockProviderError("NOT_FOUND", f"{self.name} has no photo {source_ref[:64]!r}")
         return source_ref
 
-    async def get_json(self, url: str, params: dict[str, str] | None = None, *, what: str, photo: bool = False) -> Any:  # noqa: ANN401
+    async def get_json(self, url: str, params: dict[str, str] | None = None, *, what: str, photo: bool = False) -> Any:
         """The parsed JSON of a 2xx answer to GET `url`; `what` names the request in messages."""
         body = await self.get(url, params, what=what, photo=photo)
         try:

@@ -112,7 +112,7 @@ class PexelsProvider(JSONProvider):
         return until_reset
 
 
-def _photo(item: Any) -> tuple[StockPhoto, str] | None:  # noqa: ANN401
+def _photo(item: Any) -> tuple[StockPhoto, str] | None:
     """A search result or photo lookup as (StockPhoto, src.original); None when malformed."""
     if not isinstance(item, dict):
         return None

@@ -120,7 +120,7 @@ class UnsplashProvider(JSONProvider):
             raise self.error("PROVIDER_ERROR", f"Unsplash answered {what} without the documented photo fields")
         return parsed
 
-    def _photo(self, item: Any) -> tuple[StockPhoto, str] | None:  # noqa: ANN401
+    def _photo(self, item: Any) -> tuple[StockPhoto, str] | None:
         """A result or photo as (StockPhoto, urls.raw), its download_location remembered; None
         when malformed (a photo without its photographer cannot be credited, so it is too)."""
         if not isinstance(item, dict):

@@ -100,7 +100,7 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-def answer(status: int, body: Any = None, **headers: str) -> Answer:  # noqa: ANN401
+def answer(status: int, body: Any = None, **headers: str) -> Answer:
     return Answer(status, body, {k.replace("_", "-"): v for k, v in headers.items()})
 
 
@@ -155,13 +155,13 @@ class FakePlatform:
             # Small answers go out at once (no Nagle delay of ~40 ms per answer).
             disable_nagle_algorithm = True
 
-            def log_message(self, *args: Any) -> None:  # noqa: ANN401
+            def log_message(self, *args: Any) -> None:
                 pass
 
             def _any(self) -> None:
                 fake._serve(self)
 
-            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _any  # noqa: N815
+            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _any
 
         self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -189,7 +189,7 @@ class FakePlatform:
         method: str,
         path: str,
         status: int,
-        body: Any = None,  # noqa: ANN401
+        body: Any = None,
         headers: dict[str, str] | None = None,
         *,
         times: int | None = 1,

@@ -263,7 +263,7 @@ class FakeGraph(FakePlatform):
     # --- routes --------------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
-        def r(method: str, path: str, handle) -> Route:  # noqa: ANN001
+        def r(method: str, path: str, handle) -> Route:
             return (method, re.compile(path), handle)
 
         user = r"(?P<user>\d+|me)"
@@ -473,7 +473,7 @@ class FakeGraph(FakePlatform):
         else:
             request = urllib.request.Request(url, headers={"User-Agent": "facebookexternalhit/1.1"})
             try:
-                with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - http(s) only
+                with urllib.request.urlopen(request, timeout=10) as response:  # http(s) only
                     data = response.read()
                     fetched = Fetch(
                         url,

@@ -61,7 +61,7 @@ class ThreadsReplies(GraphGrants):
     posts: dict[str, Any]
     lock: Any
 
-    def reply_refused(self, request: Request, user: Any, form: dict[str, str]) -> Answer | None:  # noqa: ANN401
+    def reply_refused(self, request: Request, user: Any, form: dict[str, str]) -> Answer | None:
         reply_to = form.get("reply_to_id")
         if not reply_to:
             return None
@@ -74,7 +74,7 @@ class ThreadsReplies(GraphGrants):
             return graph_error(400, "You can only reply to a thread whose root post you own.", code=10)
         return None
 
-    def root_of(self, post: Any) -> Any:  # noqa: ANN401
+    def root_of(self, post: Any) -> Any:
         while post.reply_to and post.reply_to in self.posts:
             post = self.posts[post.reply_to]
         return post
@@ -84,13 +84,13 @@ class ThreadsReplies(GraphGrants):
         with self.lock:
             return sorted((p for p in self.posts.values() if p.reply_to == post_id), key=lambda p: p.created_at)
 
-    def reply_fields(self, post: Any) -> dict[str, Any]:  # noqa: ANN401
+    def reply_fields(self, post: Any) -> dict[str, Any]:
         if not post.reply_to:
             return {"is_reply": False}
         root = self.root_of(post)
         return {"is_reply": True, "replied_to": {"id": post.reply_to}, "root_post": {"id": root.id}}
 
-    def listed(self, post: Any) -> bool:  # noqa: ANN401
+    def listed(self, post: Any) -> bool:
         return not post.reply_to  # replies are listed at /{user}/replies, not among the threads
 
 
@@ -102,7 +102,7 @@ class InstagramComments(GraphGrants):
     lock: Any
     base_url: str
 
-    def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401
+    def __init__(self, **kwargs: Any) -> None:
         self.comments: list[GraphComment] = []
         super().__init__(**kwargs)
 
@@ -115,7 +115,7 @@ class InstagramComments(GraphGrants):
         with self.lock:
             return [c for c in self.comments if c.media_id == media_id]
 
-    def _commented(self, request: Request, media_id: str) -> tuple[Any, Any] | Answer:  # noqa: ANN401
+    def _commented(self, request: Request, media_id: str) -> tuple[Any, Any] | Answer:
         user = self._caller(request)
         if isinstance(user, Answer):
             return user

@@ -178,7 +178,7 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
     # --- routes --------------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
-        def r(method: str, path: str, handle) -> Route:  # noqa: ANN001
+        def r(method: str, path: str, handle) -> Route:
             return (method, re.compile(path), handle)
 
         return [
@@ -487,7 +487,7 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
         self.posts.append(post)
         return answer(201, None, x_restli_id=post.urn, x_linkedin_id=post.urn)
 
-    def _content_problems(self, member: Member, content: Any) -> list[str]:  # noqa: ANN401
+    def _content_problems(self, member: Member, content: Any) -> list[str]:
         if not isinstance(content, dict) or len(content) != 1:
             return ["content must hold one of media, multiImage, article"]
         if "media" in content:
@@ -565,7 +565,7 @@ def _active(version: str) -> bool:
     return current - 12 < month <= current
 
 
-def _dig(body: Any, *path: str) -> Any:  # noqa: ANN401
+def _dig(body: Any, *path: str) -> Any:
     for step in path:
         if not isinstance(body, dict):
             return None

@@ -52,7 +52,7 @@ class LinkedInComments:
     posts: list[Any]
     lock: Any
 
-    def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401
+    def __init__(self, **kwargs: Any) -> None:
         self.comments: list[Comment] = []
         super().__init__(**kwargs)
 

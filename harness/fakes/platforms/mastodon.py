@@ -125,7 +125,7 @@ class FakeMastodon(FakePlatform):
     # --- routes --------------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
-        def r(method: str, path: str, handle) -> Route:  # noqa: ANN001
+        def r(method: str, path: str, handle) -> Route:
             return (method, re.compile(path), handle)
 
         return [
@@ -357,7 +357,7 @@ class FakeMastodon(FakePlatform):
 
     # --- shapes --------------------------------------------------------------------------------
 
-    def _ok(self, status: int, body: Any) -> Answer:  # noqa: ANN401
+    def _ok(self, status: int, body: Any) -> Answer:
         reset = datetime.fromtimestamp(time.time() + 300, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         return answer(status, body, x_ratelimit_limit="300", x_ratelimit_remaining="299", x_ratelimit_reset=reset)
 

@@ -215,7 +215,7 @@ class FakeTikTok(FakePlatform):
     # --- routes --------------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
-        def r(method: str, path: str, handle) -> Route:  # noqa: ANN001
+        def r(method: str, path: str, handle) -> Route:
             return (method, re.compile(path), handle)
 
         return [
@@ -492,7 +492,7 @@ class FakeTikTok(FakePlatform):
 
 def _pull(url: str) -> Pulled:
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 - the URL Herald gave
+        with urllib.request.urlopen(url, timeout=10) as response:  # the URL Herald gave
             data = response.read()
             return Pulled(url, response.status, len(data), hashlib.sha256(data).hexdigest(), data[:16])
     except urllib.error.HTTPError as error:

@@ -170,7 +170,7 @@ class FakeX(FakePlatform):
     # --- routes --------------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
-        def r(method: str, path: str, handle) -> Route:  # noqa: ANN001
+        def r(method: str, path: str, handle) -> Route:
             return (method, re.compile(path), handle)
 
         return [
@@ -478,7 +478,7 @@ class FakeX(FakePlatform):
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def _ok(self, status: int, body: Any) -> Answer:  # noqa: ANN401
+    def _ok(self, status: int, body: Any) -> Answer:
         reset = str(int(time.time()) + 900)
         return answer(status, body, x_rate_limit_limit="100", x_rate_limit_remaining="99", x_rate_limit_reset=reset)
 

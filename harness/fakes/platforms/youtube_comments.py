@@ -47,7 +47,7 @@ class YouTubeComments:
     channels: dict[str, Any]
     lock: Any
 
-    def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401
+    def __init__(self, **kwargs: Any) -> None:
         self.comment_threads: list[CommentThread] = []
         super().__init__(**kwargs)
 

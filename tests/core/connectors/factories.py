@@ -26,7 +26,7 @@ ACCOUNTS = {
 CREATED = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
 
-def image(n: int = 1, **kw: Any) -> OutgoingMedia:  # noqa: ANN401
+def image(n: int = 1, **kw: Any) -> OutgoingMedia:
     fields: dict[str, Any] = {
         "media_id": f"med_{n}",
         "kind": "image",
@@ -38,7 +38,7 @@ def image(n: int = 1, **kw: Any) -> OutgoingMedia:  # noqa: ANN401
     return OutgoingMedia(**(fields | kw))
 
 
-def video(n: int = 9, **kw: Any) -> OutgoingMedia:  # noqa: ANN401
+def video(n: int = 9, **kw: Any) -> OutgoingMedia:
     fields: dict[str, Any] = {
         "kind": "video",
         "mime_type": "video/mp4",
@@ -48,7 +48,7 @@ def video(n: int = 9, **kw: Any) -> OutgoingMedia:  # noqa: ANN401
     return image(n, **(fields | kw))
 
 
-def post(key: str, content: str = "hi", media: tuple[OutgoingMedia, ...] = (), **kw: Any) -> OutgoingPost:  # noqa: ANN401
+def post(key: str, content: str = "hi", media: tuple[OutgoingMedia, ...] = (), **kw: Any) -> OutgoingPost:
     fields: dict[str, Any] = {
         "post_id": "pst_1",
         "delivery_key": "dk_1",
@@ -74,7 +74,7 @@ def connector_for(key: str) -> Connector:
     return cls()
 
 
-def reply_post(parent: Delivery, root: Delivery, key: str, content: str, delivery_key: str, **kw: Any) -> OutgoingPost:  # noqa: ANN401
+def reply_post(parent: Delivery, root: Delivery, key: str, content: str, delivery_key: str, **kw: Any) -> OutgoingPost:
     """A thread item or a first comment of `key` answering `parent` in the thread of `root`."""
     return post(key, content, delivery_key=delivery_key, reply_to=ReplyTo(parent, root), **kw)
 
@@ -88,7 +88,7 @@ async def sandboxed(p: OutgoingPost) -> SandboxAPI:
     return api
 
 
-def scripted(p: OutgoingPost, script: list | None = None, **kw: Any) -> ScriptedAPI:  # noqa: ANN401
+def scripted(p: OutgoingPost, script: list | None = None, **kw: Any) -> ScriptedAPI:
     return ScriptedAPI(connector_for(p.connector), p, script, **kw)
 
 

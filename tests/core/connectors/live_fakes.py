@@ -78,7 +78,7 @@ class Runner:
             delivery = await send(post, api)
         return delivery
 
-    def _read(self, key: str, start: int, end: int | None, generation: int | None) -> Any:  # noqa: ANN401
+    def _read(self, key: str, start: int, end: int | None, generation: int | None) -> Any:
         assert self.storage is not None, "this runner has no storage to read media from"
         return self.storage.read(key, start=start, end=end, generation=generation)
 
@@ -88,10 +88,10 @@ def web_page(body: bytes, content_type: str) -> Iterator[str]:
     """A URL on loopback that answers `body` (media Meta fetches from our storage's URL)."""
 
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:  # noqa: ANN401
+        def log_message(self, *args: Any) -> None:
             pass
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))

@@ -57,7 +57,7 @@ class ScriptedAPI:
             )
         return response
 
-    async def save(self, **progress: Any) -> None:  # noqa: ANN401
+    async def save(self, **progress: Any) -> None:
         for key, value in progress.items():
             if value is None:
                 self.state.pop(key, None)
@@ -87,5 +87,5 @@ class ScriptedAPI:
         return found[0]
 
 
-def reply(status: int, body: Any = None, **headers: str) -> PlatformResponse:  # noqa: ANN401
+def reply(status: int, body: Any = None, **headers: str) -> PlatformResponse:
     return answer(status, body, headers)

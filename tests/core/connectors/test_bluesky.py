@@ -35,7 +35,7 @@ def job(state: str, **extra: object) -> dict:
 # --- the record -------------------------------------------------------------------------------
 
 
-def sent_at(request) -> datetime:  # noqa: ANN001 - a PlatformRequest
+def sent_at(request) -> datetime:  # a PlatformRequest
     """The `createdAt` a createRecord request carries."""
     return datetime.fromisoformat(request.json["record"]["createdAt"].replace("Z", "+00:00"))
 
@@ -68,7 +68,7 @@ async def test_text_only_is_one_record_with_our_key_and_time() -> None:
         reply(503, {"error": "InternalServerError"}),  # may have been written: looked up first
     ],
 )
-async def test_a_retry_keeps_the_record_key_and_stamps_its_own_time(failure: object, monkeypatch) -> None:  # noqa: ANN001
+async def test_a_retry_keeps_the_record_key_and_stamps_its_own_time(failure: object, monkeypatch) -> None:
     p = post("bluesky")
     first = scripted(p, [("POST", r"createRecord$", failure)])
     with pytest.raises(DeliveryError):

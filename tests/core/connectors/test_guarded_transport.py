@@ -209,7 +209,7 @@ async def test_answers_longer_than_the_cap_fail_whatever_their_encoding(encoding
     else:
         sent, headers = body, {}
 
-    async def chunks():  # noqa: ANN202 - no Content-Length: the cap must hold while streaming
+    async def chunks():  # no Content-Length: the cap must hold while streaming
         for start in range(0, len(sent), 1000):
             yield sent[start : start + 1000]
 

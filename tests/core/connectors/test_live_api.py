@@ -35,7 +35,7 @@ class Server:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # noqa: ANN401
+            def log_message(self, *args: Any) -> None:
                 pass
 
             def _serve(self) -> None:
@@ -54,7 +54,7 @@ class Server:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-            do_GET = do_POST = do_PUT = _serve  # noqa: N815
+            do_GET = do_POST = do_PUT = _serve
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -87,7 +87,7 @@ class Progress:
         self.saved: list[dict[str, Any]] = []
         self.keepalives = 0
 
-    async def save(self, state: Any) -> None:  # noqa: ANN401
+    async def save(self, state: Any) -> None:
         self.saved.append(dict(state))
 
     async def keepalive(self) -> None:
@@ -95,24 +95,24 @@ class Progress:
 
 
 @pytest.fixture
-def server():  # noqa: ANN201
+def server():
     s = Server()
     yield s
     s.close()
 
 
 @pytest.fixture
-def storage(tmp_path) -> LocalStorage:  # noqa: ANN001
+def storage(tmp_path) -> LocalStorage:
     return LocalStorage(CoreSettings(data_dir=tmp_path))
 
 
-def live(  # noqa: ANN201
+def live(
     server: Server,
     storage: LocalStorage,
     token: Token | None = None,
     timeout: float = 5.0,
     max_response_bytes: int = 8 * 1024 * 1024,
-    **state: Any,  # noqa: ANN401
+    **state: Any,
 ):
     endpoints = PlatformEndpoints({"api.x.com": server.base}, max_response_bytes=max_response_bytes)
     client = endpoints.client(timeout=timeout)
@@ -127,11 +127,11 @@ def live(  # noqa: ANN201
     return api, client
 
 
-def tweet(**kw: Any) -> PlatformRequest:  # noqa: ANN401
+def tweet(**kw: Any) -> PlatformRequest:
     return PlatformRequest("POST", "https://api.x.com/2/tweets", json={"text": "hi"}, **kw)
 
 
-async def test_the_accounts_token_goes_in_the_header_and_the_host_is_rewritten(server, storage) -> None:  # noqa: ANN001
+async def test_the_accounts_token_goes_in_the_header_and_the_host_is_rewritten(server, storage) -> None:
     api, client = live(server, storage)
     async with client:
         response = await api.send(tweet())
@@ -143,7 +143,7 @@ async def test_the_accounts_token_goes_in_the_header_and_the_host_is_rewritten(s
     assert "tok-1" not in json.dumps(api.requests)
 
 
-async def test_a_dead_token_is_refreshed_once_and_the_request_sent_again(server, storage) -> None:  # noqa: ANN001
+async def test_a_dead_token_is_refreshed_once_and_the_request_sent_again(server, storage) -> None:
     server.answer = lambda m, p, h, b: (
         (401, {}, b'{"title":"Unauthorized"}') if h["authorization"] == "Bearer tok-1" else (200, {}, b"{}")
     )
@@ -155,7 +155,7 @@ async def test_a_dead_token_is_refreshed_once_and_the_request_sent_again(server,
     assert [h["authorization"] for _, _, h, _ in server.requests] == ["Bearer tok-1", "Bearer tok-2"]
 
 
-async def test_a_token_refused_after_its_refresh_needs_a_human(server, storage) -> None:  # noqa: ANN001
+async def test_a_token_refused_after_its_refresh_needs_a_human(server, storage) -> None:
     server.answer = lambda *_: (401, {}, b'{"title":"Unauthorized"}')
     token = Token()
     api, client = live(server, storage, token)
@@ -165,7 +165,7 @@ async def test_a_token_refused_after_its_refresh_needs_a_human(server, storage) 
     assert caught.value.error_class is ErrorClass.NEEDS_REAUTH and token.refreshes == 1 and len(server.requests) == 2
 
 
-async def test_retry_after_and_an_exhausted_window_say_when_to_come_back(server, storage) -> None:  # noqa: ANN001
+async def test_retry_after_and_an_exhausted_window_say_when_to_come_back(server, storage) -> None:
     reset = int(time.time()) + 900
     server.answer = lambda *_: (200, {"x-rate-limit-remaining": "0", "x-rate-limit-reset": str(reset)}, b"{}")
     api, client = live(server, storage)
@@ -179,7 +179,7 @@ async def test_retry_after_and_an_exhausted_window_say_when_to_come_back(server,
     assert caught.value.status == 429
 
 
-async def test_the_creating_request_is_marked_before_it_is_sent_and_unmarked_when_refused(server, storage) -> None:  # noqa: ANN001
+async def test_the_creating_request_is_marked_before_it_is_sent_and_unmarked_when_refused(server, storage) -> None:
     server.answer = lambda *_: (403, {}, b'{"detail":"You are not allowed to create a Tweet with duplicate content."}')
     api, client = live(server, storage)
     async with client:
@@ -190,8 +190,8 @@ async def test_the_creating_request_is_marked_before_it_is_sent_and_unmarked_whe
     assert caught.value.error_class is ErrorClass.PERMANENT and "duplicate" in str(caught.value)
 
 
-async def test_no_answer_after_sending_the_creating_request_is_uncertain(server, storage) -> None:  # noqa: ANN001
-    def slow(*_: Any) -> tuple[int, dict[str, str], bytes]:  # noqa: ANN401
+async def test_no_answer_after_sending_the_creating_request_is_uncertain(server, storage) -> None:
+    def slow(*_: Any) -> tuple[int, dict[str, str], bytes]:
         time.sleep(1.5)
         return 201, {}, b'{"data":{"id":"1"}}'
 
@@ -207,7 +207,7 @@ async def test_no_answer_after_sending_the_creating_request_is_uncertain(server,
     assert upload.value.error_class is ErrorClass.RETRYABLE  # not the creating request: just retried
 
 
-async def test_nothing_listening_is_retryable_and_unmarks_the_creating_request(storage) -> None:  # noqa: ANN001
+async def test_nothing_listening_is_retryable_and_unmarks_the_creating_request(storage) -> None:
     dead = Server()
     dead.close()
     api, client = live(dead, storage)
@@ -217,7 +217,7 @@ async def test_nothing_listening_is_retryable_and_unmarks_the_creating_request(s
     assert caught.value.error_class is ErrorClass.RETRYABLE and "create_sent_at" not in api.state
 
 
-async def test_multipart_and_raw_bodies_stream_exact_ranges_from_storage(server, storage) -> None:  # noqa: ANN001
+async def test_multipart_and_raw_bodies_stream_exact_ranges_from_storage(server, storage) -> None:
     data = bytes(range(256)) * 40_000  # 10,240,000 bytes
     path = storage.path("org_a/med_v")
     path.parent.mkdir(parents=True)
@@ -255,7 +255,7 @@ async def test_hosts_users_name_cannot_reach_private_addresses() -> None:
             assert isinstance(caught.value, BlockedAddress), url
 
 
-async def test_fetch_is_capped_and_never_fatal(server, storage) -> None:  # noqa: ANN001
+async def test_fetch_is_capped_and_never_fatal(server, storage) -> None:
     server.answer = lambda *_: (200, {"Content-Type": "text/html"}, b"<html>" + b"x" * 5000)
     api, client = live(server, storage)
     async with client:
@@ -266,7 +266,7 @@ async def test_fetch_is_capped_and_never_fatal(server, storage) -> None:  # noqa
         assert await api.fetch("https://api.x.com/gone", max_bytes=1000) is None
 
 
-async def test_an_answer_longer_than_the_cap_fails_the_attempt_unread(server, storage) -> None:  # noqa: ANN001
+async def test_an_answer_longer_than_the_cap_fails_the_attempt_unread(server, storage) -> None:
     """A host that answers without end (a user-named Mastodon instance or PDS can) costs at most
     the transport's cap: the request fails retryable (the creating one uncertain: it was sent)."""
     server.answer = lambda *_: (200, {}, b'{"data": "' + b"x" * 20_000 + b'"}')

@@ -18,7 +18,7 @@ LINK = "https://en.wikipedia.org/wiki/Rust_(programming_language)#History"
 TEXT = f"Grüße 👨‍👩‍👧 #open-source ＃タグ release #v1.2, read {LINK} (#launch) *now* @team"
 
 
-async def outbox_request(http, org, post_id: str) -> dict:  # noqa: ANN001
+async def outbox_request(http, org, post_id: str) -> dict:
     """The request that created the post, once the worker delivered it."""
     deadline = time.monotonic() + 20
     while (post := (await http.get(f"/v1/posts/{post_id}", headers=org.auth)).json())["status"] != "published":

@@ -27,7 +27,7 @@ from tests.core.connectors.live_fakes import Runner, web_page
 ITEMS = ("part 1 of 3", "part 2 of 3", "part 3 of 3")
 
 
-async def publish(run: Runner, key: str, account: Account, **main: Any) -> list[Delivery]:  # noqa: ANN401
+async def publish(run: Runner, key: str, account: Account, **main: Any) -> list[Delivery]:
     """A main post, its three thread items (if the platform threads) and its first comment."""
     first = await run.deliver(post(key, "the main post", delivery_key="dk_main", account=account, **main))
     out = [first]

@@ -18,7 +18,7 @@ from tests.core.connectors.factories import connector_for, image, post, reply_po
 THREADING = ("x", "bluesky", "threads", "mastodon")
 
 
-async def thread(key: str, **kw: Any) -> list[tuple[Delivery, list[dict[str, Any]]]]:  # noqa: ANN401
+async def thread(key: str, **kw: Any) -> list[tuple[Delivery, list[dict[str, Any]]]]:
     """The sandbox runs of a main post, its 3 thread items and its first comment, in order."""
     connector = connector_for(key)
     main = await sandbox_delivery(connector, post(key, "the main post", delivery_key="dk_main", **kw))

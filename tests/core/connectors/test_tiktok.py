@@ -25,7 +25,7 @@ CREATOR, VIDEO_INIT, PHOTO_INIT, STATUS = (
 PUBLISH_ID = "v_pub_url~v2.123456789"
 
 
-def envelope(data: Any = None, code: str = "ok", message: str = "") -> dict[str, Any]:  # noqa: ANN401
+def envelope(data: Any = None, code: str = "ok", message: str = "") -> dict[str, Any]:
     return {"data": data or {}, "error": {"code": code, "message": message, "log_id": "L1"}}
 
 
@@ -34,7 +34,7 @@ def creator(*levels: str, **disabled: bool) -> dict[str, Any]:
     return envelope(data | {"stitch_disabled": False, "creator_username": "acme"} | disabled)
 
 
-def status(state: str, **fields: Any) -> dict[str, Any]:  # noqa: ANN401
+def status(state: str, **fields: Any) -> dict[str, Any]:
     return envelope({"status": state, **fields})
 
 
@@ -370,5 +370,5 @@ def error(code: str) -> dict[str, Any]:
         (400, {"error": {"code": 7}}, ErrorClass.PERMANENT),
     ],
 )
-def test_classify(status_code: int, body: Any, expected: ErrorClass) -> None:  # noqa: ANN401
+def test_classify(status_code: int, body: Any, expected: ErrorClass) -> None:
     assert T.classify(status_code, body) is expected

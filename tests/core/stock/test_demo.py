@@ -57,7 +57,7 @@ async def unsplash_search(http: httpx2.AsyncClient, demo: DemoStockServer, **par
 # --- the APIs ----------------------------------------------------------------------------------
 
 
-async def test_pexels_answers_its_documented_shape(demo, http) -> None:  # noqa: ANN001
+async def test_pexels_answers_its_documented_shape(demo, http) -> None:
     response = await pexels_search(http, demo, query="city", per_page="2")
     assert response.status_code == 200
     assert {"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"} <= set(response.headers)
@@ -80,7 +80,7 @@ async def test_pexels_answers_its_documented_shape(demo, http) -> None:  # noqa:
     assert looked_up.json() == photo
 
 
-async def test_unsplash_answers_its_documented_shape(demo, http) -> None:  # noqa: ANN001
+async def test_unsplash_answers_its_documented_shape(demo, http) -> None:
     response = await unsplash_search(http, demo, query="city", per_page="3")
     body = response.json()
     assert (set(body), body["total"], body["total_pages"], len(body["results"])) == (
@@ -102,7 +102,7 @@ async def test_unsplash_answers_its_documented_shape(demo, http) -> None:  # noq
     assert urlsplit(tracked.json()["url"]).netloc in demo.image_hosts
 
 
-async def test_each_api_checks_its_own_auth(demo, http) -> None:  # noqa: ANN001
+async def test_each_api_checks_its_own_auth(demo, http) -> None:
     photo = CATALOGUE[0]
     for headers in ({}, {"Authorization": f"Bearer {DEMO_PEXELS_KEY}"}, UNSPLASH):
         response = await http.get(f"{demo.pexels_base_url}/v1/search", params={"query": "a"}, headers=headers)
@@ -119,14 +119,14 @@ async def test_each_api_checks_its_own_auth(demo, http) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("query", ["coffee", "mountain", "office", "city"])
-async def test_the_catalogue_has_photos_for_common_queries(demo, http, query: str) -> None:  # noqa: ANN001
+async def test_the_catalogue_has_photos_for_common_queries(demo, http, query: str) -> None:
     assert len((await pexels_search(http, demo, query=query)).json()["photos"]) >= 3
     assert len((await unsplash_search(http, demo, query=query)).json()["results"]) >= 3
 
 
 @pytest.mark.parametrize("query", ["zebra", "tea", "お茶", "!!!", "a long sentence about nothing in the catalogue"])
 @pytest.mark.parametrize("orientation", [None, "landscape", "portrait", "square"])
-async def test_every_search_answers_at_least_three_photos(demo, http, query: str, orientation: str | None) -> None:  # noqa: ANN001
+async def test_every_search_answers_at_least_three_photos(demo, http, query: str, orientation: str | None) -> None:
     """Fewer than three matches are topped up with the closest photos of that orientation (tags
     shared with what matches elsewhere, then look-alike words), so no first search is empty."""
     pexels = {"query": query} | ({"orientation": orientation} if orientation else {})
@@ -146,7 +146,7 @@ async def test_every_search_answers_at_least_three_photos(demo, http, query: str
     assert [p["id"] for p in photos] == [p["id"] for p in (await pexels_search(http, demo, **pexels)).json()["photos"]]
 
 
-async def test_matches_come_first_and_the_closest_fill_up(demo, http) -> None:  # noqa: ANN001
+async def test_matches_come_first_and_the_closest_fill_up(demo, http) -> None:
     # "tea" matches one landscape photo; the others are the closest: a drink on a table first.
     photos = (await pexels_search(http, demo, query="tea", orientation="landscape")).json()["photos"]
     assert [p["alt"] for p in photos[:2]] == [
@@ -158,12 +158,12 @@ async def test_matches_come_first_and_the_closest_fill_up(demo, http) -> None:  
     assert city["total_results"] == len(city["photos"]) == 4
 
 
-async def test_no_query_is_refused(demo, http) -> None:  # noqa: ANN001
+async def test_no_query_is_refused(demo, http) -> None:
     assert (await pexels_search(http, demo, query=" ")).status_code == 400
     assert (await unsplash_search(http, demo, query="")).status_code == 400
 
 
-async def test_an_unknown_photo_is_404_in_each_apis_shape(demo, http) -> None:  # noqa: ANN001
+async def test_an_unknown_photo_is_404_in_each_apis_shape(demo, http) -> None:
     assert (await http.get(f"{demo.pexels_base_url}/v1/photos/1", headers=PEXELS)).status_code == 404
     missing = await http.get(f"{demo.unsplash_base_url}/photos/nope", headers=UNSPLASH)
     assert missing.status_code == 404 and missing.json() == {"errors": ["Couldn't find Photo"]}
@@ -181,7 +181,7 @@ def test_the_catalogue_varies_in_size_and_shape() -> None:
     assert len({p.pexels_id for p in CATALOGUE}) == len({p.unsplash_id for p in CATALOGUE}) == 26
 
 
-async def test_originals_are_jpegs_of_their_listed_size_and_a_few_megabytes(demo, http) -> None:  # noqa: ANN001
+async def test_originals_are_jpegs_of_their_listed_size_and_a_few_megabytes(demo, http) -> None:
     photo = CATALOGUE[0]
     response = await http.get(f"{demo.base_url}/pexels/photos/{photo.pexels_id}/pexels-photo-{photo.pexels_id}.jpeg")
     assert response.headers["content-type"] == "image/jpeg"
@@ -207,7 +207,7 @@ def test_the_catalogue_is_drawn_the_same_every_time(tmp_path: Path) -> None:
         ({"w": "7000"}, (6000, 4000), "JPEG"),  # fit never enlarges
     ],
 )
-async def test_renditions_follow_the_cdn_parameters(demo, http, params: dict[str, str], size, kind: str) -> None:  # noqa: ANN001
+async def test_renditions_follow_the_cdn_parameters(demo, http, params: dict[str, str], size, kind: str) -> None:
     photo = CATALOGUE[0]  # 6000x4000
     response = await http.get(f"{demo.base_url}/unsplash-images/{photo.unsplash_slug}", params=params)
     assert response.status_code == 200
@@ -215,7 +215,7 @@ async def test_renditions_follow_the_cdn_parameters(demo, http, params: dict[str
     assert (image.size, image.format) == (size, kind)
 
 
-async def test_bad_rendition_parameters_are_refused(demo, http) -> None:  # noqa: ANN001
+async def test_bad_rendition_parameters_are_refused(demo, http) -> None:
     photo = CATALOGUE[1]
     for params in ({"w": "0"}, {"w": "abc"}, {"h": "100000"}, {"q": "101"}):
         response = await http.get(f"{demo.base_url}/unsplash-images/{photo.unsplash_slug}", params=params)
@@ -225,7 +225,7 @@ async def test_bad_rendition_parameters_are_refused(demo, http) -> None:  # noqa
 # --- switches ------------------------------------------------------------------------------------
 
 
-async def test_api_failures_hit_the_named_endpoint_and_are_used_up(demo, http) -> None:  # noqa: ANN001
+async def test_api_failures_hit_the_named_endpoint_and_are_used_up(demo, http) -> None:
     photo = CATALOGUE[2]
     lookup = f"{demo.unsplash_base_url}/photos/{photo.unsplash_id}"
     demo.fail_next("unsplash", "403-rate-limit", endpoint="photo", times=2)
@@ -249,7 +249,7 @@ async def test_api_failures_hit_the_named_endpoint_and_are_used_up(demo, http) -
         demo.fail_next("unsplash", "teapot")  # type: ignore[arg-type]
 
 
-async def test_a_timeout_answers_only_after_the_clients_deadline(demo) -> None:  # noqa: ANN001
+async def test_a_timeout_answers_only_after_the_clients_deadline(demo) -> None:
     demo.fail_next("pexels", "timeout", seconds=2)
     async with httpx2.AsyncClient(timeout=0.3) as client:
         with pytest.raises(httpx2.ReadTimeout):
@@ -257,13 +257,13 @@ async def test_a_timeout_answers_only_after_the_clients_deadline(demo) -> None: 
         assert (await pexels_search(client, demo, query="coffee")).status_code == 200
 
 
-async def test_concurrent_requests_use_up_exactly_the_failures_queued(demo, http) -> None:  # noqa: ANN001
+async def test_concurrent_requests_use_up_exactly_the_failures_queued(demo, http) -> None:
     demo.fail_next("pexels", "500", times=5)
     answers = await asyncio.gather(*(pexels_search(http, demo, query="office") for _ in range(12)))
     assert sorted(a.status_code for a in answers) == [200] * 7 + [500] * 5
 
 
-async def test_image_faults(demo, http) -> None:  # noqa: ANN001
+async def test_image_faults(demo, http) -> None:
     photo = CATALOGUE[6]  # 1920x1080
     image = f"{demo.base_url}/pexels/photos/{photo.pexels_id}/pexels-photo-{photo.pexels_id}.jpeg"
     demo.image_fault(str(photo.pexels_id), "not-an-image")
@@ -282,7 +282,7 @@ async def test_image_faults(demo, http) -> None:  # noqa: ANN001
     assert demo.image_count(str(photo.pexels_id)) >= 4
 
 
-async def test_a_foreign_host_fault_points_a_photos_images_elsewhere(demo, http) -> None:  # noqa: ANN001
+async def test_a_foreign_host_fault_points_a_photos_images_elsewhere(demo, http) -> None:
     photo = CATALOGUE[6]
     demo.image_fault(photo.unsplash_id, "foreign-host")
     demo.image_fault(str(photo.pexels_id), "foreign-host")

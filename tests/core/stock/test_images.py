@@ -94,7 +94,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:  # http.server names it
             path = self.path
             server.hits[path] += 1
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (timeouts)
@@ -169,17 +169,17 @@ def serve() -> Iterator:
 
 
 @pytest.fixture(scope="module")
-def provider(serve) -> Server:  # noqa: ANN001
+def provider(serve) -> Server:
     return serve()
 
 
 @pytest.fixture(scope="module")
-def foreign(serve) -> Server:  # noqa: ANN001
+def foreign(serve) -> Server:
     return serve()
 
 
 @pytest.fixture(scope="module")
-def tls_provider(serve, tmp_path_factory: pytest.TempPathFactory) -> tuple[Server, ssl.SSLContext]:  # noqa: ANN001
+def tls_provider(serve, tmp_path_factory: pytest.TempPathFactory) -> tuple[Server, ssl.SSLContext]:
     """An https image host with a self-signed certificate for 127.0.0.1, and a client context
     that trusts it."""
     key = ec.generate_private_key(ec.SECP256R1())

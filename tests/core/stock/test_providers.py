@@ -56,7 +56,7 @@ async def unsplash(demo: DemoStockServer) -> AsyncIterator[UnsplashProvider]:
     await provider.aclose()
 
 
-def last(demo: DemoStockServer, endpoint: str) -> Any:  # noqa: ANN401
+def last(demo: DemoStockServer, endpoint: str) -> Any:
     return next(r for r in reversed(demo.requests) if r.endpoint == endpoint)
 
 
@@ -74,7 +74,7 @@ def on_image_host(provider: StockProvider, url: str) -> bool:
 # --- search ------------------------------------------------------------------------------------
 
 
-async def test_pexels_search_maps_every_field_and_needs_no_attribution(demo, pexels) -> None:  # noqa: ANN001
+async def test_pexels_search_maps_every_field_and_needs_no_attribution(demo, pexels) -> None:
     photos = await pexels.search("coffee", count=10, orientation=None)
     assert len(photos) == 3
     for photo in photos:
@@ -86,7 +86,7 @@ async def test_pexels_search_maps_every_field_and_needs_no_attribution(demo, pex
     assert (request.api, request.authorized, request.query["per_page"]) == ("pexels", True, "10")
 
 
-async def test_unsplash_search_carries_attribution_with_referral_links(demo, unsplash) -> None:  # noqa: ANN001
+async def test_unsplash_search_carries_attribution_with_referral_links(demo, unsplash) -> None:
     photos = await unsplash.search("mountain", count=10, orientation=None)
     assert len(photos) == 3
     for photo in photos:
@@ -104,7 +104,7 @@ async def test_unsplash_search_carries_attribution_with_referral_links(demo, uns
     assert (request.api, request.authorized, request.accept_version) == ("unsplash", True, "v1")
 
 
-async def test_count_is_passed_as_per_page_within_each_apis_limit(demo, pexels, unsplash) -> None:  # noqa: ANN001
+async def test_count_is_passed_as_per_page_within_each_apis_limit(demo, pexels, unsplash) -> None:
     assert len(await pexels.search("city", count=2, orientation=None)) == 2
     assert len(await unsplash.search("city", count=2, orientation=None)) == 2
     await pexels.search("city", count=500, orientation=None)
@@ -123,14 +123,14 @@ async def test_count_is_passed_as_per_page_within_each_apis_limit(demo, pexels, 
         ("square", "square", "squarish", lambda w, h: 0.9 <= w / h <= 1.1),
     ],
 )
-async def test_orientation_is_each_apis_own_value(  # noqa: PLR0913
+async def test_orientation_is_each_apis_own_value(
     demo,
     pexels,
     unsplash,
     orientation: str,
     pexels_value: str,
     unsplash_value: str,
-    fits: Callable[[int, int], bool],  # noqa: ANN001
+    fits: Callable[[int, int], bool],
 ) -> None:
     for provider, value in ((pexels, pexels_value), (unsplash, unsplash_value)):
         photos = await provider.search("office city coffee nature", count=30, orientation=orientation)
@@ -140,7 +140,7 @@ async def test_orientation_is_each_apis_own_value(  # noqa: PLR0913
         await pexels.search("city", count=3, orientation="wide")
 
 
-async def test_a_malformed_photo_is_skipped_not_fatal(demo, pexels, unsplash) -> None:  # noqa: ANN001
+async def test_a_malformed_photo_is_skipped_not_fatal(demo, pexels, unsplash) -> None:
     demo.fail_next("pexels", "malformed-element")
     demo.fail_next("unsplash", "malformed-element")
     assert len(await pexels.search("coffee", count=10, orientation=None)) == 2
@@ -150,7 +150,7 @@ async def test_a_malformed_photo_is_skipped_not_fatal(demo, pexels, unsplash) ->
 # --- renditions --------------------------------------------------------------------------------
 
 
-async def test_pexels_rendition_is_cropped_to_the_box_on_its_image_cdn(pexels) -> None:  # noqa: ANN001
+async def test_pexels_rendition_is_cropped_to_the_box_on_its_image_cdn(pexels) -> None:
     photo = CATALOGUE[0]  # 6000x4000
     rendition = await pexels.rendition(str(photo.pexels_id), width=1080, height=1350)
     parts = urlsplit(rendition.url)
@@ -167,7 +167,7 @@ async def test_pexels_rendition_is_cropped_to_the_box_on_its_image_cdn(pexels) -
     assert await fetch_size(rendition.url) == (1080, 1350)
 
 
-async def test_unsplash_rendition_keeps_ixid_and_asks_for_an_entropy_crop(unsplash) -> None:  # noqa: ANN001
+async def test_unsplash_rendition_keeps_ixid_and_asks_for_an_entropy_crop(unsplash) -> None:
     photo = CATALOGUE[3]  # 6000x4000
     [found] = [
         p for p in await unsplash.search("snowy peak", count=5, orientation=None) if p.source_ref == photo.unsplash_id
@@ -182,7 +182,7 @@ async def test_unsplash_rendition_keeps_ixid_and_asks_for_an_entropy_crop(unspla
     assert await fetch_size(rendition.url) == (1200, 628)
 
 
-async def test_a_rendition_never_asks_for_more_pixels_than_the_original(pexels, unsplash) -> None:  # noqa: ANN001
+async def test_a_rendition_never_asks_for_more_pixels_than_the_original(pexels, unsplash) -> None:
     small = CATALOGUE[23]  # 800x533
     rendition = await pexels.rendition(str(small.pexels_id), width=1080, height=1080)
     assert (rendition.width, rendition.height) == (533, 533)
@@ -199,7 +199,7 @@ async def test_a_rendition_never_asks_for_more_pixels_than_the_original(pexels, 
 # --- download tracking -------------------------------------------------------------------------
 
 
-async def test_unsplash_download_is_tracked_once_per_call_with_auth_and_ixid(demo, unsplash) -> None:  # noqa: ANN001
+async def test_unsplash_download_is_tracked_once_per_call_with_auth_and_ixid(demo, unsplash) -> None:
     ref = CATALOGUE[4].unsplash_id
     before = demo.download_count(ref)
     await unsplash.rendition(ref, width=1080, height=1080)
@@ -213,7 +213,7 @@ async def test_unsplash_download_is_tracked_once_per_call_with_auth_and_ixid(dem
     assert demo.download_count(ref) == before + 2
 
 
-async def test_tracking_a_photo_not_seen_yet_looks_it_up_first(demo) -> None:  # noqa: ANN001
+async def test_tracking_a_photo_not_seen_yet_looks_it_up_first(demo) -> None:
     provider = UnsplashProvider(DEMO_UNSPLASH_KEY, app_name=APP, base_url=demo.unsplash_base_url)
     ref = CATALOGUE[5].unsplash_id
     before, lookups = demo.download_count(ref), len([r for r in demo.requests if r.endpoint == "photo"])
@@ -225,7 +225,7 @@ async def test_tracking_a_photo_not_seen_yet_looks_it_up_first(demo) -> None:  #
     assert len([r for r in demo.requests if r.endpoint == "photo"]) == lookups + 1
 
 
-async def test_pexels_has_no_download_tracking(demo, pexels) -> None:  # noqa: ANN001
+async def test_pexels_has_no_download_tracking(demo, pexels) -> None:
     seen = len(demo.requests)
     await pexels.track_download(str(CATALOGUE[0].pexels_id))
     assert len(demo.requests) == seen
@@ -253,7 +253,7 @@ FAILURES = [
 @pytest.mark.parametrize("call", ["search", "rendition"])
 async def test_every_failure_maps_to_its_code(
     demo, pexels, unsplash, api: str, kind: str, code: str, call: str
-) -> None:  # noqa: ANN001
+) -> None:
     provider = pexels if api == "pexels" else unsplash
     ref = str(CATALOGUE[6].pexels_id) if api == "pexels" else CATALOGUE[6].unsplash_id
     demo.fail_next(api, kind, endpoint="search" if call == "search" else "photo", seconds=3)  # type: ignore[arg-type]
@@ -269,7 +269,7 @@ async def test_every_failure_maps_to_its_code(
     assert await provider.search("office", count=5, orientation=None)
 
 
-async def test_download_tracking_failures_are_mapped_too(demo, unsplash) -> None:  # noqa: ANN001
+async def test_download_tracking_failures_are_mapped_too(demo, unsplash) -> None:
     ref = CATALOGUE[7].unsplash_id
     await unsplash.rendition(ref, width=100, height=100)
     demo.fail_next("unsplash", "403-rate-limit", endpoint="download")
@@ -282,7 +282,7 @@ async def test_download_tracking_failures_are_mapped_too(demo, unsplash) -> None
     assert caught.value.code == "PROVIDER_ERROR"
 
 
-async def test_an_unknown_photo_is_not_found(demo, pexels, unsplash) -> None:  # noqa: ANN001
+async def test_an_unknown_photo_is_not_found(demo, pexels, unsplash) -> None:
     for provider, ref in ((pexels, "999"), (unsplash, "Nope12345")):
         with pytest.raises(StockProviderError) as caught:
             await provider.rendition(ref, width=100, height=100)
@@ -298,7 +298,7 @@ async def test_an_unknown_photo_is_not_found(demo, pexels, unsplash) -> None:  #
     assert len(demo.requests) == seen  # an id that cannot be one is never sent
 
 
-async def test_a_refused_key_is_a_provider_error_that_does_not_name_the_key(demo) -> None:  # noqa: ANN001
+async def test_a_refused_key_is_a_provider_error_that_does_not_name_the_key(demo) -> None:
     providers = [
         PexelsProvider(SECRET, base_url=demo.pexels_base_url),
         UnsplashProvider(SECRET, app_name=APP, base_url=demo.unsplash_base_url),
@@ -313,7 +313,7 @@ async def test_a_refused_key_is_a_provider_error_that_does_not_name_the_key(demo
     assert not [r for r in demo.requests[-4:] if r.authorized]
 
 
-async def test_pexels_retry_hint_comes_from_the_reset_seen_on_earlier_answers(demo) -> None:  # noqa: ANN001
+async def test_pexels_retry_hint_comes_from_the_reset_seen_on_earlier_answers(demo) -> None:
     provider = PexelsProvider(DEMO_PEXELS_KEY, base_url=demo.pexels_base_url)
     try:
         demo.fail_next("pexels", "429")
@@ -339,7 +339,7 @@ async def test_pexels_retry_hint_comes_from_the_reset_seen_on_earlier_answers(de
         await provider.aclose()
 
 
-async def test_unsplash_retry_hint_is_the_next_hour(demo, unsplash) -> None:  # noqa: ANN001
+async def test_unsplash_retry_hint_is_the_next_hour(demo, unsplash) -> None:
     demo.fail_next("unsplash", "403-rate-limit")
     with pytest.raises(StockProviderError) as caught:
         await unsplash.search("coffee", count=3, orientation=None)
@@ -358,10 +358,10 @@ class Scripted:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # noqa: ANN401
+            def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 server.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
                 status, body = server.routes.get(self.path.split("?")[0], (404, {"errors": ["Not Found"]}))
                 payload = body(self) if callable(body) else json.dumps(body).encode()
