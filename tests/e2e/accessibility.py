@@ -1,6 +1,7 @@
 """What every dashboard page's browser test checks besides its behaviour (docs/dashboard.md,
 "How a page is built"): axe-core finds no WCAG 2.2 A or AA violation, at a desktop width and at
-390 CSS pixels (a phone), and a full-page screenshot of each is kept for review."""
+390 CSS pixels (a phone), where the page never scrolls sideways (WCAG 1.4.10, reflow: long ids and URLs
+wrap), and a full-page screenshot of each is kept for review."""
 
 from __future__ import annotations
 
@@ -42,3 +43,5 @@ async def check_page(page, artifacts_dir: Path, backend: str, name: str) -> None
         violations = await axe_violations(page)
         await page.screenshot(path=str(folder / f"{backend}-{name}-{label}.png"), full_page=True)
         assert not violations, f"{name} at {label}: " + "; ".join(violations)
+        overflow = await page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{name} at {label} scrolls sideways by {overflow} px"
