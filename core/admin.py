@@ -1,4 +1,5 @@
-"""`herald admin …`: administration without the dashboard (DESIGN, fixed contract).
+"""`herald admin …`: administration without the dashboard; its output is a fixed contract
+(docs/decisions.md, "Admin CLI").
 
 Each command runs one transaction against the database and returns one JSON-ready dict.
 """

@@ -14,7 +14,7 @@ API_REASONS = frozenset(name.removeprefix("ERROR_REASON_") for name in errors_pb
 
 
 class DomainError(Exception):
-    """A failure the caller can act on. `reason` is the stable contract (SPEC section 7);
+    """A failure the caller can act on. `reason` is the stable contract (docs/api.md, "Errors");
     the message is for humans and may change. `metadata` travels in google.rpc.ErrorInfo."""
 
     reason: ClassVar[str] = "INTERNAL"
@@ -35,35 +35,35 @@ class DomainError(Exception):
 
 
 class Unauthorized(DomainError):
-    """Missing, malformed, unknown or revoked credential (SPEC 5, 7: 401)."""
+    """Missing, malformed, unknown or revoked credential (401)."""
 
     reason = "UNAUTHORIZED"
     grpc_code = grpc.StatusCode.UNAUTHENTICATED
 
 
 class SubscriptionRequired(DomainError):
-    """The organization has no active or trialing plan (SPEC 7: 402)."""
+    """The organization has no active or trialing plan (402)."""
 
     reason = "SUBSCRIPTION_REQUIRED"
     grpc_code = grpc.StatusCode.FAILED_PRECONDITION
 
 
 class InsufficientCredits(DomainError):
-    """The balance does not cover the cost; nothing was created or charged (SPEC 7: 402)."""
+    """The balance does not cover the cost; nothing was created or charged (402)."""
 
     reason = "INSUFFICIENT_CREDITS"
     grpc_code = grpc.StatusCode.FAILED_PRECONDITION
 
 
 class ValidationError(DomainError):
-    """A field is missing or malformed (SPEC 7: 400)."""
+    """A field is missing or malformed (400)."""
 
     reason = "VALIDATION_ERROR"
     grpc_code = grpc.StatusCode.INVALID_ARGUMENT
 
 
 class NotFound(DomainError):
-    """The resource does not exist in the caller's organization (SPEC 7: 404)."""
+    """The resource does not exist in the caller's organization (404)."""
 
     reason = "NOT_FOUND"
     grpc_code = grpc.StatusCode.NOT_FOUND
@@ -77,7 +77,7 @@ class Forbidden(DomainError):
 
 
 class InsufficientScope(DomainError):
-    """The credential lacks a scope the method needs; `scope` metadata names it (SPEC 7: 403)."""
+    """The credential lacks a scope the method needs; `scope` metadata names it (403)."""
 
     reason = "INSUFFICIENT_SCOPE"
     grpc_code = grpc.StatusCode.PERMISSION_DENIED

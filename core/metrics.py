@@ -1,7 +1,7 @@
 """Prometheus metrics of the core and the workers (docs/operations.md, "Metrics").
 
 Every label has a bounded set of values: gRPC methods (the services' own), status codes,
-platforms, failure reasons (SPEC's list), job kinds. With PROMETHEUS_MULTIPROC_DIR set
+platforms, failure reasons (docs/api.md, "States"), job kinds. With PROMETHEUS_MULTIPROC_DIR set
 (`herald serve` sets it for every process it starts), each process writes its samples there and
 the facade's /metrics (or `herald metrics`) serves the sum over the machine's processes;
 without it, a process keeps its own.

@@ -131,7 +131,7 @@ class CoreSettings(BaseSettings):
     generation_builtin_cost: int = Field(default=0, ge=0)
     generation_openai_cost: int = Field(default=1, ge=0)
 
-    # Accounts and OAuth (core/identity, core/oauth; SPEC 5, 8).
+    # Accounts and OAuth (core/identity, core/oauth; docs/oauth.md; lifetimes: docs/api.md, "Limits").
     # The plan an organization created at sign-up starts on (billing is outside Herald).
     signup_plan: PlanName = "trialing"
     # Credits an organization created by sign-up starts with (its first posts can go out).
@@ -146,7 +146,8 @@ class CoreSettings(BaseSettings):
     oauth_access_token_lifetime_seconds: int = Field(default=604800, ge=60)
     oauth_refresh_token_lifetime_seconds: int = Field(default=2592000, ge=60)
 
-    # Object storage (core/storage, DESIGN 8): `local` is the embedded `herald storage` server.
+    # Object storage (core/storage; docs/decisions.md, "Upload URLs point at object storage"):
+    # `local` is the embedded `herald storage` server.
     storage_backend: Literal["local", "gcs"] = "local"
     # Base of the upload URLs the local backend issues; empty means http://{storage_listen}.
     storage_public_url: str = Field(default="", validate_default=True)
@@ -264,7 +265,8 @@ class CoreSettings(BaseSettings):
 
     @property
     def mcp_resource(self) -> str:
-        """The audience of every access token this authorization server issues (SPEC 5 step 4)."""
+        """The audience of every access token this authorization server issues (docs/oauth.md, the
+        audience rule)."""
         return f"{self.base_url}/mcp"
 
     @property

@@ -16,7 +16,7 @@ HASHTAG_HABITS = ("none", "few", "many")
 DEFAULT_EMOJI = "sparing"
 DEFAULT_HASHTAGS = "few"
 
-# Limits (docs/brand-voice.md), sized after what peers take (../shared/WRITING.md: JieGou's 2,000
+# Limits, sized after what peers take (docs/brand-voice.md, "The document": JieGou's 2,000
 # characters of instructions and samples of 1,000; here examples are whole posts, up to 5,000).
 MAX_DESCRIPTION = 2000
 MAX_TONE = 10

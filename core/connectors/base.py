@@ -1,4 +1,5 @@
-"""The connector interface every platform module implements (DESIGN 9).
+"""The connector interface every platform module implements
+(docs/decisions.md, "One connector per platform, sandbox and live").
 
 A connector is the platform's publishing protocol written once, as a coroutine that sends
 `PlatformRequest`s through a `PlatformAPI` and reads the answers: upload the media, create the

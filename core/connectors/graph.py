@@ -1,4 +1,5 @@
-"""Meta's Graph container flow, shared by Threads and Instagram (PLATFORMS.md, Threads, Instagram)."""
+"""Meta's Graph container flow, shared by Threads and Instagram (docs/platforms.md, "Threads" and
+"Instagram")."""
 
 from __future__ import annotations
 

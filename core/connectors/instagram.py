@@ -1,5 +1,5 @@
 """Instagram (Instagram Login, graph.instagram.com): a media container, its status, then
-media_publish (PLATFORMS.md, Instagram)."""
+media_publish (docs/platforms.md, "Instagram")."""
 
 from __future__ import annotations
 

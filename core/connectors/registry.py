@@ -1,4 +1,5 @@
-"""The connector of each platform key (DESIGN 9): one stateless instance per platform."""
+"""The connector of each platform key: one stateless instance per platform
+(docs/decisions.md, "One connector per platform, sandbox and live")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Threads (graph.threads.net/v1.0): a container, its status, then threads_publish (PLATFORMS.md, Threads)."""
+"""Threads (graph.threads.net/v1.0): a container, its status, then threads_publish (docs/platforms.md,
+"Threads")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""X (API v2): media upload at /2/media/upload, then POST /2/tweets (PLATFORMS.md, X)."""
+"""X (API v2): media upload at /2/media/upload, then POST /2/tweets (docs/platforms.md, "X")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Credits: each movement is one conditional UPDATE of the balance plus one ledger row, in the
-caller's transaction (DESIGN 6). The balance can never go negative, under any concurrency."""
+caller's transaction (docs/decisions.md, "Credits move atomically"). The balance can never go
+negative, under any concurrency."""
 
 from __future__ import annotations
 

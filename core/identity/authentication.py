@@ -138,7 +138,8 @@ async def _authenticate_session(conn: AsyncConnection, token: str, now: datetime
 
 async def _authenticate_access_token(conn: AsyncConnection, token: str, now: datetime, audience: str) -> Authentication:
     # client_credentials tokens have no grant, user or organization: the inner joins leave them
-    # out, so they are refused like unknown tokens (SPEC 5: no machine-only identity).
+    # out, so they are refused like unknown tokens: there is no machine-only identity
+    # (docs/decisions.md, "Every call carries the caller's credential").
     row = (await conn.execute(_ACCESS_TOKEN_LOOKUP, {"token_hash": hash_token(token)})).first()
     if (
         row is None

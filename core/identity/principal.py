@@ -17,7 +17,8 @@ ACTIVE_PLANS = frozenset({"active", "trialing"})
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """One human user acting in exactly one organization through one credential (SPEC 1.7)."""
+    """One human user acting in exactly one organization through one credential
+    (docs/decisions.md, "Every call carries the caller's credential")."""
 
     user_id: str
     org_id: str

@@ -1,6 +1,6 @@
-"""The OAuth scopes (SPEC 5): every scope Herald knows, what it allows, and which ones the
-discovery documents list. The one table: policies, the OAuth server, the consent page (through
-the catalog) and the discovery documents read it."""
+"""The OAuth scopes (docs/api.md, "Authentication"): every scope Herald knows, what it allows,
+and which ones the discovery documents list. The one table: policies, the OAuth server, the
+consent page (through the catalog) and the discovery documents read it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class Scope:
     description: str
-    # Listed in the resource and authorization server metadata (SPEC 5 lists three).
+    # Listed in the resource and authorization server metadata: posts:write, posts:read and
+    # media:write (docs/api.md, "Authentication"); the writing scopes are opt-in.
     advertised: bool
 
 

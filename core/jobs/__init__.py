@@ -1,1 +1,2 @@
-"""The lease job queue the workers share (DESIGN 12): core/jobs/queue.py, core/jobs/runner.py."""
+"""The lease job queue the workers share (docs/decisions.md, "Background work shares one lease
+primitive"): core/jobs/queue.py, core/jobs/runner.py."""

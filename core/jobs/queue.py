@@ -1,4 +1,5 @@
-"""The lease job queue (DESIGN 12): background work any number of workers share.
+"""The lease job queue: background work any number of workers share
+(docs/decisions.md, "Background work shares one lease primitive").
 
 A job is a row of `jobs`. Claiming is one transaction: due rows are locked with FOR UPDATE SKIP
 LOCKED (PostgreSQL; on SQLite the transaction holds the write lock) and move to `running` under

@@ -1,4 +1,4 @@
-"""The media library's error codes (SPEC 7, plus CONTENT_HASH_MISMATCH and MEDIA_IN_USE)."""
+"""The media library's error codes (docs/api.md, "Errors")."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ class UnsupportedMediaType(DomainError):
 
 
 class FileTooLarge(DomainError):
-    """size_bytes exceeds the per-type limit (SPEC 8)."""
+    """size_bytes exceeds the per-type limit (docs/api.md, "Limits")."""
 
     reason = "FILE_TOO_LARGE"
     grpc_code = grpc.StatusCode.INVALID_ARGUMENT

@@ -1,4 +1,4 @@
-"""The media library (SPEC 2, 3, 4, 7, 8; docs/media.md)."""
+"""The media library (docs/media.md; its routes: docs/api.md, "Media")."""
 
 from __future__ import annotations
 
@@ -38,9 +38,9 @@ ALLOWED_TYPES = {
     "video/quicktime": "video",
     "video/webm": "video",
 }
-# SPEC 8, decimal units: 50 MB images and GIFs, 1 GB video through presign.
+# docs/api.md, "Limits", in decimal units: 50 MB images and GIFs, 1 GB video through presign.
 PRESIGN_LIMITS = {"image": 50_000_000, "gif": 50_000_000, "video": 1_000_000_000}
-# The legacy multipart upload: same image and GIF limits, video 100 MB (SPEC 8).
+# The legacy multipart upload: same image and GIF limits, video 100 MB.
 LEGACY_LIMITS = {"image": 50_000_000, "gif": 50_000_000, "video": 100_000_000}
 HASH_RE = re.compile(r"^[0-9a-f]{64}$")
 MAX_FILENAME = 255
@@ -57,7 +57,8 @@ class UploadTicket:
 
 
 def validate_upload(filename: str, mime_type: str, size_bytes: int, content_hash: str, limits: dict[str, int]) -> str:
-    """Returns the media kind; raises the SPEC error for the first problem found."""
+    """Returns the media kind; raises the documented error for the first problem found
+    (docs/media.md, "Allowed types and limits")."""
     if not filename.strip() or len(filename) > MAX_FILENAME or not filename.isprintable() or "/" in filename:
         raise ValidationError(f"filename must be 1-{MAX_FILENAME} printable characters without '/'")
     if not mime_type:

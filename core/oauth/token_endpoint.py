@@ -222,7 +222,8 @@ async def _replayed_refresh(conn: AsyncConnection, grant_id: str, now: datetime)
 async def _client_credentials(
     conn: AsyncConnection, client: Client, request: TokenRequest, resource: str, lifetimes: Lifetimes, now: datetime
 ) -> IssuedTokens:
-    # Advertised (SPEC 5), but such tokens carry no user: every surface refuses them.
+    # Advertised in the server's metadata (docs/oauth.md, "Rules, and the decisions Herald made"),
+    # but such tokens carry no user: every surface refuses them.
     scope = " ".join(requested_scopes(request.scope, client, redirect=False, human_consent=False))
     audience = check_resource(request.resource, resource)
     minted = mint_token(ACCESS_TOKEN_PREFIX)
@@ -324,7 +325,7 @@ async def introspect(
     """RFC 7662 for confidential clients, about their own tokens; `active: false` for anything
     unknown, expired, revoked, used (rotated refresh tokens), issued to another client, or
     usable nowhere: a client_credentials token carries no user, and every surface refuses it
-    (SPEC 5), so it is not active anywhere."""
+    (docs/decisions.md, "Every call carries the caller's credential"), so it is not active anywhere."""
     if not token:
         raise InvalidRequest("token is required")
     client = await authenticate_client(conn, client_id, client_secret)

@@ -1,7 +1,7 @@
-"""Each platform Herald signs in to (PLATFORMS.md, "Auth" of each): endpoints, scopes, how the
-client authenticates, Meta's long-lived token exchange, TikTok's `client_key`, Mastodon's app
-registered per instance, and the call that says whose account the token is. The OAuth work
-itself is `OAuthPlatform`'s (core/platform_accounts/oauth.py).
+"""Each platform Herald signs in to (docs/platforms.md, "Connecting" in each platform's section):
+endpoints, scopes, how the client authenticates, Meta's long-lived token exchange, TikTok's
+`client_key`, Mastodon's app registered per instance, and the call that says whose account the
+token is. The OAuth work itself is `OAuthPlatform`'s (core/platform_accounts/oauth.py).
 """
 
 from __future__ import annotations

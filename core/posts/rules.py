@@ -1,10 +1,11 @@
 """Each destination platform's rules for one post: text length as the platform counts it, attachments.
 
 Pure functions (no I/O) that POST /v1/posts runs for every destination before anything is created
-(SPEC 4, 7); every number lives in `PLATFORM_LIMITS` (PLATFORMS.md: "keep every limit in config").
+(docs/posts.md, "Creating posts"); every number lives in one table, `PLATFORM_LIMITS`
+(docs/platforms.md, "How to read this page").
 Nothing is ever truncated: a problem is reported with the count and the limit.
 
-Decisions where PLATFORMS.md leaves room:
+Decisions where a platform's own documentation leaves room (docs/platforms.md, each platform):
 - Post types, the first being the default: x, bluesky, mastodon, threads, linkedin: `post`;
   instagram: `feed` (one image; one video, which goes out as a Reel as Instagram does with every
   feed video; or a carousel of 2-10 images/videos), `reel` (one video), `story` (one image or
@@ -19,7 +20,7 @@ Decisions where PLATFORMS.md leaves room:
   source accepts. GIF files are refused: Threads takes JPEG/PNG images (its GIFs are GIPHY attachments).
 - Bluesky GIFs go through the video service (it accepts image/gif, as the official app does), so a GIF
   takes the single video slot and the video size limit.
-- Units PLATFORMS.md marks as undocumented (Instagram caption, LinkedIn commentary) are counted in
+- Units the platform does not document (Instagram caption, LinkedIn commentary) are counted in
   UTF-16 code units, never fewer than code points or graphemes, so we never pass text they may refuse.
 - Text platforms (x, bluesky, mastodon, threads, linkedin) need non-blank content; Instagram, TikTok
   and YouTube take an empty caption (their media requirement is checked by `media_problems`).
@@ -64,7 +65,7 @@ def _layout(kinds: list[str], low: int, high: int) -> dict[str, Any]:
     return {"kinds": kinds, "min": low, "max": high}
 
 
-# Every platform limit in one place (PLATFORMS.md). "media" maps each post type (the first is the
+# Every platform limit in one place (docs/platforms.md). "media" maps each post type (the first is the
 # default) to its attachment rule: a post's attachments must all fit one layout; "aspect" bounds
 # width:height per kind when the size is known.
 PLATFORM_LIMITS: dict[str, dict[str, Any]] = {
@@ -329,8 +330,8 @@ def text_problems(connector: str, text: str) -> list[str]:
 
 def content_problems(connector: str, content: str, *, title: str | None, post_type: str) -> list[str]:
     """Human-readable problems with the text (and YouTube's title) for this platform, [] when fine.
-    Each names the count and the limit; nothing is truncated. The request-wide title rule (SPEC 8)
-    is the caller's."""
+    Each names the count and the limit; nothing is truncated. The request-wide title rule
+    (docs/api.md, "Limits") is the caller's."""
     p = _platform(connector)
     _media_rule(connector, post_type)
     name, problems = p["name"], []
@@ -376,8 +377,8 @@ def _ratio(text: str) -> Fraction:
 
 
 def media_problems(connector: str, post_type: str, media: list[MediaInfo]) -> list[str]:
-    """Problems with the attachments for this platform and post type (INVALID_MEDIA_COMBINATION,
-    SPEC 7), [] when fine: count and mix of kinds, then each file's type, size and shape."""
+    """Problems with the attachments for this platform and post type (INVALID_MEDIA_COMBINATION),
+    [] when fine: count and mix of kinds, then each file's type, size and shape."""
     p, rule = _platform(connector), _media_rule(connector, post_type)
     label, problems = _label(connector, post_type), []
     layouts = rule["layouts"]

@@ -34,7 +34,7 @@ POLICIES = {
     # A dry run of CreatePosts: it creates nothing, so reading posts is enough.
     "ValidatePosts": MethodPolicy(scopes=_READ),
     "PreviewPosts": MethodPolicy(scopes=_READ),
-    # Writing tools (SPEC 5: generate:read reads recent posts).
+    # Writing tools (docs/api.md, "Authentication": generate:read reads recent posts).
     "ListRecentPosts": MethodPolicy(scopes=frozenset({"generate:read"}), page=PageBounds(default=20, maximum=100)),
 }
 

@@ -1,4 +1,5 @@
-"""Every check POST /v1/posts makes before anything is created (SPEC 4, 7, 8; PLATFORMS.md).
+"""Every check POST /v1/posts makes before anything is created (docs/posts.md, "Creating posts";
+docs/api.md, "Errors" and "Limits"; docs/platforms.md).
 
 Order: the request's own fields (VALIDATION_ERROR), the features each destination can take
 (UNSUPPORTED_FEATURE; live: PROFILE_NOT_CONNECTED, RECONNECT_REQUIRED), then the media library
@@ -48,14 +49,14 @@ from core.posts.versions import Extras, Version, version_for
 
 
 class InvalidMedia(DomainError):
-    """One or more media_ids are not confirmed media of this organization's library (SPEC 7)."""
+    """One or more media_ids are not confirmed media of this organization's library."""
 
     reason = "INVALID_MEDIA"
     grpc_code = grpc.StatusCode.INVALID_ARGUMENT
 
 
 class InvalidMediaCombination(DomainError):
-    """The attachments break a destination's rule (SPEC 7)."""
+    """The attachments break a destination's rule: count, mix, type, size or aspect ratio."""
 
     reason = "INVALID_MEDIA_COMBINATION"
     grpc_code = grpc.StatusCode.INVALID_ARGUMENT
@@ -164,8 +165,9 @@ def refuse_unsupported(targets: list[Target]) -> None:
 async def check_destinations(
     conn: AsyncConnection, org_id: str, targets: list[Target], media: dict[str, MediaInfo]
 ) -> None:
-    """Each destination's rules, in SPEC's order over all targets: the texts (VALIDATION_ERROR),
-    the never-publish phrases in every text a post sends, the attachments."""
+    """Each destination's rules, in the documented order (docs/posts.md, "Creating posts") over
+    all targets: the texts (VALIDATION_ERROR), the never-publish phrases in every text a post
+    sends, the attachments."""
     for t in targets:
         check_version_texts(t.profile.connector, t.profile.slug, t.version, t.post_type)
     phrases = await brand.matchers(conn, org_id, [t.profile.id for t in targets])

@@ -76,7 +76,8 @@ class Version:
 
 @dataclass(frozen=True, slots=True)
 class Extras:
-    """The request's fields beyond SPEC's post (all optional)."""
+    """The request's fields beyond one post's content, media and title (all optional; docs/posts.md,
+    "Threads, first comments and versions", "Languages and TikTok settings")."""
 
     thread: tuple[ThreadItem, ...] = ()
     first_comment: str | None = None

@@ -18,7 +18,8 @@ from core.posts.language import language_problem, normalized_language
 from core.posts.rules import PLATFORMS
 from core.tags import normalize_tag
 
-# DESIGN 9: the platform keys, used as `connector` (the platform rules table is their one list).
+# The platform keys, used as `connector` (docs/decisions.md, "One connector per platform, sandbox
+# and live"): the platform rules table is their one list.
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_TAGS = 20
 

@@ -24,7 +24,7 @@ POLICIES = {
     ),
     "GetProfile": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True),
     # The dashboard's "connect a sandbox profile" form: humans only, with or without a plan.
-    # Writing tools (SPEC 5: generate:read reads destination limits).
+    # Writing tools (docs/api.md, "Authentication": generate:read reads destination limits).
     "GetDestinationLimits": MethodPolicy(scopes=frozenset({"generate:read"})),
     # Time slots decide when posts go out: reading them is reading posts, setting them is scheduling.
     "GetProfileSlots": MethodPolicy(scopes=_READ),

@@ -34,7 +34,7 @@ CREDITS_LOW_KEY = "herald-credits-low"
 # The caller's rate limit after this call: `limit;window;remaining;reset` (core/ratelimit.py).
 RATELIMIT_KEY = "herald-ratelimit"
 # The audience the calling surface serves (the /mcp facade sends {base_url}/mcp); an OAuth
-# access token issued for another audience is refused (SPEC 5 step 4).
+# access token issued for another audience is refused (docs/oauth.md, the audience rule).
 AUDIENCE_KEY = "herald-audience"
 
 
@@ -234,7 +234,8 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
 
 
 async def _serve(inner: Behavior, request: Any, context: grpc.aio.ServicerContext, call: Call) -> Any:
-    # The request is looked at only now, after the credential and the policy (SPEC 7's order).
+    # The request is looked at only now, after the credential and the policy (the order of checks:
+    # docs/api.md, "Errors").
     if isinstance(request, Message) and (field := field_with_nul(request)):
         raise ValidationError(f"{field} must not contain NUL characters")
     token = bind_call(call)

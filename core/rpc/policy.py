@@ -74,7 +74,8 @@ def policies_for(service: ServiceDescriptor, declared: dict[str, MethodPolicy]) 
 
 
 def apply_policy(principal: Principal, policy: MethodPolicy) -> None:
-    """SPEC 7's order after the credential itself: its kind, then its scopes, then the plan.
+    """The order of checks after the credential itself (docs/api.md, "Errors"): its kind, then its
+    scopes, then the plan.
     A missing scope names every scope the method needs, in one challenge (MCP authorization)."""
     if principal.credential_kind not in policy.credential_kinds:
         raise Forbidden(f"a {principal.credential_kind.value} credential cannot call this method")

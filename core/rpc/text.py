@@ -1,8 +1,8 @@
 """One rule for every text field of every Herald request: no NUL characters.
 
-PostgreSQL text cannot hold U+0000 (psycopg refuses it with DataError) and no field of SPEC
-needs it, so a request carrying one is answered VALIDATION_ERROR before any statement runs,
-on both backends alike, instead of failing inside a query.
+PostgreSQL text cannot hold U+0000 (psycopg refuses it with DataError) and no field of the API
+(docs/api.md) needs it, so a request carrying one is answered VALIDATION_ERROR before any
+statement runs, on both backends alike, instead of failing inside a query.
 """
 
 from __future__ import annotations

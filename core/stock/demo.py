@@ -82,7 +82,8 @@ class DemoStockServer:
     it alone, `run_demo_stock`); tests drive the real provider clients against it. `start()`/
     `stop()` run it in a thread (or use it as a context manager); `serve_forever()` blocks.
 
-    Routes, in each API's documented shapes (PLATFORMS.md, Pexels and Unsplash):
+    Routes, in each API's documented shapes (docs/platforms.md, "Pexels (stock_a)" and
+    "Unsplash (stock_b)"):
     - Pexels (`pexels_base_url` = `http://host:port`, header `Authorization: <key>`):
       `GET /v1/search`, `GET /v1/photos/{id}`; images at
       `/pexels/photos/{id}/pexels-photo-{id}.jpeg`. 2xx answers carry

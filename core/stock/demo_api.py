@@ -1,4 +1,5 @@
-"""The Pexels and Unsplash APIs as the demo stock provider answers them (PLATFORMS.md shapes)."""
+"""The Pexels and Unsplash APIs as the demo stock provider answers them, in the shapes
+of docs/platforms.md, "Pexels (stock_a)" and "Unsplash (stock_b)"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The stock photo errors (SPEC 7; docs/stock.md)."""
+"""The stock photo errors (docs/api.md, "Errors"; docs/stock.md)."""
 
 from __future__ import annotations
 

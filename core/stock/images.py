@@ -21,7 +21,7 @@ __all__ = [
     "sniff_image_format",
 ]
 
-# Width:height of each preset (SPEC section 4, rule 1).
+# Width:height of each preset (docs/stock.md, "Sourcing").
 PRESETS: dict[str, tuple[int, int]] = {"square": (1, 1), "portrait": (4, 5), "landscape": (191, 100), "story": (9, 16)}
 # The largest pixel box any destination a preset reaches shows, which is what Herald asks a
 # provider for and scales down to: square and portrait at the photo-sharing feed's 1080 width

@@ -1,6 +1,6 @@
 """What stock searches and sourcing accept (docs/stock.md): providers, presets, the
-destinations each preset reaches, and the bounds of each field. Checked in SPEC's order before
-any photo is fetched or anything is charged."""
+destinations each preset reaches, and the bounds of each field. Checked in the documented order
+(docs/stock.md, "Sourcing") before any photo is fetched or anything is charged."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from core.posts.rules import PLATFORM_LIMITS
 from core.stock.errors import PresetDestination, UnknownPreset, UnknownProvider
 
 PROVIDERS = ("stock_a", "stock_b")
-# width:height of each preset (SPEC 4): square is the default, publishable everywhere.
+# width:height of each preset (docs/stock.md, "Sourcing"): square is the default, publishable
+# everywhere.
 PRESET_RATIOS: dict[str, tuple[int, int]] = {
     "square": (1, 1),
     "portrait": (4, 5),
@@ -19,8 +20,9 @@ PRESET_RATIOS: dict[str, tuple[int, int]] = {
     "story": (9, 16),
 }
 DEFAULT_PRESET = "square"
-# SPEC 4: `story` (9:16) reaches only the microblogging platforms: on a photo-sharing feed, a
-# professional network or a short-video photo post a full-height image is cut or letterboxed.
+# `story` (9:16) reaches only the microblogging platforms (docs/stock.md, "Sourcing"): on a
+# photo-sharing feed, a professional network or a short-video photo post a full-height image is cut
+# or letterboxed.
 PRESET_KINDS: dict[str, frozenset[str] | None] = {"story": frozenset({"microblogging"})}
 SEARCH_COUNT = (1, 30, 12)  # min, max, default (Unsplash pages hold at most 30)
 MAX_QUERY = 200

@@ -3,13 +3,14 @@
 Search asks the provider and answers its photos; it creates, saves and charges nothing. Identical
 searches of one organization are answered from a short cache (the providers ask for caching).
 
-Sourcing, in SPEC's order before any photo is fetched or anything is charged: the fields, the
-provider and preset, whether the provider is available to the organization, the destination, and
-whether the balance pays for every photo asked for. Then each photo is looked up, fetched from the
-provider's own image hosts (sized for the preset), cropped, and written to object storage, with
-no transaction open; one transaction then records the delivered photos as confirmed media and
-charges them with one conditional debit. A photo that fails drops out, is listed under
-`failures`, and is not charged; when all fail, SOURCE_FAILED and nothing is charged.
+Sourcing, in the order of docs/stock.md, "Sourcing", before any photo is fetched or anything is
+charged: the fields, the provider and preset, whether the provider is available to the
+organization, the destination, and whether the balance pays for every photo asked for. Then each
+photo is looked up, fetched from the provider's own image hosts (sized for the preset), cropped,
+and written to object storage, with no transaction open; one transaction then records the
+delivered photos as confirmed media and charges them with one conditional debit. A photo that
+fails drops out, is listed under `failures`, and is not charged; when all fail, SOURCE_FAILED and
+nothing is charged.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Object storage for the media library: upload URLs point here, never at the API (DESIGN 8).
+"""Object storage for the media library: upload URLs point here, never at the API
+(docs/decisions.md, "Upload URLs point at object storage").
 
 Two backends implement this interface: `local` (the embedded `herald storage` server: files
 under the data directory, HMAC-signed expiring PUT URLs) and `gcs` (Google Cloud Storage, V4
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-UPLOAD_URL_LIFETIME = 3600  # seconds (SPEC 8)
+UPLOAD_URL_LIFETIME = 3600  # seconds (docs/api.md, "Limits")
 READ_URL_LIFETIME = 900  # seconds: long enough for a platform to fetch a video, short enough to leak little
 MAX_URL_LIFETIME = 7 * 24 * 3600  # the longest a GCS V4 signed URL may live; both backends enforce it
 CHUNK_SIZE = 1024 * 1024

@@ -1,4 +1,5 @@
-"""The `gcs` backend: Google Cloud Storage through google-cloud-storage (DESIGN 8).
+"""The `gcs` backend: Google Cloud Storage through google-cloud-storage
+(docs/decisions.md, "Upload URLs point at object storage").
 
 Upload URLs are V4 signed URLs for one `PUT` with the signed Content-Type, valid `expires_in`
 seconds; read URLs (`read_url`) are V4 signed URLs for `GET` (only `host` is a signed header, so a
@@ -14,7 +15,8 @@ versions); writes spool to a temp file first, so `max_bytes` is enforced before 
 the bucket and memory stays bounded.
 
 Not signed: `x-goog-content-length-range`. The library can sign it (`headers=`), but a signed
-extension header must then be sent by the client, and SPEC 4 says a PUT carries only Content-Type;
+extension header must then be sent by the client, and the contract's PUT carries only Content-Type
+(docs/api.md, "Resources": the presign result);
 so GCS does not cap the size at PUT time and the API's confirm step refuses a size that differs
 from the declared one (FILE_SIZE_MISMATCH). Nor can GCS refuse a second PUT to the same URL (that
 too would need a signed `x-goog-if-generation-match` header): it replaces the object. So what

@@ -1,6 +1,7 @@
 """The `local` backend: objects as files under `{data_dir}/objects/`, uploaded through the embedded
 `herald storage` server with HMAC-signed, expiring PUT URLs and fetched through it with signed,
-expiring GET URLs (`read_url`, served by core/storage/downloads.py) (DESIGN 8).
+expiring GET URLs (`read_url`, served by core/storage/downloads.py)
+(docs/decisions.md, "Upload URLs point at object storage").
 
 Keys map to paths one to one (`org_x/med_y` → `objects/org_x/med_y`); a key is 1-512 characters of
 [A-Za-z0-9_./-], made of non-empty segments that do not start with a dot, so it can never leave

@@ -1,4 +1,5 @@
-"""`herald storage`: the embedded object store's HTTP server (DESIGN 8, SPEC 4 `PUT {upload_url}`).
+"""`herald storage`: the embedded object store's HTTP server (docs/media.md, "The upload URL";
+docs/decisions.md, "Upload URLs point at object storage").
 
 `PUT /upload/{key}?size=&type=&expires=&sig=` accepts the bytes of one object, signed by the core
 (core/storage/signing.py), and streams them to a file under `{data_dir}/objects/` (core/storage/
@@ -12,7 +13,7 @@ ranges included: core/storage/downloads.py.) Decisions on uploads (documented he
 - 400 `CONTENT_TYPE_MISMATCH`: the `Content-Type` header is not exactly the signed type.
 - 413 `FILE_TOO_LARGE`: the body (declared Content-Length, or counted when chunked) is larger than
   the signed size, or the signed size is past the 1 GiB ceiling; nothing is kept. A smaller body is
-  accepted: the API's confirm step reports it as `FILE_SIZE_MISMATCH` (SPEC 7).
+  accepted: the API's confirm step reports it as `FILE_SIZE_MISMATCH` (docs/media.md, "Confirm").
 - 409 `UPLOAD_ALREADY_COMPLETE`: an object already landed under this key. An upload URL takes one
   complete PUT, so bytes cannot be swapped after the API checked them; a racing second PUT loses
   atomically. Ask the API for a new upload URL to upload again.
@@ -48,7 +49,8 @@ from core.storage.fileio import HAVE_SPLICE, SocketPipe, Writeback, splice_to_fi
 from core.storage.local import InvalidKey, LocalStorage, ObjectExists, check_key, in_thread
 from core.storage.signing import Verdict
 
-# Hard ceiling of one upload; the API enforces the per-type limits (SPEC 8) when it signs.
+# Hard ceiling of one upload; the API enforces the per-type limits (docs/api.md, "Limits") when it
+# signs.
 MAX_UPLOAD_BYTES = 1024**3
 REFUSED_BODY_DRAIN = 1024 * 1024
 _SANIC_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 408: "REQUEST_TIMEOUT", 413: "FILE_TOO_LARGE"}

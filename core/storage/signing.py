@@ -1,4 +1,5 @@
-"""HMAC-SHA256 signatures of the local backend's upload and read URLs (DESIGN 8).
+"""HMAC-SHA256 signatures of the local backend's upload and read URLs
+(docs/decisions.md, "Upload URLs point at object storage").
 
 An upload signature covers the method (PUT), the object key, the content type, the declared size
 and the expiry (unix seconds), so changing any of them invalidates the URL. A read signature covers

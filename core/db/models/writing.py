@@ -56,9 +56,10 @@ class BrandVoice(Base):
 
 
 class Job(Base):
-    """One unit of background work in the lease queue (core/jobs, DESIGN 12): a generation run
-    now, webhook deliveries and long sourcing later. `due_at` is when a worker may claim it (now,
-    its next retry, or the end of the lease of the worker holding it), as for posts."""
+    """One unit of background work in the lease queue (core/jobs; docs/decisions.md, "Background
+    work shares one lease primitive"): a generation run now, webhook deliveries and long sourcing
+    later. `due_at` is when a worker may claim it (now, its next retry, or the end of the lease of
+    the worker holding it), as for posts."""
 
     __tablename__ = "jobs"
     __table_args__ = (

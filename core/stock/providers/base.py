@@ -22,8 +22,8 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class Attribution:
-    """The credit a `stock_b` (Unsplash) photo must carry wherever it is shown (PLATFORMS.md,
-    Unsplash: "Photo by <photographer> on <source>", both links with the app's referral
+    """The credit a `stock_b` (Unsplash) photo must carry wherever it is shown (docs/platforms.md,
+    "Unsplash (stock_b)": "Photo by <photographer> on <source>", both links with the app's referral
     parameters `utm_source={app}&utm_medium=referral`). `stock_a` (Pexels) requires none.
 
     Herald renders it as JSON `{photographer, photographer_url, source, source_url}`:
@@ -41,7 +41,7 @@ class Attribution:
 
 @dataclass(frozen=True, slots=True)
 class StockPhoto:
-    """One search result (SPEC section 2, Stock search result): the provider's photo id as
+    """One search result (docs/api.md, "Resources", Stock search): the provider's photo id as
     `source_ref`, a small `preview_url` for a picker, the original's pixel size, the provider's
     alt text ("" if none) and, for `stock_b`, the required attribution."""
 
@@ -93,7 +93,8 @@ class StockProviderError(Exception):
 
 
 class StockProvider(Protocol):
-    """A stock photo source (SPEC section 4, /v1/media/stock/search and /v1/media/source)."""
+    """A stock photo source (docs/api.md, "Stock photos": /v1/media/stock/search and
+    /v1/media/source)."""
 
     key: ProviderKey
     # The only hosts a rendition may be fetched from; the caller refuses any other.

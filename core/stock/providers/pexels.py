@@ -1,4 +1,5 @@
-"""Pexels (`stock_a`): search, photo lookup, and renditions on its image CDN (PLATFORMS.md, Pexels)."""
+"""Pexels (`stock_a`): search, photo lookup, and renditions on its image CDN
+(docs/platforms.md, "Pexels (stock_a)")."""
 
 from __future__ import annotations
 

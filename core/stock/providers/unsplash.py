@@ -1,4 +1,5 @@
-"""Unsplash (`stock_b`): search, photo lookup, download tracking, `urls.raw` renditions (PLATFORMS.md)."""
+"""Unsplash (`stock_b`): search, photo lookup, download tracking, `urls.raw` renditions
+(docs/platforms.md, "Unsplash (stock_b)")."""
 
 from __future__ import annotations
 
