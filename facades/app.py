@@ -29,7 +29,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "web" / "static"
 
 
 def oauth_blueprint() -> Blueprint:
-    """The authorization server's endpoints at {auth_url} = {base_url}/api/auth (SPEC 5)."""
+    """The authorization server's endpoints at {auth_url} = {base_url}/api/auth (docs/oauth.md)."""
     bp = Blueprint("oauth", url_prefix="/api/auth")
     register_endpoints(bp)
     register_authorize(bp)
@@ -141,8 +141,8 @@ def error_response(settings: FacadeSettings, request: Request, error: ApiError) 
         headers["Retry-After"] = str(error.retry_after)
     headers.update(ratelimit_headers(error.metadata.get("ratelimit")))
     if error.code == "UNAUTHORIZED":
-        # SPEC 5, 7: every 401 names the resource metadata. The body tells a server caller what
-        # /v1 wants, since the metadata describes the agents' door (/mcp).
+        # Every 401 names the resource metadata (docs/api.md, "Authentication"). The body tells a
+        # server caller what /v1 wants, since the metadata describes the agents' door (/mcp).
         challenge = f'Bearer resource_metadata="{settings.resource_metadata_url}"'
         if request.headers.get("authorization"):
             challenge = f'Bearer error="invalid_token", resource_metadata="{settings.resource_metadata_url}"'

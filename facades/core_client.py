@@ -284,8 +284,9 @@ class CoreClient:
 
     async def check_access(self, rpc: str, *, authorization: str, audience: str | None = None) -> None:
         """Raises what calling `rpc` with this credential would raise before the core looks at the
-        request: UNAUTHORIZED, FORBIDDEN, INSUFFICIENT_SCOPE or SUBSCRIPTION_REQUIRED, in SPEC
-        7's order. Surfaces call it before answering a request they found malformed."""
+        request: UNAUTHORIZED, FORBIDDEN, INSUFFICIENT_SCOPE or SUBSCRIPTION_REQUIRED, in the
+        order of checks (docs/api.md, "Errors"). Surfaces call it before answering a request they
+        found malformed."""
         await self.call(
             self.identity.CheckAccess,
             identity_pb2.CheckAccessRequest(method=rpc),

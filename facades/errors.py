@@ -1,5 +1,5 @@
 """The one table that turns error codes (from the core's ErrorInfo or the facade's own surface
-checks) into HTTP statuses and `{error, code}` bodies (SPEC section 7)."""
+checks) into HTTP statuses and `{error, code}` bodies (docs/api.md, "Errors")."""
 
 from __future__ import annotations
 

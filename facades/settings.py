@@ -54,12 +54,13 @@ class FacadeSettings(BaseSettings):
 
     @property
     def auth_url(self) -> str:
-        """{auth_url} (SPEC: {base_url}/api/auth), the authorization server's issuer."""
+        """{auth_url} = {base_url}/api/auth, the authorization server's issuer (docs/oauth.md)."""
         return f"{self.base_url}/api/auth"
 
     @property
     def mcp_resource(self) -> str:
-        """The audience OAuth access tokens must carry at this facade's /mcp (SPEC 5 step 4)."""
+        """The audience OAuth access tokens must carry at this facade's /mcp (docs/oauth.md, the
+        audience rule)."""
         return f"{self.base_url}/mcp"
 
     @property

@@ -1,6 +1,7 @@
-"""Public discovery documents (SPEC 4, 5): RFC 9728 resource metadata, RFC 8414 authorization
-server metadata (at the three paths SPEC names), the RFC 9727 API catalog, the OpenAPI description
-of /v1 (openapi.py) and the guides for agents. Always current: built from the settings and the
+"""Public discovery documents (docs/oauth.md, "Pieces and where they are"; docs/api.md,
+"GET /openapi.json"): RFC 9728 resource metadata, RFC 8414 authorization server metadata (at
+the three paths clients look for it), the RFC 9727 API catalog, the OpenAPI description of /v1
+(openapi.py) and the guides for agents. Always current: built from the settings and the
 core's catalog (the scopes), openapi.json once per catalog."""
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""{base_url}/openapi.json (SPEC 4, 9.4): the OpenAPI 3.1 description of every /v1 route,
-assembled from the operation table (contract/operations.py) and the contract's models as the
-core's catalog binds them, so it cannot disagree with the routes it describes.
+"""{base_url}/openapi.json (docs/api.md, "GET /openapi.json"): the OpenAPI 3.1 description of
+every /v1 route, assembled from the operation table (contract/operations.py) and the contract's
+models as the core's catalog binds them, so it cannot disagree with the routes it describes.
 
 Response objects are closed where they are used (`unevaluatedProperties: false`): a success body
-is exactly its model plus `warning` (SPEC 6.3), a list element exactly its model.
+is exactly its model plus `warning` (docs/api.md, "Resources"), a list element exactly its model.
 """
 
 from __future__ import annotations

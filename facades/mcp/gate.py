@@ -1,5 +1,6 @@
-"""The /mcp credential rule (SPEC 5, 7): only user-bound OAuth access tokens whose audience is
-{base_url}/mcp. API keys, dashboard sessions and client_credentials tokens are refused.
+"""The /mcp credential rule (docs/oauth.md, "The /mcp gate"): only user-bound OAuth access tokens
+whose audience is {base_url}/mcp. API keys, dashboard sessions and client_credentials tokens are
+refused.
 
 The facade checks the shape; the core checks the token (hash lookup, expiry, revocation, grant,
 membership, and the audience this facade sends as `herald-audience`).
@@ -83,9 +84,9 @@ def _not_an_access_token(token: str) -> str:
 
 
 async def refusal_response(request: Request, refusal: GateRefusal) -> HTTPResponse:
-    """401 / 403 with the RFC 6750 3 challenge SPEC 7 lists. A 401 also names the scopes to ask
-    for (MCP 2025-11-25 and 2026-07-28, "scope selection": the client takes the challenge's
-    `scope` first): every scope the tools need; a 403 names those the call lacked."""
+    """401 / 403 with the RFC 6750 section 3 challenge (docs/oauth.md, "The /mcp gate"). A 401 also
+    names the scopes to ask for (MCP 2025-11-25 and 2026-07-28, "scope selection": the client takes
+    the challenge's `scope` first): every scope the tools need; a 403 names those the call lacked."""
     metadata_url = request.app.ctx.settings.resource_metadata_url
     scope = refusal.scope or (await _first_scope(request) if refusal.status == 401 else "")
     params = []

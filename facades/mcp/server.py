@@ -306,8 +306,8 @@ MODERN_METHODS: dict[str, Handler] = {
 
 
 async def mcp_not_allowed(request: Request) -> HTTPResponse:
-    """SPEC 4: the endpoint is stateless and POST-only; every other method (GET: no server
-    stream; DELETE: no session; HEAD, OPTIONS, PUT, PATCH) answers 405 with `Allow: POST`."""
+    """The endpoint is stateless and POST-only (docs/mcp.md, "Protocol"); every other method (GET:
+    no server stream; DELETE: no session; HEAD, OPTIONS, PUT, PATCH) answers 405 with `Allow: POST`."""
     return json({"error": "use POST", "code": "METHOD_NOT_ALLOWED"}, status=405, headers={"Allow": "POST"})
 
 

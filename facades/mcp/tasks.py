@@ -7,7 +7,8 @@ answers its sourcing run (`srn_…`, collected with `get_sourcing_run`). A task 
 through the extension: the task id is the run id, `tasks/get` reads the run with the same core
 method (and so the same scopes and organization rule) as the collecting tool, and a finished
 task's `result` is exactly what that tool answers, which is what the call would have answered
-had it finished in time. Clients without the extension keep the run handles (SPEC).
+had it finished in time. Clients without the extension keep the run handles
+(docs/mcp.md, "Tasks (the `io.modelcontextprotocol/tasks` extension)").
 
 - A task is answered only on 2026-07-28 requests whose `_meta` client capabilities declare the
   extension (the handshake revisions carry no per-request capabilities, and their 2025-11-25

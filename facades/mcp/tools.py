@@ -85,7 +85,7 @@ class ToolCall:
         try:
             request = validate(contract.model(op.request), arguments)
         except ApiError as error:
-            # Access first (credential, scope, plan), then the arguments (SPEC 7).
+            # Access first (credential, scope, plan), then the arguments (docs/api.md, "Errors").
             await self.core.check_access(op.rpc, authorization=self.authorization, audience=self.audience)
             return tool_error(error)
         try:

@@ -1,1 +1,2 @@
-"""The OAuth 2.1 authorization server's HTTP protocol at {auth_url} = {base_url}/api/auth (SPEC 5)."""
+"""The OAuth 2.1 authorization server's HTTP protocol at {auth_url} = {base_url}/api/auth
+(docs/oauth.md)."""

@@ -1,1 +1,2 @@
-"""The REST surface at /v1 (SPEC 4), registered from the operation table (operations.py)."""
+"""The REST surface at /v1 (docs/api.md, "Route reference"), registered from the operation table
+(operations.py)."""

@@ -1,4 +1,5 @@
-"""The /v1 surface rule for credentials (SPEC 5): only `svc_` API keys, as Bearer tokens.
+"""The /v1 surface rule for credentials (docs/api.md, "Authentication"): only `svc_` API keys, as
+Bearer tokens.
 
 The facade checks only the shape; the core decides whether the key is valid.
 """

@@ -1,4 +1,5 @@
-"""POST /v1/media, the legacy multipart upload (SPEC 4, 9): the `file` part is parsed as it
+"""POST /v1/media, the legacy multipart upload, kept for compatibility (docs/api.md, "Versioning";
+docs/media.md, "Legacy multipart upload (`POST /v1/media`)"): the `file` part is parsed as it
 arrives and streamed to the core in chunks (never held whole), which streams it to storage."""
 
 from __future__ import annotations

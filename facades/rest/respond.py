@@ -1,5 +1,6 @@
-"""Success responses at /v1 (SPEC 6.3): `X-Credits-Remaining` always, and a `warning` once the
-balance is below the low-credit threshold. Also the auth-first rejection of bad requests."""
+"""Success responses at /v1 (docs/api.md, "Resources", Credit warning): `X-Credits-Remaining`
+always, and a `warning` once the balance is below the low-credit threshold. Also the auth-first
+rejection of bad requests."""
 
 from __future__ import annotations
 
@@ -37,6 +38,6 @@ def ok(result: CoreResult[Any], body: dict[str, Any], status: int = 200) -> HTTP
 async def reject_after_auth(request: Request, authorization: str, rpc: str, error: ApiError) -> HTTPResponse:
     """Answers a malformed request only after the credential, its scope and the plan were checked
     for the method it was meant for, so the order of checks is always credential, plan, request
-    (SPEC 7). Costs a call only on this error path."""
+    (docs/api.md, "Errors"). Costs a call only on this error path."""
     await request.app.ctx.core.check_access(rpc, authorization=authorization)
     raise error
