@@ -29,7 +29,7 @@ class IdentityServiceStub:
     """Identity: the caller's principal and the API keys of its user in its
     organization. Every call is authenticated by the `authorization` metadata
     (`Bearer <credential>`); errors carry a google.rpc.ErrorInfo whose reason is
-    a stable Herald error code (SPEC section 7).
+    a stable Herald error code (docs/api.md, "Errors").
     """
 
     def __init__(self, channel):
@@ -74,7 +74,7 @@ class IdentityServiceServicer:
     """Identity: the caller's principal and the API keys of its user in its
     organization. Every call is authenticated by the `authorization` metadata
     (`Bearer <credential>`); errors carry a google.rpc.ErrorInfo whose reason is
-    a stable Herald error code (SPEC section 7).
+    a stable Herald error code (docs/api.md, "Errors").
     """
 
     def GetPrincipal(self, request, context):
@@ -92,7 +92,7 @@ class IdentityServiceServicer:
         (credential kind, then scopes, then plan) exactly as calling that method
         would, without running it. A facade calls it before answering a request
         it found malformed, so every surface reports the credential first, then
-        the scope, then the plan, then the request (SPEC 7).
+        the scope, then the plan, then the request (docs/api.md, "Errors").
         Errors: UNAUTHORIZED, FORBIDDEN, INSUFFICIENT_SCOPE (metadata `scope`),
         SUBSCRIPTION_REQUIRED, VALIDATION_ERROR when `method` is not a method
         of the core.
@@ -113,9 +113,9 @@ class IdentityServiceServicer:
 
     def CreateApiKey(self, request, context):
         """Mints a new API key for the caller's user in the caller's organization.
-        Only a signed-in human (a dashboard session) may mint keys (SPEC 5): an
-        API key or an OAuth token gets FORBIDDEN (PERMISSION_DENIED). The secret
-        is shown once, in this response.
+        Only a signed-in human (a dashboard session) may mint keys (docs/api.md,
+        "Authentication"): an API key or an OAuth token gets FORBIDDEN
+        (PERMISSION_DENIED). The secret is shown once, in this response.
         Errors: UNAUTHORIZED, FORBIDDEN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -192,7 +192,7 @@ class IdentityService:
     """Identity: the caller's principal and the API keys of its user in its
     organization. Every call is authenticated by the `authorization` metadata
     (`Bearer <credential>`); errors carry a google.rpc.ErrorInfo whose reason is
-    a stable Herald error code (SPEC section 7).
+    a stable Herald error code (docs/api.md, "Errors").
     """
 
     @staticmethod

@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class OAuthServiceStub:
-    """OAuth 2.1 authorization server state and rules (SPEC section 5): clients,
+    """OAuth 2.1 authorization server state and rules (docs/oauth.md): clients,
     authorization codes, access and refresh tokens, and the grants a human gave
     an agent. The HTTP protocol lives in the facade; every rule lives here.
 
@@ -100,7 +100,7 @@ class OAuthServiceStub:
 
 
 class OAuthServiceServicer:
-    """OAuth 2.1 authorization server state and rules (SPEC section 5): clients,
+    """OAuth 2.1 authorization server state and rules (docs/oauth.md): clients,
     authorization codes, access and refresh tokens, and the grants a human gave
     an agent. The HTTP protocol lives in the facade; every rule lives here.
 
@@ -273,7 +273,7 @@ def add_OAuthServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class OAuthService:
-    """OAuth 2.1 authorization server state and rules (SPEC section 5): clients,
+    """OAuth 2.1 authorization server state and rules (docs/oauth.md): clients,
     authorization codes, access and refresh tokens, and the grants a human gave
     an agent. The HTTP protocol lives in the facade; every rule lives here.
 

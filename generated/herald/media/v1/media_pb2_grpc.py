@@ -29,7 +29,7 @@ class MediaServiceStub:
     """The media library: files uploaded straight to object storage through
     short-lived upload URLs, deduplicated by SHA-256, usable in posts once
     confirmed. Errors carry a google.rpc.ErrorInfo whose reason is a stable
-    Herald error code (SPEC section 7).
+    Herald error code (docs/api.md, "Errors").
     """
 
     def __init__(self, channel):
@@ -79,7 +79,7 @@ class MediaServiceServicer:
     """The media library: files uploaded straight to object storage through
     short-lived upload URLs, deduplicated by SHA-256, usable in posts once
     confirmed. Errors carry a google.rpc.ErrorInfo whose reason is a stable
-    Herald error code (SPEC section 7).
+    Herald error code (docs/api.md, "Errors").
     """
 
     def CreateUpload(self, request, context):
@@ -105,10 +105,11 @@ class MediaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UploadMedia(self, request_iterator, context):
-        """Uploads a file through the API (the legacy multipart endpoint, SPEC 4 and
-        9): the first message names the file, the following carry its bytes in
-        order. The file is streamed to storage, checked as confirm checks it and
-        returned confirmed. Limits: 50 MB images and GIFs, 100 MB video.
+        """Uploads a file through the API (the legacy multipart endpoint, kept for
+        compatibility: docs/media.md): the first message names the file, the
+        following carry its bytes in order. The file is streamed to storage,
+        checked as confirm checks it and returned confirmed. Limits: 50 MB images
+        and GIFs, 100 MB video.
         Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, VALIDATION_ERROR (no file,
         empty file, filename), UNSUPPORTED_MEDIA_TYPE (declared type not allowed,
         or the bytes are not of it), FILE_TOO_LARGE.
@@ -200,7 +201,7 @@ class MediaService:
     """The media library: files uploaded straight to object storage through
     short-lived upload URLs, deduplicated by SHA-256, usable in posts once
     confirmed. Errors carry a google.rpc.ErrorInfo whose reason is a stable
-    Herald error code (SPEC section 7).
+    Herald error code (docs/api.md, "Errors").
     """
 
     @staticmethod

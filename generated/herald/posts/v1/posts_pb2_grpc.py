@@ -29,7 +29,7 @@ class PostServiceStub:
     """Posts: one post per named profile, scheduled or published right away, and
     delivered exactly once by the publisher. Every call is authenticated by the
     `authorization` metadata; errors carry a google.rpc.ErrorInfo whose reason
-    is a stable Herald error code (SPEC section 7).
+    is a stable Herald error code (docs/api.md, "Errors").
     """
 
     def __init__(self, channel):
@@ -99,7 +99,7 @@ class PostServiceServicer:
     """Posts: one post per named profile, scheduled or published right away, and
     delivered exactly once by the publisher. Every call is authenticated by the
     `authorization` metadata; errors carry a google.rpc.ErrorInfo whose reason
-    is a stable Herald error code (SPEC section 7).
+    is a stable Herald error code (docs/api.md, "Errors").
     """
 
     def CreatePosts(self, request, context):
@@ -284,7 +284,7 @@ class PostService:
     """Posts: one post per named profile, scheduled or published right away, and
     delivered exactly once by the publisher. Every call is authenticated by the
     `authorization` metadata; errors carry a google.rpc.ErrorInfo whose reason
-    is a stable Herald error code (SPEC section 7).
+    is a stable Herald error code (docs/api.md, "Errors").
     """
 
     @staticmethod
