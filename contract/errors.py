@@ -1,5 +1,6 @@
 """Error reasons, declared once in proto/herald/api/v1/errors.proto (ErrorReason, with each
-reason's HTTP status and whether it is retryable), and the shapes failures take (SPEC 2, 7)."""
+reason's HTTP status and whether it is retryable), and the shapes failures take
+(docs/api.md, "Errors")."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ REASONS: dict[str, Reason] = _reasons()
 
 
 class Error(Response):
-    """Every failure at /v1 (SPEC 7): `error` is for humans and may change; branch on `code`."""
+    """Every failure at /v1: `error` is for humans and may change; branch on `code`."""
 
     error: str
     code: str = Field(json_schema_extra={"enum": list(REASONS)})
@@ -68,7 +69,7 @@ class Error(Response):
 
 
 class CreditWarning(Response):
-    """Added to a success body once the balance is below the low-credit threshold (SPEC 2, 6.3)."""
+    """Added to a success body while the balance is below the low-credit threshold."""
 
     code: Literal["low_credits"]
     remaining: int

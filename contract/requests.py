@@ -1,5 +1,6 @@
-"""The arguments of each operation (SPEC 4, docs/api.md), each converting itself to its core
-request message. Absent optional fields stay unset in the message, so the core's defaults apply."""
+"""The arguments of each operation (docs/api.md, "Route reference"), each converting itself to
+its core request message. Absent optional fields stay unset in the message, so the core's
+defaults apply."""
 
 from __future__ import annotations
 
@@ -333,7 +334,7 @@ class PostFields(Request):
 
 
 class CreatePostsRequest(PostFields):
-    """Publish or schedule one post per named profile (SPEC 4)."""
+    """Publish or schedule one post per named profile."""
 
     idempotency_key: Annotated[
         str | None,
@@ -487,7 +488,7 @@ def _size_bytes(catalog: Catalog) -> Any:  # a FieldInfo
 
 
 class PresignRequest(Request):
-    """Register an upload (SPEC 4): the bytes then go straight to object storage."""
+    """Register an upload: the bytes then go straight to object storage."""
 
     filename: Annotated[
         str,
@@ -569,7 +570,8 @@ class UpdateMediaRequest(Request):
 
 
 class UploadMediaRequest(Request):
-    """The legacy multipart upload (SPEC 4, 9): one part named `file`; other parts are ignored."""
+    """The legacy multipart upload, kept for compatibility (new clients presign and confirm): one
+    part named `file`; other parts are ignored."""
 
     file: Annotated[
         bytes,

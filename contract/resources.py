@@ -1,4 +1,4 @@
-"""The resources Herald answers with (SPEC 2, docs/api.md), each built from its proto message."""
+"""The resources Herald answers with (docs/api.md, "Resources"), each built from its proto message."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ class ProfileConnection(Response):
 
 
 class Profile(Response):
-    """A destination profile, named by its slug (SPEC 2), and its platform account."""
+    """A destination profile, named by its slug, and its platform account."""
 
     id: Annotated[str, _id("prf")]
     slug: str
@@ -134,7 +134,8 @@ class ThreadPart(Response):
 
 
 class Post(Response):
-    """SPEC 2's Post plus the lifecycle fields of docs/posts.md."""
+    """A post made for one profile: what it sends, its status and schedule, and how its delivery went
+    (docs/posts.md)."""
 
     id: Annotated[str, _id("pst")]
     profile: str = Field(description="Slug of the profile it was created for.")
@@ -225,7 +226,8 @@ class OutboxEntry(Response):
 
 
 class Media(Response):
-    """SPEC 2's media record plus status, content_hash and image dimensions (docs/media.md)."""
+    """A file of the media library: its type, size and name, its status, content_hash and image
+    dimensions (docs/media.md)."""
 
     media_id: Annotated[str, _id("med")]
     type: MediaKind
@@ -259,7 +261,7 @@ class Media(Response):
 
 
 class PresignResult(Response):
-    """An upload registered (SPEC 2): PUT the bytes to `upload_url`, then confirm."""
+    """An upload registered: PUT the bytes to `upload_url`, then confirm."""
 
     media_id: Annotated[str, _id("med")]
     upload_url: str = Field(

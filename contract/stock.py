@@ -2,7 +2,7 @@
 
 Preset, provider and destination are plain strings here, not enumerations: an unknown value is
 the core's to refuse with its own code (UNKNOWN_PRESET, UNKNOWN_PROVIDER, VALIDATION_ERROR), as
-SPEC 7 has them, not a schema error."""
+docs/api.md, "Errors" lists them, not a schema error."""
 
 from __future__ import annotations
 
