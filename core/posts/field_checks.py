@@ -1,6 +1,6 @@
 """The checks of a request's own fields (VALIDATION_ERROR), one place for each rule, made before
 any destination's rule: texts, media lists, titles, threads, first comments, languages, TikTok
-settings and customizations, for creation, edits and drafts alike (docs/posts.md, "Validation").
+settings and customizations, for creation, edits and drafts alike (docs/posts.md, "Creating posts").
 Each limit here is served in the core's catalog, so no surface keeps a copy."""
 
 from __future__ import annotations

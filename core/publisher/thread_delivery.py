@@ -1,5 +1,5 @@
 """Delivering a post with parts: the post, then its thread items in order (each a reply to the one
-before it), then its first comment (docs/posts.md "Threads and first comments").
+before it), then its first comment (docs/posts.md, "Threads, first comments and versions").
 
 Exactly once, part by part: every part has a delivery key of its own, and every delivery is
 recorded in the outbox under its key as soon as the platform answered. Each attempt, first or

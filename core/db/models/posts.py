@@ -122,9 +122,10 @@ class Post(Base):
 
 
 class PostPart(Base):
-    """What a post delivers after itself, in order (docs/posts.md "Threads and first comments"):
-    its thread items, then its first comment. Each part has a delivery of its own: a key (the
-    outbox is unique on it), a status, what the platform answered, and a live delivery's progress."""
+    """What a post delivers after itself, in order: its thread items, then its first comment
+    (docs/posts.md, "Threads, first comments and versions"). Each part has a delivery of its own: a
+    key (the outbox is unique on it), a status, what the platform answered, and a live delivery's
+    progress."""
 
     __tablename__ = "post_parts"
     __table_args__ = (
