@@ -194,7 +194,7 @@ async def test_an_account_connects_over_rest_with_a_long_lived_token(
     assert long_lived.status == 200 and long_lived.query["grant_type"] == fake.exchange_grant
     assert fake.grant_count(fake.exchange_grant, user.id) >= 1
     me = fake.seen("GET", r"/v[\d.]+/me")[0]
-    assert me.status == 200 and me.bearer in fake.tokens and fake.tokens[me.bearer].long_lived
+    assert me.status == 200 and me.bearer in fake.access_tokens and fake.access_tokens[me.bearer].long_lived
     # Tokens never leave the core, and are sealed at rest.
     listed = (await api.get("/v1/profiles", headers=live.auth)).text
     row = await profile_row(live.engine, live.org_id, connected.slug)
@@ -335,7 +335,7 @@ async def test_a_dead_token_is_refreshed_once_then_the_profile_needs_reauth(
     doomed = fake.add_user(f"doomed_{platform}")
     with signed_in_as(fake, doomed):
         connected = await connect(api, live.auth, platform=platform)
-    fake.expire_tokens(doomed.id)  # Graph answers 190, and an expired token cannot be refreshed
+    fake.expire_access_tokens(doomed.id)  # Graph answers 190, and an expired token cannot be refreshed
     before = await balance(api, live.auth)
     media = [await upload(api, live.auth, jpeg((5, 5, 5)), "image/jpeg", "d.jpg")] if platform == "instagram" else []
 
@@ -349,7 +349,7 @@ async def test_a_dead_token_is_refreshed_once_then_the_profile_needs_reauth(
     refreshes = [
         r
         for r in fake.seen("GET", "/refresh_access_token")
-        if fake.tokens[r.query["access_token"]].user_id == doomed.id
+        if fake.access_tokens[r.query["access_token"]].subject == doomed.id
     ]
     assert [(r.status, r.query["grant_type"]) for r in refreshes] == [(400, fake.refresh_grant)]
     assert fake.containers_of(doomed.id) == [] and fake.posts_by(doomed.id) == []

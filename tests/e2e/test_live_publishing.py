@@ -280,7 +280,7 @@ async def test_a_token_about_to_end_is_refreshed_before_the_delivery(api, live, 
             connected = await connect(api, live.auth, platform="x")
     finally:
         fake_x.access_token_lifetime = 7200
-    first_token = next(t for t, g in fake_x.access_tokens.items() if g.user_id == brief.id)
+    first_token = next(t for t, g in fake_x.access_tokens.items() if g.subject == brief.id)
     mark = marker()
 
     (post,) = await create_post(api, live.auth, f"Fresh token {mark}", [connected.slug])
@@ -477,11 +477,11 @@ async def test_disconnect_revokes_at_the_platform_and_forgets_the_tokens(
     assert len(fake.revoked) == revoked_before + 1
     (token,) = fake.revoked[revoked_before:]
     if platform == "x":
-        assert fake_x.refresh_tokens[token].user_id == account_id  # the grant, by its refresh token
+        assert fake_x.refresh_tokens[token].subject == account_id  # the grant, by its refresh token
         call = fake_x.seen("POST", "/2/oauth2/revoke")[-1]
         assert call.headers["authorization"].startswith("Basic ") and call.form["token_type_hint"] == "refresh_token"
     else:
-        assert fake_mastodon.tokens[token].account_id == account_id
+        assert fake_mastodon.access_tokens[token].subject == account_id
     row = await profile_row(live.engine, live.org_id, connected.slug)
     assert (row.access_token, row.refresh_token, row.token_expires_at) == (None, None, None)
     assert (row.connection_status, row.platform_account_id) == ("disconnected", account_id)

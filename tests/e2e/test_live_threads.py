@@ -145,7 +145,7 @@ async def test_an_item_x_refuses_for_good_ends_the_post_partially_published_and_
     refused = t.items[1]
     # The account already posted item 2's text on X (by hand, through another app): X refuses
     # the item as a duplicate, which no retry can change.
-    token = next(k for k, g in fake_x.access_tokens.items() if g.user_id == account.user.id and not g.revoked)
+    token = next(k for k, g in fake_x.access_tokens.items() if g.subject == account.user.id and not g.revoked)
     async with httpx.AsyncClient(base_url=fake_x.base_url, timeout=10) as by_hand:
         made = await by_hand.post("/2/tweets", json={"text": refused}, headers={"Authorization": f"Bearer {token}"})
     assert made.status_code == 201, made.text

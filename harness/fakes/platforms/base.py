@@ -1,8 +1,9 @@
 """What every fake platform shares: a real HTTP server on loopback (stdlib, one thread per
 connection), every request recorded, routes written per platform, and faults a test queues.
 
-A fake platform is written from the platform's documented requests and answers (PLATFORMS.md,
-and the platform's own API reference): the same paths, methods, bodies, auth and error shapes.
+A fake platform is written from the platform's documented requests and answers (its own API
+reference, named in each fake's docstring; docs/platforms.md says what Herald sends): the same
+paths, methods, bodies, auth and error shapes. The OAuth grant they all speak is oauth.py's.
 Tests read what it received (`requests`, `seen`) and what exists on it (each platform's posts).
 
 Faults (`fail`, `hang_after_receive`, `slow`) match a method, a path regex and optionally a

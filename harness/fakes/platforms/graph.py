@@ -1,5 +1,5 @@
 """Fake Threads and Instagram on loopback: Meta's login and its Graph container flow, as
-developers.facebook.com documents them (PLATFORMS.md, Threads, Instagram).
+developers.facebook.com documents them (docs/threads-api, docs/instagram-platform).
 
 Login: the authorization page approves at once as `sign_in_as` and sends the browser to the
 redirect URI with `code` and `state` (and Meta's `#_`, which no browser sends on). The code is
@@ -7,7 +7,8 @@ exchanged once (`POST /oauth/access_token`, client id and secret in the form) fo
 token (1 h) and `user_id`; `GET /access_token?grant_type=th_exchange_token|ig_exchange_token`
 turns that into a long-lived one (60 days), which `GET /refresh_access_token` renews while it
 is unexpired and at least `min_refresh_age` old (Meta: 24 h). Every Graph call takes the token
-as `Authorization: Bearer` or `access_token`; a bad one is Graph error 190.
+as `Authorization: Bearer` or `access_token`; a bad one is Graph error 190. The code grant is
+oauth.py's; the long-lived exchange and refresh are Meta's own, here.
 
 Publishing: `POST /{user}/threads|media` makes a container. Like Meta, the fake fetches the
 media from `image_url`/`video_url` itself (urllib, so a signed storage URL is proven to answer);
@@ -40,9 +41,10 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
+from harness.fakes.platforms.base import Answer, Request, Route, answer
 from harness.fakes.platforms.graph_replies import InstagramComments, ThreadsReplies
 from harness.fakes.platforms.graph_shapes import cursor, graph_error, no_object, pick, timestamp
+from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REDIRECT_URI, Code, Grant, OAuthPlatform
 
 SHORT_LIVED = 3600
 LONG_LIVED = 60 * 86400
@@ -67,16 +69,6 @@ class GraphUser:
     username: str
     name: str
     app_scoped_id: str  # Instagram's `id` in /me (Threads: the same as `id`)
-
-
-@dataclass
-class Grant:
-    user_id: str
-    scopes: tuple[str, ...]
-    long_lived: bool
-    issued_at: float
-    expires_at: float
-    revoked: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,8 +126,14 @@ class GraphPost:
     reply_to: str = ""  # Threads: the post this one replies to
 
 
-class FakeGraph(FakePlatform):
+class FakeGraph(OAuthPlatform):
     """The login and the container flow both platforms share; subclasses set their names."""
+
+    code_lifetime = 3600.0
+    scope_separator = r"[,\s]+"
+    denial = {"error": "access_denied", "error_reason": "user_denied", "error_description": "Permissions error"}
+    # Meta appends `#_` to the redirect: not part of the code, and never sent by a browser.
+    redirect_suffix = "#_"
 
     create_edge: ClassVar[str]
     publish_edge: ClassVar[str]
@@ -155,11 +153,6 @@ class FakeGraph(FakePlatform):
         self.client_secret = client_secret
         self.min_refresh_age = min_refresh_age
         self.users: dict[str, GraphUser] = {}
-        self.sign_in_as = ""
-        self.deny_next = False
-        self.codes: dict[str, dict[str, Any]] = {}
-        self.tokens: dict[str, Grant] = {}
-        self.grants: list[tuple[str, str]] = []  # (grant, user id) of every token issued
         self.containers: dict[str, Container] = {}
         self.posts: dict[str, GraphPost] = {}
         self.fetches: list[Fetch] = []
@@ -197,13 +190,6 @@ class FakeGraph(FakePlatform):
         with self.lock:
             self.processing.append(Processing(containing, polls, error, hang_publish, fail_publish))
 
-    def expire_tokens(self, user_id: str) -> None:
-        """The user's tokens end now: Graph answers 190, and they can no longer be refreshed."""
-        with self.lock:
-            for grant in self.tokens.values():
-                if grant.user_id == user_id:
-                    grant.expires_at = time.time() - 1
-
     def posts_by(self, user_id: str, containing: str = "") -> list[GraphPost]:
         with self.lock:
             return [p for p in self.posts.values() if p.owner == user_id and containing in p.text]
@@ -211,14 +197,6 @@ class FakeGraph(FakePlatform):
     def containers_of(self, user_id: str, containing: str = "") -> list[Container]:
         with self.lock:
             return [c for c in self.containers.values() if c.owner == user_id and containing in c.text]
-
-    def issued_tokens(self) -> list[str]:
-        with self.lock:
-            return list(self.tokens)
-
-    def grant_count(self, grant: str, user_id: str) -> int:
-        with self.lock:
-            return sum(1 for g in self.grants if g == (grant, user_id))
 
     # --- what differs per platform -------------------------------------------------------------
 
@@ -229,7 +207,7 @@ class FakeGraph(FakePlatform):
         raise NotImplementedError
 
     def code_answer(self, access: str, grant: Grant) -> dict[str, Any]:
-        return {"access_token": access, "user_id": int(grant.user_id)}
+        return {"access_token": access, "user_id": int(grant.subject)}
 
     def code_refused(self, message: str) -> Answer:
         return graph_error(400, message, code=100)
@@ -269,7 +247,7 @@ class FakeGraph(FakePlatform):
         user = r"(?P<user>\d+|me)"
         return [
             r("GET", r"/oauth/authorize/?", self.authorize),
-            r("POST", r"/oauth/access_token", self.exchange_code),
+            r("POST", r"/oauth/access_token", self.token),
             r("GET", r"/access_token", self.exchange_long_lived),
             r("GET", r"/refresh_access_token", self.refresh),
             r("GET", rf"{_VERSION}/me", self.me),
@@ -285,52 +263,38 @@ class FakeGraph(FakePlatform):
     def not_allowed(self, request: Request) -> Answer:
         return graph_error(400, f"Unsupported {request.method.lower()} request.", code=100)
 
-    # --- login ---------------------------------------------------------------------------------
+    # --- login (the code grant is oauth.py's) ------------------------------------------------
 
-    def authorize(self, request: Request, match: re.Match[str]) -> Answer:
-        q = request.query
-        redirect_uri = q.get("redirect_uri", "")
-        if q.get("client_id") != self.client_id or not redirect_uri.startswith(("http://", "https://")):
+    def authorization_refused(self, q: dict[str, str], scopes: tuple[str, ...]) -> Answer | None:
+        if q.get("client_id") != self.client_id or not q.get("redirect_uri", "").startswith(("http://", "https://")):
             return answer(400, "<html><body>Invalid platform app</body></html>")
-        scopes = tuple(s for s in re.split(r"[,\s]+", q.get("scope", "")) if s)
         if q.get("response_type") != "code" or self.scopes[0] not in scopes or not set(scopes) <= set(self.scopes):
             return answer(400, "<html><body>Invalid Scopes: " + ",".join(scopes) + "</body></html>")
-        if self.deny_next:
-            self.deny_next = False
-            denied = with_query(
-                redirect_uri,
-                error="access_denied",
-                error_reason="user_denied",
-                error_description="Permissions error",
-                state=q.get("state", ""),
-            )
-            return redirect(denied + "#_")
-        code = secrets.token_urlsafe(48)
-        self.codes[code] = {
-            "user_id": self.sign_in_as,
-            "redirect_uri": redirect_uri,
-            "scopes": scopes,
-            "expires_at": time.time() + 3600,
-        }
-        # Meta appends `#_` to the redirect: not part of the code, and never sent by a browser.
-        return redirect(with_query(redirect_uri, code=code, state=q.get("state", "")) + "#_")
+        return None
 
-    def exchange_code(self, request: Request, match: re.Match[str]) -> Answer:
-        form = request.form or {}
-        if form.get("client_id") != self.client_id or form.get("client_secret") != self.client_secret:
+    def new_code(self) -> str:
+        return secrets.token_urlsafe(48)
+
+    def new_access_token(self) -> str:
+        return self.token_prefix + secrets.token_urlsafe(96)
+
+    def refreshes(self) -> bool:
+        return False  # a long-lived token is refreshed with itself (`refresh`), not a refresh token
+
+    def token_refused(self, problem: str) -> Answer:
+        if problem == CLIENT:
             return self.code_refused("Error validating client secret.")
-        if form.get("grant_type") != "authorization_code":
+        if problem == GRANT_TYPE:
             return self.code_refused("Unsupported grant_type")
-        code = self.codes.pop(form.get("code", ""), None)
-        if code is None or code["expires_at"] < time.time():
-            return self.code_refused("Matching code was not found or was already used")
-        if code["redirect_uri"] != form.get("redirect_uri"):
+        if problem == REDIRECT_URI:
             return self.code_refused(
                 "Error validating verification code. Please make sure your redirect_uri is identical"
             )
-        access, grant = self._issue(code["user_id"], code["scopes"], long_lived=False)
-        self.grants.append(("authorization_code", grant.user_id))
-        return answer(200, self.code_answer(access, grant))
+        return self.code_refused("Matching code was not found or was already used")
+
+    def token_issued(self, grant_type: str, subject: str, scopes: tuple[str, ...], code: Code | None) -> Answer:
+        access = self._issue(subject, scopes, long_lived=False)
+        return answer(200, self.code_answer(access, self.access_tokens[access]))
 
     def exchange_long_lived(self, request: Request, match: re.Match[str]) -> Answer:
         q = request.query
@@ -343,8 +307,8 @@ class FakeGraph(FakePlatform):
             return grant
         if grant.long_lived:
             return graph_error(400, "A long-lived token cannot be exchanged again.", code=100)
-        access, fresh = self._issue(grant.user_id, grant.scopes, long_lived=True)
-        self.grants.append((self.exchange_grant, fresh.user_id))
+        access = self._issue(grant.subject, grant.scopes, long_lived=True)
+        self.grants.append((self.exchange_grant, grant.subject))
         return answer(200, {"access_token": access, "token_type": "bearer", "expires_in": LONG_LIVED})
 
     def refresh(self, request: Request, match: re.Match[str]) -> Answer:
@@ -358,26 +322,23 @@ class FakeGraph(FakePlatform):
             return graph_error(400, "Only long-lived tokens can be refreshed.", code=100)
         if time.time() - grant.issued_at < self.min_refresh_age:
             return graph_error(400, "The access token must be at least 24 hours old to be refreshed.", code=100)
-        access, fresh = self._issue(grant.user_id, grant.scopes, long_lived=True)
-        self.grants.append((self.refresh_grant, fresh.user_id))
+        access = self._issue(grant.subject, grant.scopes, long_lived=True)
+        self.grants.append((self.refresh_grant, grant.subject))
         return answer(200, {"access_token": access, "token_type": "bearer", "expires_in": LONG_LIVED})
 
-    def _issue(self, user_id: str, scopes: tuple[str, ...], *, long_lived: bool) -> tuple[str, Grant]:
-        now = time.time()
-        access = self.token_prefix + secrets.token_urlsafe(96)
-        grant = Grant(user_id, scopes, long_lived, now, now + (LONG_LIVED if long_lived else SHORT_LIVED))
-        self.tokens[access] = grant
-        return access, grant
+    def _issue(self, user_id: str, scopes: tuple[str, ...], *, long_lived: bool) -> str:
+        lifetime = LONG_LIVED if long_lived else SHORT_LIVED
+        return self.grant_access(user_id, scopes, lifetime=lifetime, long_lived=long_lived)
 
     def _valid(self, token: str) -> Grant | Answer:
-        grant = self.tokens.get(token)
+        grant = self.access_tokens.get(token)
         if grant is None:
             return graph_error(400, "Invalid OAuth access token - Cannot parse access token", code=190)
         if grant.revoked:
             return graph_error(
                 400, "Error validating access token: The user has not authorized application.", code=190, subcode=458
             )
-        if grant.expires_at <= time.time():
+        if grant.expired():
             ended = datetime.fromtimestamp(grant.expires_at, UTC).strftime("%A, %d-%b-%y %H:%M:%S UTC")
             return graph_error(400, f"Error validating access token: Session has expired on {ended}.", 190, 463)
         return grant
@@ -391,7 +352,7 @@ class FakeGraph(FakePlatform):
             return Answer(grant.status, grant.body, {"WWW-Authenticate": 'OAuth "Facebook Platform" "invalid_token"'})
         if publishing and self.scopes[1] not in grant.scopes:
             return graph_error(403, "Application does not have permission for this action", code=10)
-        return self.users[grant.user_id]
+        return self.users[grant.subject]
 
     def _owner(self, user: GraphUser, named: str) -> bool:
         return named in ("me", user.id, user.app_scoped_id)
@@ -699,7 +660,7 @@ class FakeInstagram(InstagramComments, FakeGraph):
         }
 
     def code_answer(self, access: str, grant: Grant) -> dict[str, Any]:
-        return {"access_token": access, "user_id": int(grant.user_id), "permissions": list(grant.scopes)}
+        return {"access_token": access, "user_id": int(grant.subject), "permissions": list(grant.scopes)}
 
     def code_refused(self, message: str) -> Answer:
         # api.instagram.com answers in its own envelope, not Graph's.

@@ -1,5 +1,5 @@
 """Replies on the fake Threads and first comments on the fake Instagram, as Meta documents them
-(PLATFORMS.md, "Comments and replies"; developers.facebook.com/docs/threads/retrieve-and-manage-
+(docs/platforms.md; developers.facebook.com/docs/threads/retrieve-and-manage-
 replies/create-replies, developers.facebook.com/docs/instagram-platform/instagram-graph-api/
 reference/ig-media/comments).
 
@@ -45,13 +45,13 @@ def _no_permission() -> Answer:
 
 
 class GraphGrants:
-    """The scopes the request's token was granted (FakeGraph's `tokens`)."""
+    """The scopes the request's token was granted (FakeGraph's `access_tokens`)."""
 
-    tokens: dict[str, Any]
+    access_tokens: dict[str, Any]
 
     def granted(self, request: Request) -> tuple[str, ...]:
         token = request.bearer or request.query.get("access_token") or (request.form or {}).get("access_token", "")
-        grant = self.tokens.get(token)
+        grant = self.access_tokens.get(token)
         return grant.scopes if grant is not None else ()
 
 

@@ -6,7 +6,8 @@ versioning, little-text-format).
 
 `www.linkedin.com` (the authorization page, the token endpoint and the upload URLs) and
 `api.linkedin.com` map to this one server. The authorization page approves at once as
-`sign_in_as`.
+`sign_in_as`; the client authenticates in the form; revoking a token ends that token only (the
+grant itself is oauth.py's).
 
 `/rest/*` calls need `LinkedIn-Version: YYYYMM` (missing: 400 VERSION_MISSING; older than a
 year or not yet released: 426 NONEXISTENT_VERSION) and `X-Restli-Protocol-Version: 2.0.0`.
@@ -34,8 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlencode
 
-from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
+from harness.fakes.platforms.base import Answer, Request, Route, answer
 from harness.fakes.platforms.linkedin_comments import LinkedInComments, rest_error
+from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REFRESH_TOKEN, Code, OAuthPlatform
 
 SCOPES = ("openid", "profile", "w_member_social")
 KNOWN_SCOPES = (*SCOPES, "email", "w_organization_social", "r_organization_social")
@@ -64,14 +66,6 @@ class Member:
     @property
     def picture(self) -> str:
         return f"https://media.licdn.com/dms/image/v2/{self.sub}/profile-displayphoto-shrink_100_100/0/1"
-
-
-@dataclass
-class Grant:
-    sub: str
-    scopes: tuple[str, ...]
-    expires_at: float = 0.0
-    revoked: bool = False
 
 
 @dataclass
@@ -117,8 +111,11 @@ class Post:
         return [i["id"] for i in (self.content.get("multiImage") or {}).get("images") or []]
 
 
-class FakeLinkedIn(LinkedInComments, FakePlatform):
+class FakeLinkedIn(LinkedInComments, OAuthPlatform):
     name = "linkedin"
+    code_lifetime = CODE_LIFETIME
+    scope_separator = r"[,\s]+"
+    denial = {"error": "user_cancelled_authorize", "error_description": "The user cancelled the authorization"}
 
     def __init__(
         self,
@@ -135,13 +132,6 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
         self.video_part_bytes = video_part_bytes
         self.processing_polls = processing_polls
         self.members: dict[str, Member] = {}
-        self.sign_in_as = ""
-        self.deny_next = False
-        self.codes: dict[str, dict[str, Any]] = {}
-        self.access_tokens: dict[str, Grant] = {}
-        self.refresh_tokens: dict[str, Grant] = {}
-        self.grants: list[tuple[str, str]] = []
-        self.revoked: list[str] = []
         self.images: dict[str, Image] = {}
         self.videos: dict[str, Video] = {}
         self.posts: list[Post] = []
@@ -161,19 +151,9 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
     def member(self, name: str) -> Member:
         return next(m for m in self.members.values() if m.name == name)
 
-    def expire_access_tokens(self, sub: str) -> None:
-        with self.lock:
-            for grant in self.access_tokens.values():
-                if grant.sub == sub:
-                    grant.expires_at = 0.0
-
     def posts_by(self, author: str, containing: str = "") -> list[Post]:
         with self.lock:
             return [p for p in self.posts if p.author == author and containing in p.commentary]
-
-    def issued_tokens(self) -> list[str]:
-        with self.lock:
-            return [*self.access_tokens, *self.refresh_tokens]
 
     # --- routes --------------------------------------------------------------------------------
 
@@ -199,71 +179,54 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
     def not_found(self, request: Request) -> Answer:
         return rest_error(404, "RESOURCE_NOT_FOUND", f"No virtual resource found for {request.path}")
 
-    # --- OAuth 2.0 -----------------------------------------------------------------------------
+    # --- OAuth 2.0 (the grant is oauth.py's) -------------------------------------------------
 
-    def authorize(self, request: Request, match: re.Match[str]) -> Answer:
-        q = request.query
+    def authorization_refused(self, q: dict[str, str], scopes: tuple[str, ...]) -> Answer | None:
         redirect_uri = q.get("redirect_uri", "")
         if q.get("client_id") != self.client_id or not redirect_uri.startswith(("http://", "https://")):
             return answer(
                 400, "<html><body>Bummer, something went wrong. (invalid client_id or redirect_uri)</body></html>"
             )
-        state = q.get("state", "")
-        scopes = tuple(q.get("scope", "").replace(",", " ").split())
         if q.get("response_type") != "code" or not scopes or not set(scopes) <= set(KNOWN_SCOPES):
-            return redirect(
-                with_query(redirect_uri, error="invalid_scope", error_description="invalid scope", state=state)
+            state = q.get("state", "")
+            return self.back_to_client(
+                redirect_uri, error="invalid_scope", error_description="invalid scope", state=state
             )
-        if self.deny_next:
-            self.deny_next = False
-            return redirect(
-                with_query(
-                    redirect_uri,
-                    error="user_cancelled_authorize",
-                    error_description="The user cancelled the authorization",
-                    state=state,
-                )
-            )
-        code = "AQ" + _random(150)
-        self.codes[code] = {
-            "sub": self.sign_in_as,
-            "redirect_uri": redirect_uri,
-            "scopes": scopes,
-            "expires_at": time.time() + CODE_LIFETIME,
-        }
-        return redirect(with_query(redirect_uri, code=code, state=state))
+        return None
 
-    def token(self, request: Request, match: re.Match[str]) -> Answer:
-        form = request.form or {}
-        if (form.get("client_id"), form.get("client_secret")) != (self.client_id, self.client_secret):
-            return answer(401, {"error": "invalid_client", "error_description": "Client authentication failed"})
-        grant_type = form.get("grant_type")
-        if grant_type == "authorization_code":
-            code = self.codes.pop(form.get("code", ""), None)
-            if code is None or code["expires_at"] < time.time() or code["redirect_uri"] != form.get("redirect_uri"):
-                return answer(
-                    400,
-                    {
-                        "error": "invalid_request",
-                        "error_description": "Unable to retrieve access token: appid/redirect uri/code verifier "
-                        "does not match authorization code. Or authorization code expired.",
-                    },
-                )
-            sub, scopes = code["sub"], code["scopes"]
-        elif grant_type == "refresh_token" and self.issue_refresh_tokens:
-            grant = self.refresh_tokens.get(form.get("refresh_token", ""))
-            if grant is None or grant.revoked:
-                return answer(
-                    400, {"error": "invalid_request", "error_description": "The provided refresh token is invalid"}
-                )
-            sub, scopes = grant.sub, grant.scopes
-        else:
+    def new_code(self) -> str:
+        return "AQ" + _random(150)
+
+    def new_access_token(self) -> str:
+        return "AQV" + _random(300, string.ascii_letters + string.digits + "-_")
+
+    def new_refresh_token(self) -> str:
+        return "AQX" + _random(300)
+
+    def refreshes(self) -> bool:
+        return self.issue_refresh_tokens
+
+    def token_refused(self, problem: str) -> Answer:
+        if problem == CLIENT:
+            return _invalid_client()
+        if problem == REFRESH_TOKEN:
+            return answer(
+                400, {"error": "invalid_request", "error_description": "The provided refresh token is invalid"}
+            )
+        if problem == GRANT_TYPE:
             return answer(400, {"error": "unsupported_grant_type", "error_description": "Invalid grant_type"})
-        self.grants.append((grant_type, sub))
-        access = "AQV" + _random(300, string.ascii_letters + string.digits + "-_")
-        self.access_tokens[access] = Grant(sub, scopes, time.time() + ACCESS_LIFETIME)
+        return answer(
+            400,
+            {
+                "error": "invalid_request",
+                "error_description": "Unable to retrieve access token: appid/redirect uri/code verifier "
+                "does not match authorization code. Or authorization code expired.",
+            },
+        )
+
+    def token_issued(self, grant_type: str, subject: str, scopes: tuple[str, ...], code: Code | None) -> Answer:
         body: dict[str, Any] = {
-            "access_token": access,
+            "access_token": self.grant_access(subject, scopes, lifetime=ACCESS_LIFETIME),
             "expires_in": ACCESS_LIFETIME - 1,
             "scope": ",".join(scopes),
             "token_type": "Bearer",
@@ -271,20 +234,13 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
         if "openid" in scopes:
             body["id_token"] = "eyJ" + _random(200)  # a JWT Herald does not read
         if self.issue_refresh_tokens and grant_type == "authorization_code":
-            refresh = "AQX" + _random(300)
-            self.refresh_tokens[refresh] = Grant(sub, scopes)
-            body |= {"refresh_token": refresh, "refresh_token_expires_in": 31_535_999}
+            body |= {"refresh_token": self.grant_refresh(subject, scopes), "refresh_token_expires_in": 31_535_999}
         return answer(200, body)
 
-    def revoke(self, request: Request, match: re.Match[str]) -> Answer:
-        form = request.form or {}
-        if (form.get("client_id"), form.get("client_secret")) != (self.client_id, self.client_secret):
-            return answer(401, {"error": "invalid_client", "error_description": "Client authentication failed"})
-        token = form.get("token", "")
-        grant = self.access_tokens.get(token) or self.refresh_tokens.get(token)
-        if grant is not None:
-            self.revoked.append(token)
-            grant.revoked = True
+    def revoke_refused(self) -> Answer:
+        return _invalid_client()
+
+    def revoked_answer(self, found: bool) -> Answer:
         return answer(200, None)
 
     # --- API -----------------------------------------------------------------------------------
@@ -293,13 +249,13 @@ class FakeLinkedIn(LinkedInComments, FakePlatform):
         grant = self.access_tokens.get(request.bearer or "")
         if grant is None or grant.revoked:
             return rest_error(401, "INVALID_ACCESS_TOKEN", "Invalid access token", service_code=65600)
-        if grant.expires_at <= time.time():
+        if grant.expired():
             return rest_error(
                 401, "EXPIRED_ACCESS_TOKEN", "The token used in the request has expired", service_code=65601
             )
         if scope not in grant.scopes:
             return rest_error(403, "ACCESS_DENIED", f"Not enough permissions to access: {scope}", service_code=100)
-        return self.members[grant.sub]
+        return self.members[grant.subject]
 
     def _rest_caller(self, request: Request, scope: str = "w_member_social") -> Member | Answer:
         version = request.headers.get("linkedin-version", "")
@@ -604,6 +560,10 @@ def _duplicate(urn: str) -> Answer:
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _invalid_client() -> Answer:
+    return answer(401, {"error": "invalid_client", "error_description": "Client authentication failed"})
 
 
 def _random(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:

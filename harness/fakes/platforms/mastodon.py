@@ -1,7 +1,7 @@
-"""A fake Mastodon instance on loopback, as docs.joinmastodon.org documents it (PLATFORMS.md,
-Mastodon): app registration (`POST /api/v1/apps`), OAuth 2.0 (Doorkeeper: code grant with
+"""A fake Mastodon instance on loopback, as docs.joinmastodon.org documents it (methods/apps,
+methods/oauth, methods/media, methods/statuses): app registration (`POST /api/v1/apps`), OAuth 2.0 (Doorkeeper: code grant with
 optional PKCE S256, client_secret_post or Basic, no refresh tokens, tokens that do not expire),
-revocation, `verify_credentials`, media (an image is ready at once: 200; a video is processed
+revocation (of that token only; the grant is oauth.py's), `verify_credentials`, media (an image is ready at once: 200; a video is processed
 asynchronously: 202, then `GET /api/v1/media/:id` answers 206 until it is ready, then 200) and
 statuses, which honour `Idempotency-Key` per account (the same key answers the first status).
 A reply (`in_reply_to_id`) must name a status the account may see (its own, or another's that
@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, pkce_s256, redirect, with_query
+from harness.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, Code, OAuthPlatform
 
 MAX_CHARACTERS = 500
 MAX_MEDIA = 4
@@ -47,14 +48,6 @@ class App:
 
 
 @dataclass
-class Token:
-    account_id: str
-    client_id: str
-    scopes: list[str]
-    revoked: bool = False
-
-
-@dataclass
 class Attachment:
     id: str
     account_id: str
@@ -77,17 +70,16 @@ class Status:
     in_reply_to_id: str | None = None
 
 
-class FakeMastodon(FakePlatform):
+class FakeMastodon(OAuthPlatform):
     name = "mastodon"
+    client_auth = ("basic", "form")
+    pkce = True  # optional: a code asked for without a challenge is exchanged without a verifier
+    default_scope = "read"
 
     def __init__(self, *, video_processing_polls: int = 1) -> None:
         self.video_processing_polls = video_processing_polls
         self.accounts: dict[str, Account] = {}
-        self.sign_in_as = ""
         self.apps: dict[str, App] = {}
-        self.codes: dict[str, dict[str, Any]] = {}
-        self.tokens: dict[str, Token] = {}
-        self.revoked: list[str] = []
         self.media: dict[str, Attachment] = {}
         self.statuses: list[Status] = []
         self.idempotency: dict[tuple[str, str], Status] = {}
@@ -114,10 +106,6 @@ class FakeMastodon(FakePlatform):
     def replies_to(self, status_id: str) -> list[Status]:
         with self.lock:
             return [s for s in self.statuses if s.in_reply_to_id == status_id]
-
-    def issued_tokens(self) -> list[str]:
-        with self.lock:
-            return list(self.tokens)
 
     def status_url(self, status: Status) -> str:
         return f"{self.base_url}/@{self.accounts[status.account_id].username}/{status.id}"
@@ -173,105 +161,68 @@ class FakeMastodon(FakePlatform):
             },
         )
 
-    def authorize(self, request: Request, match: re.Match[str]) -> Answer:
-        q = request.query
+    # The authorization-code grant is oauth.py's; what is Mastodon's:
+
+    def authorization_refused(self, q: dict[str, str], scopes: tuple[str, ...]) -> Answer | None:
         app = self.apps.get(q.get("client_id", ""))
         if app is None or q.get("redirect_uri") not in app.redirect_uris:
             return answer(400, "<html><body>The redirect uri included is not valid.</body></html>")
-        scopes = q.get("scope", "read").split()
         if q.get("response_type") != "code" or not set(scopes) <= set(app.scopes):
-            return redirect(with_query(q["redirect_uri"], error="invalid_scope", state=q.get("state", "")))
-        challenge = q.get("code_challenge")
-        if challenge and q.get("code_challenge_method") != "S256":
-            return redirect(with_query(q["redirect_uri"], error="invalid_request", state=q.get("state", "")))
-        code = secrets.token_urlsafe(32)
-        self.codes[code] = {
-            "account_id": self.sign_in_as,
-            "client_id": app.client_id,
-            "redirect_uri": q["redirect_uri"],
-            "scopes": scopes,
-            "challenge": challenge,
-            "expires_at": time.time() + 600,
-        }
-        return redirect(with_query(q["redirect_uri"], code=code, state=q.get("state", "")))
+            return self.back_to_client(q["redirect_uri"], error="invalid_scope", state=q.get("state", ""))
+        if q.get("code_challenge") and q.get("code_challenge_method") != "S256":
+            return self.back_to_client(q["redirect_uri"], error="invalid_request", state=q.get("state", ""))
+        return None
 
-    def _client(self, request: Request) -> App | None:
-        form = request.form or {}
-        client_id, secret = request.basic or (form.get("client_id", ""), form.get("client_secret", ""))
+    def client_secret_of(self, client_id: str) -> str | None:
         app = self.apps.get(client_id)
-        return app if app is not None and secrets.compare_digest(app.client_secret, secret) else None
+        return app.client_secret if app is not None else None
 
-    def token(self, request: Request, match: re.Match[str]) -> Answer:
-        app = self._client(request)
-        if app is None:
-            return answer(
-                401,
-                {
-                    "error": "invalid_client",
-                    "error_description": "Client authentication failed due to unknown client, no client "
-                    "authentication included, or unsupported authentication method.",
-                },
+    def refreshes(self) -> bool:
+        return False  # Mastodon's tokens do not expire, and it issues no refresh tokens
+
+    def new_access_token(self) -> str:
+        return secrets.token_urlsafe(32)
+
+    def token_refused(self, problem: str) -> Answer:
+        if problem == CLIENT:
+            description = (
+                "Client authentication failed due to unknown client, no client authentication included, "
+                "or unsupported authentication method."
             )
-        form = request.form or {}
-        if form.get("grant_type") != "authorization_code":
-            return answer(
-                400,
-                {
-                    "error": "unsupported_grant_type",
-                    "error_description": "The authorization grant type is not supported by the authorization server.",
-                },
-            )
-        code = self.codes.pop(form.get("code", ""), None)
-        if (
-            code is None
-            or code["client_id"] != app.client_id
-            or code["expires_at"] < time.time()
-            or code["redirect_uri"] != form.get("redirect_uri")
-            or (code["challenge"] and pkce_s256(form.get("code_verifier", "")) != code["challenge"])
-        ):
-            return answer(
-                400,
-                {
-                    "error": "invalid_grant",
-                    "error_description": "The provided authorization grant is invalid, expired, revoked, does not "
-                    "match the redirection URI used in the authorization request, or was issued to another client.",
-                },
-            )
-        access = secrets.token_urlsafe(32)
-        self.tokens[access] = Token(code["account_id"], app.client_id, code["scopes"])
-        return answer(
-            200,
-            {
-                "access_token": access,
-                "token_type": "Bearer",
-                "scope": " ".join(code["scopes"]),
-                "created_at": int(time.time()),
-            },
+            return answer(401, {"error": "invalid_client", "error_description": description})
+        if problem == GRANT_TYPE:
+            description = "The authorization grant type is not supported by the authorization server."
+            return answer(400, {"error": "unsupported_grant_type", "error_description": description})
+        description = (
+            "The provided authorization grant is invalid, expired, revoked, does not match the redirection "
+            "URI used in the authorization request, or was issued to another client."
         )
+        return answer(400, {"error": "invalid_grant", "error_description": description})
 
-    def revoke(self, request: Request, match: re.Match[str]) -> Answer:
-        app = self._client(request)
-        if app is None:
-            return answer(
-                403,
-                {"error": "unauthorized_client", "error_description": "You are not authorized to revoke this token"},
-            )
-        token = (request.form or {}).get("token", "")
-        found = self.tokens.get(token)
-        if found is not None and found.client_id == app.client_id:
-            found.revoked = True
-            self.revoked.append(token)
-        return answer(200, {})
+    def token_issued(self, grant_type: str, subject: str, scopes: tuple[str, ...], code: Code | None) -> Answer:
+        assert code is not None  # the only grant Mastodon takes
+        access = self.grant_access(subject, scopes, client_id=code.client_id)
+        body = {
+            "access_token": access,
+            "token_type": "Bearer",
+            "scope": " ".join(scopes),
+            "created_at": int(time.time()),
+        }
+        return answer(200, body)
+
+    def revoke_refused(self) -> Answer:
+        description = "You are not authorized to revoke this token"
+        return answer(403, {"error": "unauthorized_client", "error_description": description})
 
     # --- API -----------------------------------------------------------------------------------
 
     def _caller(self, request: Request, scope: str) -> Account | Answer:
-        token = self.tokens.get(request.bearer or "")
+        token = self.access_tokens.get(request.bearer or "")
         if token is None or token.revoked:
             return answer(401, {"error": "The access token is invalid"})
         if scope not in token.scopes and scope.split(":", 1)[0] not in token.scopes:
             return answer(403, {"error": "This action is outside the authorized scopes"})
-        return self.accounts[token.account_id]
+        return self.accounts[token.subject]
 
     def verify_credentials(self, request: Request, match: re.Match[str]) -> Answer:
         account = self._caller(request, "read:accounts")

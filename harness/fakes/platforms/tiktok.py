@@ -1,11 +1,12 @@
 """A fake TikTok on loopback: Login Kit for the web (`client_key`, comma-separated scopes, no
 PKCE, rotating refresh tokens), the user info call, and the Content Posting API's direct post
-of a video or photos pulled from a URL, with its status (PLATFORMS.md, TikTok;
-developers.tiktok.com: oauth-user-access-token-management, tiktok-api-v2-get-user-info,
+of a video or photos pulled from a URL, with its status (developers.tiktok.com:
+oauth-user-access-token-management, tiktok-api-v2-get-user-info,
 content-posting-api-reference-direct-post, -photo-post, -get-video-status).
 
 Both hosts, `www.tiktok.com` (the authorization page) and `open.tiktokapis.com` (everything
-else), map to this one server. The authorization page approves at once as `sign_in_as`.
+else), map to this one server. The authorization page approves at once as `sign_in_as`;
+refresh tokens rotate, and revoking a token ends all of the user's (the grant is oauth.py's).
 
 Every API answer is TikTok's envelope `{"data": {...}, "error": {"code", "message", "log_id"}}`,
 `error.code` being "ok" on success; a refused token is 401 `access_token_invalid`, a field or
@@ -32,7 +33,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, redirect, with_query
+from harness.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.oauth import CLIENT, CODE, GRANT_TYPE, REDIRECT_URI, Code, OAuthPlatform
 
 SCOPES = ("user.info.basic", "video.publish")
 KNOWN_SCOPES = (*SCOPES, "user.info.profile", "user.info.stats", "video.upload", "video.list")
@@ -79,14 +81,6 @@ class TikTokUser:
 
 
 @dataclass
-class Grant:
-    open_id: str
-    scopes: tuple[str, ...]
-    expires_at: float = 0.0
-    revoked: bool = False
-
-
-@dataclass
 class Pulled:
     """One media file TikTok fetched from a URL Herald gave it."""
 
@@ -130,8 +124,14 @@ class Publish:
         return "PROCESSING_DOWNLOAD" if self.polls_left > 0 else "PUBLISH_COMPLETE"
 
 
-class FakeTikTok(FakePlatform):
+class FakeTikTok(OAuthPlatform):
     name = "tiktok"
+    client_id_param = "client_key"
+    code_lifetime = CODE_LIFETIME
+    scope_separator = ","
+    rotate_refresh_tokens = True
+    revoke_ends_every_grant = True
+    denial = {"error": "access_denied", "error_description": "User cancelled"}
 
     def __init__(
         self,
@@ -142,19 +142,12 @@ class FakeTikTok(FakePlatform):
         processing_polls: int = 1,
         verified_url_prefixes: tuple[str, ...] = (),
     ) -> None:
-        self.client_key = client_key
+        self.client_key = self.client_id = client_key
         self.client_secret = client_secret
         self.access_token_lifetime = access_token_lifetime
         self.processing_polls = processing_polls
         self.verified_url_prefixes = verified_url_prefixes
         self.users: dict[str, TikTokUser] = {}
-        self.sign_in_as = ""
-        self.deny_next = False
-        self.codes: dict[str, dict[str, Any]] = {}
-        self.access_tokens: dict[str, Grant] = {}
-        self.refresh_tokens: dict[str, Grant] = {}
-        self.grants: list[tuple[str, str]] = []  # (grant_type, open_id) of every token answered
-        self.revoked: list[str] = []
         self.publishes: dict[str, Publish] = {}
         self._fail_next: str | None = None
         self._ids = 7_310_000_000_000_000_000
@@ -173,13 +166,6 @@ class FakeTikTok(FakePlatform):
     def user(self, username: str) -> TikTokUser:
         return next(u for u in self.users.values() if u.username == username)
 
-    def expire_access_tokens(self, open_id: str) -> None:
-        """The user's access tokens end now (401 access_token_invalid; refresh tokens still work)."""
-        with self.lock:
-            for grant in self.access_tokens.values():
-                if grant.open_id == open_id:
-                    grant.expires_at = 0.0
-
     def fail_next_publish(self, reason: str) -> None:
         """The next init's publish ends FAILED with this `fail_reason`."""
         with self.lock:
@@ -197,20 +183,6 @@ class FakeTikTok(FakePlatform):
     def publishes_by(self, open_id: str, containing: str = "") -> list[Publish]:
         with self.lock:
             return [p for p in self.publishes.values() if p.open_id == open_id and containing in p.text]
-
-    def live_refresh_token(self, open_id: str) -> str:
-        """The user's refresh token that still works (rotation leaves one)."""
-        with self.lock:
-            (token,) = [t for t, g in self.refresh_tokens.items() if g.open_id == open_id and not g.revoked]
-            return token
-
-    def issued_tokens(self) -> list[str]:
-        with self.lock:
-            return [*self.access_tokens, *self.refresh_tokens]
-
-    def grant_count(self, grant_type: str, open_id: str) -> int:
-        with self.lock:
-            return sum(1 for g in self.grants if g == (grant_type, open_id))
 
     # --- routes --------------------------------------------------------------------------------
 
@@ -232,86 +204,63 @@ class FakeTikTok(FakePlatform):
     def not_found(self, request: Request) -> Answer:
         return _error(404, "invalid_params", "The requested path does not exist.")
 
-    # --- Login Kit -----------------------------------------------------------------------------
+    # --- Login Kit (the grant is oauth.py's) -------------------------------------------------
 
-    def authorize(self, request: Request, match: re.Match[str]) -> Answer:
-        q = request.query
+    def authorization_refused(self, q: dict[str, str], scopes: tuple[str, ...]) -> Answer | None:
         redirect_uri = q.get("redirect_uri", "")
         if q.get("client_key") != self.client_key or not redirect_uri.startswith(("http://", "https://")):
             return answer(400, "<html><body>Something went wrong: client_key or redirect_uri.</body></html>")
         state = q.get("state", "")
-        scopes = tuple(s for s in q.get("scope", "").split(",") if s)
         if q.get("response_type") != "code":
-            return redirect(with_query(redirect_uri, error="unsupported_response_type", state=state))
+            return self.back_to_client(redirect_uri, error="unsupported_response_type", state=state)
         if not scopes or not set(scopes) <= set(KNOWN_SCOPES):
-            return redirect(with_query(redirect_uri, error="invalid_scope", state=state))
-        if self.deny_next:
-            self.deny_next = False
-            return redirect(
-                with_query(redirect_uri, error="access_denied", error_description="User cancelled", state=state)
-            )
-        code = secrets.token_urlsafe(48) + "*0!" + str(secrets.randbelow(10000))
-        self.codes[code] = {
-            "open_id": self.sign_in_as,
-            "redirect_uri": redirect_uri,
-            "scopes": scopes,
-            "expires_at": time.time() + CODE_LIFETIME,
-        }
-        return redirect(with_query(redirect_uri, code=code, scopes=",".join(scopes), state=state))
+            return self.back_to_client(redirect_uri, error="invalid_scope", state=state)
+        return None
 
-    def token(self, request: Request, match: re.Match[str]) -> Answer:
-        form = request.form or {}
-        if (form.get("client_key"), form.get("client_secret")) != (self.client_key, self.client_secret):
+    def approved_params(self, code: str, state: str, scopes: tuple[str, ...]) -> dict[str, str]:
+        return {"code": code, "scopes": ",".join(scopes), "state": state}
+
+    def new_code(self) -> str:
+        return secrets.token_urlsafe(48) + "*0!" + str(secrets.randbelow(10000))
+
+    def new_access_token(self) -> str:
+        return "act." + secrets.token_urlsafe(48)
+
+    def new_refresh_token(self) -> str:
+        return "rft." + secrets.token_urlsafe(48)
+
+    def token_refused(self, problem: str) -> Answer:
+        if problem == CLIENT:
             return _oauth_error("invalid_client", "Client key or secret is incorrect.")
-        grant_type = form.get("grant_type")
-        if grant_type == "authorization_code":
-            code = self.codes.pop(form.get("code", ""), None)
-            if code is None or code["expires_at"] < time.time():
-                return _oauth_error("invalid_grant", "Authorization code is expired.")
-            if code["redirect_uri"] != form.get("redirect_uri"):
-                return _oauth_error("invalid_grant", "Redirect URI does not match the authorization request.")
-            open_id, scopes = code["open_id"], code["scopes"]
-        elif grant_type == "refresh_token":
-            grant = self.refresh_tokens.get(form.get("refresh_token", ""))
-            if grant is None or grant.revoked:
-                return _oauth_error("invalid_grant", "Refresh token is invalid or expired.")
-            grant.revoked = True  # rotation: the refresh token sent stops working
-            open_id, scopes = grant.open_id, grant.scopes
-        else:
+        if problem == CODE:
+            return _oauth_error("invalid_grant", "Authorization code is expired.")
+        if problem == REDIRECT_URI:
+            return _oauth_error("invalid_grant", "Redirect URI does not match the authorization request.")
+        if problem == GRANT_TYPE:
             return _oauth_error("unsupported_grant_type", "The grant type is not supported.")
-        self.grants.append((grant_type, open_id))
-        access, refresh = "act." + secrets.token_urlsafe(48), "rft." + secrets.token_urlsafe(48)
-        self.access_tokens[access] = Grant(open_id, scopes, time.time() + self.access_token_lifetime)
-        self.refresh_tokens[refresh] = Grant(open_id, scopes)
+        return _oauth_error("invalid_grant", "Refresh token is invalid or expired.")
+
+    def token_issued(self, grant_type: str, subject: str, scopes: tuple[str, ...], code: Code | None) -> Answer:
+        access = self.grant_access(subject, scopes, lifetime=self.access_token_lifetime)
         body = {
             "access_token": access,
             "expires_in": self.access_token_lifetime,
-            "open_id": open_id,
+            "open_id": subject,
             "refresh_expires_in": 15_552_000,
-            "refresh_token": refresh,
+            "refresh_token": self.grant_refresh(subject, scopes),
             "scope": ",".join(scopes),
             "token_type": "Bearer",
         }
         return answer(200, body, cache_control="no-store")
 
-    def revoke(self, request: Request, match: re.Match[str]) -> Answer:
-        form = request.form or {}
-        if (form.get("client_key"), form.get("client_secret")) != (self.client_key, self.client_secret):
-            return _oauth_error("invalid_client", "Client key or secret is incorrect.")
-        token = form.get("token", "")
-        grant = self.access_tokens.get(token) or self.refresh_tokens.get(token)
-        if grant is not None:
-            self.revoked.append(token)
-            for other in (*self.access_tokens.values(), *self.refresh_tokens.values()):
-                if other.open_id == grant.open_id:
-                    other.revoked = True
-        return answer(200, {})
+    def revoke_refused(self) -> Answer:
+        return _oauth_error("invalid_client", "Client key or secret is incorrect.")
 
     # --- API -----------------------------------------------------------------------------------
 
     def _caller(self, request: Request, *scopes: str) -> TikTokUser | Answer:
         grant = self.access_tokens.get(request.bearer or "")
-        if grant is None or grant.revoked or grant.expires_at <= time.time():
+        if grant is None or grant.revoked or grant.expired():
             return _error(401, "access_token_invalid", "The access token is invalid or not found in the request.")
         if not set(scopes) <= set(grant.scopes):
             return _error(
@@ -319,7 +268,7 @@ class FakeTikTok(FakePlatform):
                 "scope_not_authorized",
                 "The user did not authorize the scope required for completing this request.",
             )
-        return self.users[grant.open_id]
+        return self.users[grant.subject]
 
     def user_info(self, request: Request, match: re.Match[str]) -> Answer:
         fields = [f for f in request.query.get("fields", "").split(",") if f]

@@ -1,12 +1,14 @@
 """A fake X (API v2) on loopback: OAuth 2.0 with PKCE for a confidential client, media uploads
-(simple and chunked) and posts, as docs.x.com documents them (PLATFORMS.md, X).
+(simple and chunked) and posts, as X's API reference documents them (docs.x.com: OAuth 2.0
+Authorization Code Flow with PKCE, media upload, manage posts).
 
 Both of X's hosts, `x.com` (the authorization page) and `api.x.com` (everything else), map to
 this one server (HERALD_PLATFORM_HOST_OVERRIDES). The authorization page approves at once, as
 the user `sign_in_as` (the first user by default), and sends the browser to the redirect URI
 with `code` and `state`. The token endpoint checks HTTP Basic client authentication, the code,
-its redirect URI and the PKCE S256 verifier; refresh tokens rotate (each works once). Every API
-call needs a live Bearer token (401 otherwise).
+its redirect URI and the PKCE S256 verifier; refresh tokens rotate (each works once); revoking a
+token ends all of the user's (the grant itself is oauth.py's). Every API call needs a live Bearer
+token (401 otherwise).
 
 Posted text is stored as X stores it: each URL becomes a t.co link (`entities.urls` says what it
 stands for), and a post with media gets the media's t.co link appended, whose `expanded_url`
@@ -27,7 +29,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from harness.fakes.platforms.base import Answer, FakePlatform, Request, Route, answer, pkce_s256, redirect, with_query
+from harness.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REFRESH_TOKEN, Code, OAuthPlatform
 
 SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
 CODE_LIFETIME = 30.0  # X's authorization codes are valid for 30 seconds
@@ -44,14 +47,6 @@ class XUser:
     @property
     def profile_image_url(self) -> str:
         return f"https://pbs.twimg.com/profile_images/{self.id}/avatar_normal.jpg"
-
-
-@dataclass
-class Grant:
-    user_id: str
-    scopes: tuple[str, ...]
-    expires_at: float = 0.0  # access tokens
-    revoked: bool = False
 
 
 @dataclass
@@ -92,8 +87,13 @@ class Tweet:
     in_reply_to: str | None = None
 
 
-class FakeX(FakePlatform):
+class FakeX(OAuthPlatform):
     name = "x"
+    client_auth = ("basic",)  # a confidential client authenticates with HTTP Basic (docs.x.com)
+    pkce = True
+    code_lifetime = CODE_LIFETIME
+    rotate_refresh_tokens = True
+    revoke_ends_every_grant = True
 
     def __init__(
         self,
@@ -110,14 +110,6 @@ class FakeX(FakePlatform):
         self.video_status_polls = video_status_polls
         self.media_links_in_text = media_links_in_text
         self.users: dict[str, XUser] = {}
-        self.sign_in_as: str = ""
-        self.deny_next = False
-        self.codes: dict[str, dict[str, Any]] = {}
-        self.access_tokens: dict[str, Grant] = {}
-        self.refresh_tokens: dict[str, Grant] = {}
-        # Every token grant answered: (grant_type, user id), in order.
-        self.grants: list[tuple[str, str]] = []
-        self.revoked: list[str] = []  # the tokens revoked at /2/oauth2/revoke
         self.media: dict[str, Media] = {}
         self.tweets: list[Tweet] = []
         self._ids = 1_790_000_000_000_000_000
@@ -136,20 +128,6 @@ class FakeX(FakePlatform):
     def user(self, username: str) -> XUser:
         return next(u for u in self.users.values() if u.username == username)
 
-    def expire_access_tokens(self, user_id: str) -> None:
-        """The user's access tokens end now (X answers 401 to them; refresh tokens still work)."""
-        with self.lock:
-            for grant in self.access_tokens.values():
-                if grant.user_id == user_id:
-                    grant.expires_at = 0.0
-
-    def revoke_refresh_tokens(self, user_id: str) -> None:
-        """The user removed the app: refresh tokens are refused from now on."""
-        with self.lock:
-            for grant in self.refresh_tokens.values():
-                if grant.user_id == user_id:
-                    grant.revoked = True
-
     def tweets_by(self, user_id: str, containing: str = "") -> list[Tweet]:
         with self.lock:
             return [t for t in self.tweets if t.author_id == user_id and containing in t.posted_text]
@@ -157,15 +135,6 @@ class FakeX(FakePlatform):
     def replies_to(self, tweet_id: str) -> list[Tweet]:
         with self.lock:
             return [t for t in self.tweets if t.in_reply_to == tweet_id]
-
-    def issued_tokens(self) -> list[str]:
-        """Every access and refresh token this server has issued (to look for leaks)."""
-        with self.lock:
-            return [*self.access_tokens, *self.refresh_tokens]
-
-    def grant_count(self, grant_type: str, user_id: str) -> int:
-        with self.lock:
-            return sum(1 for g in self.grants if g == (grant_type, user_id))
 
     # --- routes --------------------------------------------------------------------------------
 
@@ -191,100 +160,57 @@ class FakeX(FakePlatform):
     def not_found(self, request: Request) -> Answer:
         return _problem(404, "Not Found Error", "Sorry, that page does not exist.")
 
-    # --- OAuth 2.0 -----------------------------------------------------------------------------
+    # --- OAuth 2.0 (the grant is oauth.py's) -------------------------------------------------
 
-    def authorize(self, request: Request, match: re.Match[str]) -> Answer:
-        q = request.query
+    def authorization_refused(self, q: dict[str, str], scopes: tuple[str, ...]) -> Answer | None:
         if q.get("client_id") != self.client_id or not q.get("redirect_uri", "").startswith(("http://", "https://")):
             return answer(
                 400, "<html><body>Something went wrong. You weren't able to give access to the App.</body></html>"
             )
         if q.get("response_type") != "code" or q.get("code_challenge_method") != "S256" or not q.get("code_challenge"):
             return answer(400, "<html><body>Something went wrong: invalid request.</body></html>")
-        scopes = tuple(q.get("scope", "").split())
         if not scopes or not set(scopes) <= set(SCOPES):
             return answer(400, "<html><body>Something went wrong: invalid scope.</body></html>")
-        if self.deny_next:
-            self.deny_next = False
-            return redirect(with_query(q["redirect_uri"], error="access_denied", state=q.get("state", "")))
-        code = secrets.token_urlsafe(32)
-        self.codes[code] = {
-            "user_id": self.sign_in_as,
-            "redirect_uri": q["redirect_uri"],
-            "challenge": q["code_challenge"],
-            "scopes": scopes,
-            "expires_at": time.time() + CODE_LIFETIME,
-        }
-        return redirect(with_query(q["redirect_uri"], state=q.get("state", ""), code=code))
+        return None
 
-    def token(self, request: Request, match: re.Match[str]) -> Answer:
-        # A confidential client authenticates with HTTP Basic (docs.x.com, OAuth 2.0 PKCE).
-        if request.basic != (self.client_id, self.client_secret):
-            return answer(
-                401, {"error": "unauthorized_client", "error_description": "Missing valid authorization header"}
-            )
-        form = request.form or {}
-        grant_type = form.get("grant_type")
-        if grant_type == "authorization_code":
-            code = self.codes.pop(form.get("code", ""), None)
-            if (
-                code is None
-                or code["expires_at"] < time.time()
-                or code["redirect_uri"] != form.get("redirect_uri")
-                or pkce_s256(form.get("code_verifier", "")) != code["challenge"]
-            ):
-                return _oauth_error("Value passed for the authorization code was invalid.")
-            user_id, scopes = code["user_id"], code["scopes"]
-        elif grant_type == "refresh_token":
-            grant = self.refresh_tokens.get(form.get("refresh_token", ""))
-            if grant is None or grant.revoked:
-                return _oauth_error("Value passed for the token was invalid.")
-            grant.revoked = True  # refresh tokens rotate: each works once
-            user_id, scopes = grant.user_id, grant.scopes
-        else:
+    def approved_params(self, code: str, state: str, scopes: tuple[str, ...]) -> dict[str, str]:
+        return {"state": state, "code": code}
+
+    def token_refused(self, problem: str) -> Answer:
+        if problem == CLIENT:
+            return _unauthorized_client()
+        if problem == REFRESH_TOKEN:
+            return _oauth_error("Value passed for the token was invalid.")
+        if problem == GRANT_TYPE:
             return answer(400, {"error": "unsupported_grant_type", "error_description": "Invalid grant_type"})
-        self.grants.append((grant_type, user_id))
-        return answer(200, self._issue(user_id, scopes), cache_control="no-store")
+        return _oauth_error("Value passed for the authorization code was invalid.")
 
-    def _issue(self, user_id: str, scopes: tuple[str, ...]) -> dict[str, Any]:
-        access = _token()
-        self.access_tokens[access] = Grant(user_id, scopes, time.time() + self.access_token_lifetime)
+    def token_issued(self, grant_type: str, subject: str, scopes: tuple[str, ...], code: Code | None) -> Answer:
         body: dict[str, Any] = {
             "token_type": "bearer",
             "expires_in": self.access_token_lifetime,
-            "access_token": access,
+            "access_token": self.grant_access(subject, scopes, lifetime=self.access_token_lifetime),
             "scope": " ".join(scopes),
         }
         if "offline.access" in scopes:
-            refresh = _token()
-            self.refresh_tokens[refresh] = Grant(user_id, scopes)
-            body["refresh_token"] = refresh
-        return body
+            body["refresh_token"] = self.grant_refresh(subject, scopes)
+        return answer(200, body, cache_control="no-store")
 
-    def revoke(self, request: Request, match: re.Match[str]) -> Answer:
-        if request.basic != (self.client_id, self.client_secret):
-            return answer(
-                401, {"error": "unauthorized_client", "error_description": "Missing valid authorization header"}
-            )
-        token = (request.form or {}).get("token", "")
-        grant = self.refresh_tokens.get(token) or self.access_tokens.get(token)
-        if grant is not None:
-            self.revoked.append(token)
-            # Revoking either token ends the user's grant to this app.
-            for other in (*self.refresh_tokens.values(), *self.access_tokens.values()):
-                if other.user_id == grant.user_id:
-                    other.revoked = True
+    def revoke_refused(self) -> Answer:
+        return _unauthorized_client()
+
+    def revoked_answer(self, found: bool) -> Answer:
         return answer(200, {"revoked": True})
 
     # --- API -----------------------------------------------------------------------------------
 
     def _caller(self, request: Request, scope: str) -> XUser | Answer:
         grant = self.access_tokens.get(request.bearer or "")
-        if grant is None or grant.revoked or grant.expires_at <= time.time():
+        if grant is None or grant.revoked or grant.expired():
             return _problem(401, "Unauthorized", "Unauthorized")
         if scope not in grant.scopes:
             return _problem(403, "Forbidden", f"Missing scope {scope}")
-        return self.users[grant.user_id]
+        return self.users[grant.subject]
 
     def me(self, request: Request, match: re.Match[str]) -> Answer:
         user = self._caller(request, "users.read")
@@ -524,10 +450,6 @@ class FakeX(FakePlatform):
         return "".join(out), urls
 
 
-def _token() -> str:
-    return secrets.token_urlsafe(64)
-
-
 def _tco() -> str:
     return "https://t.co/" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(10))
 
@@ -546,6 +468,10 @@ def _invalid(parameter: str, message: str) -> Answer:
             "type": "https://api.twitter.com/2/problems/invalid-request",
         },
     )
+
+
+def _unauthorized_client() -> Answer:
+    return answer(401, {"error": "unauthorized_client", "error_description": "Missing valid authorization header"})
 
 
 def _oauth_error(description: str) -> Answer:

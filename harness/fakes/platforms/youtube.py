@@ -1,11 +1,12 @@
 """A fake YouTube on loopback: Google's OAuth 2.0 (PKCE, `access_type=offline` for a refresh
 token, refresh tokens that do not rotate), `channels.list?mine=true`, and the resumable upload
-of `videos.insert` (PLATFORMS.md, YouTube; developers.google.com/youtube/v3/guides/
-using_resumable_upload_protocol, developers.google.com/identity/protocols/oauth2/web-server).
+of `videos.insert` (developers.google.com/youtube/v3/guides/using_resumable_upload_protocol,
+developers.google.com/identity/protocols/oauth2/web-server).
 
 Google's hosts map to this one server: `accounts.google.com` (the consent page, which approves
 at once as `sign_in_as`), `oauth2.googleapis.com` (token, revoke) and `www.googleapis.com`
-(the Data API and its upload path).
+(the Data API and its upload path). The client authenticates with HTTP Basic or in the form;
+revoking a token needs no client and ends all of the user's (the grant is oauth.py's).
 
 The upload: `POST /upload/youtube/v3/videos?uploadType=resumable` with the metadata answers 200
 and the session URI in `Location`. A `PUT` of the session carries bytes: the whole file, or a
@@ -36,17 +37,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from harness.fakes.platforms.base import (
-    Answer,
-    FakePlatform,
-    Request,
-    Route,
-    answer,
-    pkce_s256,
-    redirect,
-    with_query,
-)
+from harness.fakes.platforms.base import Answer, Request, Route, answer
 from harness.fakes.platforms.google import google_error
+from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REFRESH_TOKEN, Code, OAuthPlatform
 from harness.fakes.platforms.youtube_comments import FORCE_SSL_SCOPE, MANAGE_SCOPE, READONLY_SCOPE, YouTubeComments
 
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
@@ -68,14 +61,6 @@ class Channel:
     @property
     def thumbnail(self) -> str:
         return f"https://yt3.ggpht.com/ytc/{self.id}=s88-c-k-c0x00ffffff-no-rj"
-
-
-@dataclass
-class Grant:
-    channel_id: str
-    scopes: tuple[str, ...]
-    expires_at: float = 0.0
-    revoked: bool = False
 
 
 @dataclass
@@ -108,8 +93,13 @@ class Session:
         return len(self.data)
 
 
-class FakeYouTube(YouTubeComments, FakePlatform):
+class FakeYouTube(YouTubeComments, OAuthPlatform):
     name = "youtube"
+    client_auth = ("basic", "form")
+    pkce = True  # optional: a code asked for without a challenge is exchanged without a verifier
+    code_lifetime = CODE_LIFETIME
+    revoke_authenticates = False
+    revoke_ends_every_grant = True
 
     def __init__(
         self,
@@ -125,13 +115,6 @@ class FakeYouTube(YouTubeComments, FakePlatform):
         # An unverified API project's uploads are locked to private, whatever is asked.
         self.verified_project = verified_project
         self.channels: dict[str, Channel] = {}
-        self.sign_in_as = ""
-        self.deny_next = False
-        self.codes: dict[str, dict[str, Any]] = {}
-        self.access_tokens: dict[str, Grant] = {}
-        self.refresh_tokens: dict[str, Grant] = {}
-        self.grants: list[tuple[str, str]] = []  # (grant_type, channel id)
-        self.revoked: list[str] = []
         self.sessions: dict[str, Session] = {}
         self.videos: list[Video] = []
         self._drops: list[tuple[int, float, str]] = []  # (bytes to read, seconds to hold, title part)
@@ -150,19 +133,6 @@ class FakeYouTube(YouTubeComments, FakePlatform):
     def channel(self, custom_url: str) -> Channel:
         return next(c for c in self.channels.values() if c.custom_url == custom_url)
 
-    def expire_access_tokens(self, channel_id: str) -> None:
-        with self.lock:
-            for grant in self.access_tokens.values():
-                if grant.channel_id == channel_id:
-                    grant.expires_at = 0.0
-
-    def revoke_refresh_tokens(self, channel_id: str) -> None:
-        """The user removed the app's access: refreshing answers invalid_grant."""
-        with self.lock:
-            for grant in self.refresh_tokens.values():
-                if grant.channel_id == channel_id:
-                    grant.revoked = True
-
     def drop_upload_after(self, received: int, *, title_contains: str = "", hold_seconds: float = 0.0) -> None:
         """The next PUT carrying bytes to a session (of a video whose title contains
         `title_contains`): `received` bytes are read and kept, the connection is held
@@ -180,14 +150,6 @@ class FakeYouTube(YouTubeComments, FakePlatform):
 
     def session_of(self, video: Video) -> Session:
         return self.sessions[video.upload_id]
-
-    def issued_tokens(self) -> list[str]:
-        with self.lock:
-            return [*self.access_tokens, *self.refresh_tokens]
-
-    def grant_count(self, grant_type: str, channel_id: str) -> int:
-        with self.lock:
-            return sum(1 for g in self.grants if g == (grant_type, channel_id))
 
     # --- routes --------------------------------------------------------------------------------
 
@@ -208,101 +170,68 @@ class FakeYouTube(YouTubeComments, FakePlatform):
     def not_found(self, request: Request) -> Answer:
         return google_error(404, "notFound", "Not Found")
 
-    # --- OAuth 2.0 -----------------------------------------------------------------------------
+    # --- OAuth 2.0 (the grant is oauth.py's) -------------------------------------------------
 
-    def authorize(self, request: Request, match: re.Match[str]) -> Answer:
-        q = request.query
+    def authorization_refused(self, q: dict[str, str], scopes: tuple[str, ...]) -> Answer | None:
         redirect_uri = q.get("redirect_uri", "")
         if q.get("client_id") != self.client_id:
             return answer(401, "<html><body>Error 401: invalid_client. The OAuth client was not found.</body></html>")
         if not redirect_uri.startswith(("http://", "https://")):
             return answer(400, "<html><body>Error 400: redirect_uri_mismatch</body></html>")
-        state = q.get("state", "")
-        scopes = tuple(q.get("scope", "").split())
         if q.get("response_type") != "code":
-            return redirect(with_query(redirect_uri, error="unsupported_response_type", state=state))
+            return self.back_to_client(redirect_uri, error="unsupported_response_type", state=q.get("state", ""))
         if not scopes or not set(scopes) <= set(KNOWN_SCOPES):
             return answer(400, "<html><body>Error 400: invalid_scope</body></html>")
         if q.get("code_challenge") and q.get("code_challenge_method") != "S256":
             return answer(400, "<html><body>Error 400: invalid_request (code_challenge_method)</body></html>")
-        if self.deny_next:
-            self.deny_next = False
-            return redirect(with_query(redirect_uri, error="access_denied", state=state))
-        code = "4/0A" + _random(60)
-        self.codes[code] = {
-            "channel_id": self.sign_in_as,
-            "redirect_uri": redirect_uri,
-            "scopes": scopes,
-            "challenge": q.get("code_challenge"),
-            # Google issues a refresh token with offline access only (and again only on consent).
-            "offline": q.get("access_type") == "offline",
-            "expires_at": time.time() + CODE_LIFETIME,
-        }
-        return redirect(
-            with_query(redirect_uri, state=state, code=code, scope=" ".join(scopes), authuser="0", prompt="consent")
-        )
+        return None
 
-    def token(self, request: Request, match: re.Match[str]) -> Answer:
-        form = request.form or {}
-        credentials = request.basic or (form.get("client_id"), form.get("client_secret"))
-        if tuple(credentials) != (self.client_id, self.client_secret):
+    def approved_params(self, code: str, state: str, scopes: tuple[str, ...]) -> dict[str, str]:
+        return {"state": state, "code": code, "scope": " ".join(scopes), "authuser": "0", "prompt": "consent"}
+
+    def new_code(self) -> str:
+        return "4/0A" + _random(60)
+
+    def new_access_token(self) -> str:
+        return "ya29.a0" + _random(150)
+
+    def new_refresh_token(self) -> str:
+        return "1//0" + _random(100)
+
+    def token_refused(self, problem: str) -> Answer:
+        if problem == CLIENT:
             return answer(401, {"error": "invalid_client", "error_description": "Unauthorized"})
-        grant_type = form.get("grant_type")
-        body: dict[str, Any]
-        if grant_type == "authorization_code":
-            code = self.codes.pop(form.get("code", ""), None)
-            if (
-                code is None
-                or code["expires_at"] < time.time()
-                or code["redirect_uri"] != form.get("redirect_uri")
-                or (code["challenge"] and pkce_s256(form.get("code_verifier", "")) != code["challenge"])
-            ):
-                return answer(400, {"error": "invalid_grant", "error_description": "Bad Request"})
-            channel_id, scopes = code["channel_id"], code["scopes"]
-            body = self._access(channel_id, scopes)
-            if code["offline"]:
-                refresh = "1//0" + _random(100)
-                self.refresh_tokens[refresh] = Grant(channel_id, scopes)
-                body["refresh_token"] = refresh
-        elif grant_type == "refresh_token":
-            grant = self.refresh_tokens.get(form.get("refresh_token", ""))
-            if grant is None or grant.revoked:
-                return answer(
-                    400, {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}
-                )
-            channel_id = grant.channel_id
-            body = self._access(channel_id, grant.scopes)  # the refresh token itself stays
-        else:
+        if problem == REFRESH_TOKEN:
+            return answer(400, {"error": "invalid_grant", "error_description": "Token has been expired or revoked."})
+        if problem == GRANT_TYPE:
             return answer(400, {"error": "unsupported_grant_type", "error_description": "Invalid grant_type"})
-        self.grants.append((grant_type, channel_id))
-        return answer(200, body, cache_control="no-cache, no-store, max-age=0, must-revalidate")
+        return answer(400, {"error": "invalid_grant", "error_description": "Bad Request"})
 
-    def _access(self, channel_id: str, scopes: tuple[str, ...]) -> dict[str, Any]:
-        access = "ya29.a0" + _random(150)
-        self.access_tokens[access] = Grant(channel_id, scopes, time.time() + self.access_token_lifetime)
-        return {
-            "access_token": access,
+    def token_issued(self, grant_type: str, subject: str, scopes: tuple[str, ...], code: Code | None) -> Answer:
+        body: dict[str, Any] = {
+            "access_token": self.grant_access(subject, scopes, lifetime=self.access_token_lifetime),
             "expires_in": self.access_token_lifetime,
             "scope": " ".join(scopes),
             "token_type": "Bearer",
         }
+        # Google issues a refresh token with offline access only; refreshing keeps the one it has.
+        if code is not None and code.params.get("access_type") == "offline":
+            body["refresh_token"] = self.grant_refresh(subject, scopes)
+        return answer(200, body, cache_control="no-cache, no-store, max-age=0, must-revalidate")
 
-    def revoke(self, request: Request, match: re.Match[str]) -> Answer:
-        token = (request.form or {}).get("token") or request.query.get("token", "")
-        grant = self.refresh_tokens.get(token) or self.access_tokens.get(token)
-        if grant is None:
+    def revoked_token(self, request: Request) -> str:
+        return (request.form or {}).get("token") or request.query.get("token", "")
+
+    def revoked_answer(self, found: bool) -> Answer:
+        if not found:
             return answer(400, {"error": "invalid_token", "error_description": "Token expired or revoked"})
-        self.revoked.append(token)
-        for other in (*self.refresh_tokens.values(), *self.access_tokens.values()):
-            if other.channel_id == grant.channel_id:
-                other.revoked = True
         return answer(200, {})
 
     # --- Data API ------------------------------------------------------------------------------
 
     def _caller(self, request: Request, *any_of: str) -> Channel | Answer:
         grant = self.access_tokens.get(request.bearer or "")
-        if grant is None or grant.revoked or grant.expires_at <= time.time():
+        if grant is None or grant.revoked or grant.expired():
             return google_error(
                 401,
                 "authError",
@@ -312,7 +241,7 @@ class FakeYouTube(YouTubeComments, FakePlatform):
             )
         if not set(any_of) & set(grant.scopes):
             return google_error(403, "insufficientPermissions", "Request had insufficient authentication scopes.")
-        return self.channels[grant.channel_id]
+        return self.channels[grant.subject]
 
     def channels_list(self, request: Request, match: re.Match[str]) -> Answer:
         channel = self._caller(request, READONLY_SCOPE, MANAGE_SCOPE)

@@ -5,7 +5,6 @@ platform, and what an answer lost in flight leaves to `reconcile`."""
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from core.connectors.youtube import YouTubeConnector
 from core.settings import CoreSettings
 from core.storage.local import LocalStorage
 from harness.fakes.platforms.linkedin import SCOPES as LINKEDIN_SCOPES
-from harness.fakes.platforms.linkedin import FakeLinkedIn, Grant
+from harness.fakes.platforms.linkedin import FakeLinkedIn
 from harness.fakes.platforms.youtube import SCOPES as YOUTUBE_SCOPES
 from harness.fakes.platforms.youtube import FakeYouTube
 from tests.core.connectors.factories import post, reply_post, video
@@ -36,7 +35,7 @@ def uploaded_video(tmp_path: Path) -> tuple[LocalStorage, bytes]:
 
 def youtube(fake: FakeYouTube, scopes: tuple[str, ...] = YOUTUBE_SCOPES) -> tuple[Account, str]:
     channel = fake.channel("@heraldfake")
-    token = fake._access(channel.id, scopes)["access_token"]
+    token = fake.grant_access(channel.id, scopes, lifetime=fake.access_token_lifetime)
     return Account("acme-yt", handle=channel.custom_url, platform_user_id=channel.id), token
 
 
@@ -99,8 +98,8 @@ async def test_a_youtube_comment_whose_answer_was_lost_is_found_not_sent_again(t
 
 def linkedin(fake: FakeLinkedIn) -> tuple[Account, str]:
     member = fake.member("Herald Fake")
-    fake.access_tokens["tok-li"] = Grant(member.sub, LINKEDIN_SCOPES, time.time() + 3600)
-    return Account("acme-li", handle=member.name, platform_user_id=member.sub), "tok-li"
+    token = fake.grant_access(member.sub, LINKEDIN_SCOPES, lifetime=3600)
+    return Account("acme-li", handle=member.name, platform_user_id=member.sub), token
 
 
 async def test_linkedin_comments_on_the_post_as_its_author() -> None:

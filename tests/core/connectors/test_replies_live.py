@@ -16,9 +16,8 @@ from core.connectors.instagram import InstagramConnector
 from core.connectors.mastodon import MastodonConnector
 from core.connectors.threads import ThreadsConnector
 from core.connectors.x import XConnector
-from harness.fakes.platforms.graph import FakeInstagram, FakeThreads
+from harness.fakes.platforms.graph import LONG_LIVED, FakeInstagram, FakeThreads
 from harness.fakes.platforms.mastodon import FakeMastodon
-from harness.fakes.platforms.mastodon import Token as MastodonToken
 from harness.fakes.platforms.x import SCOPES as X_SCOPES
 from harness.fakes.platforms.x import FakeX
 from tests.core.connectors.factories import image, post, reply_post
@@ -45,7 +44,7 @@ async def test_x_publishes_a_reply_chain_then_the_first_comment() -> None:
     with FakeX() as fake:
         user = fake.user("herald_fake")
         account = Account("acme-x", handle=user.username, platform_user_id=user.id)
-        token = fake._issue(user.id, X_SCOPES)["access_token"]
+        token = fake.grant_access(user.id, X_SCOPES, lifetime=fake.access_token_lifetime)
         async with Runner(XConnector(), token, {"api.x.com": fake.base_url}) as run:
             deliveries = await publish(run, "x", account)
             tweets = [next(t for t in fake.tweets if t.id == d.platform_post_id) for d in deliveries]
@@ -62,7 +61,7 @@ async def test_an_x_reply_whose_answer_was_lost_is_found_not_sent_again() -> Non
     with FakeX() as fake:
         user = fake.user("herald_fake")
         account = Account("acme-x", handle=user.username, platform_user_id=user.id)
-        token = fake._issue(user.id, X_SCOPES)["access_token"]
+        token = fake.grant_access(user.id, X_SCOPES, lifetime=fake.access_token_lifetime)
         async with Runner(XConnector(), token, {"api.x.com": fake.base_url}, timeout=0.5) as run:
             main = await run.deliver(post("x", "the main post", delivery_key="dk_main", account=account))
             fake.hang_after_receive("POST", r"/2/tweets", seconds=3, body_contains="in_reply_to_tweet_id")
@@ -81,8 +80,8 @@ async def test_an_x_reply_whose_answer_was_lost_is_found_not_sent_again() -> Non
 
 def mastodon(fake: FakeMastodon) -> tuple[Account, str]:
     account = fake.account("herald")
-    fake.tokens["tok-m"] = MastodonToken(account.id, "app", ["read:accounts", "write:statuses", "write:media"])
-    return Account("acme-masto", handle="herald", platform_user_id=account.id, instance_url=fake.base_url), "tok-m"
+    token = fake.grant_access(account.id, ["read:accounts", "write:statuses", "write:media"])
+    return Account("acme-masto", handle="herald", platform_user_id=account.id, instance_url=fake.base_url), token
 
 
 async def test_mastodon_replies_in_reply_to_the_post_before_keeping_its_visibility() -> None:
@@ -120,7 +119,7 @@ async def test_a_mastodon_reply_resent_after_a_lost_answer_is_the_same_status() 
 
 def graph_account(fake: FakeThreads | FakeInstagram, key: str, scopes: tuple[str, ...]) -> tuple[Account, str]:
     user = fake.user("herald_fake")
-    access, _ = fake._issue(user.id, scopes, long_lived=True)
+    access = fake.grant_access(user.id, scopes, lifetime=LONG_LIVED, long_lived=True)
     return Account(f"acme-{key}", handle=user.username, platform_user_id=user.id), access
 
 
