@@ -3,7 +3,8 @@
     .venv/bin/python -m bench.envoy_cluster [--duration 10] [--concurrency 32] [--rounds 2] [--envoy-threads 2]
         [--envoy-channels N] [--together]
 
-On one PostgreSQL database (bench/posts_create.py's organization: 3 profiles), alternating for
+On one PostgreSQL database (bench/seed.py's organization of the POST /v1/posts benches: 3
+profiles), alternating for
 --rounds rounds, each layout started fresh:
 - direct: 2 core processes sharing one port (SO_REUSEPORT, as `herald serve` runs them), 2
   facades reaching it, the load's connections split evenly between the facades;
@@ -30,29 +31,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
-import os
-import secrets
 import statistics
 import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.load import (
-    RESULTS,
-    analyze,
-    bench_database,
-    bench_result,
-    json_dump,
-    measure,
-    measured_closed_loop,
-    raw_http_connections,
-)
-from bench.posts_create import SLUGS, check_created, content_for, seed
+from bench.load import body_workers, measured_closed_loop, raw_http_connections, request_head, unique_tag
+from bench.runs import analyze, bench_database, bench_result, measure, run_bench
+from bench.seed import check_created, new_post_bodies, seed_organization
 from harness.stack import ROOT, Stack, free_port, stack_env, wait_for_grpc, wait_for_http
 
 
@@ -175,31 +164,25 @@ async def load(
         made, close = await raw_http_connections(host, port, share)
         conns += made
         closers.append(close)
-    auth = f"Authorization: Bearer {api_key}\r\n"
-    tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+    if kind == "GET /v1/profiles":
+        get = f"GET /v1/profiles HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {api_key}\r\n"
+        raw = f"{get}Accept: application/json\r\n\r\n".encode()
 
-    def worker_for(k: int, conn: Any) -> Any:
-        counter = iter(range(1 << 62))
-        get = f"GET /v1/profiles HTTP/1.1\r\nHost: bench\r\n{auth}Accept: application/json\r\n\r\n".encode()
-        post_head = (
-            f"POST /v1/posts HTTP/1.1\r\nHost: bench\r\n{auth}Content-Type: application/json\r\nContent-Length: "
-        ).encode()
-
-        async def one(validate: bool) -> str | None:
-            if kind == "GET /v1/profiles":
-                status, answer = await conn.request(get)
+        def get_worker(conn: Any) -> Any:
+            async def one(validate: bool) -> str | None:
+                status, answer = await conn.request(raw)
                 return None if status == 200 else f"HTTP {status}: {answer[:200]!r}"
-            content = content_for(f"{tag}-{k}-{next(counter)}")
-            body = json.dumps({"content": content, "profiles": SLUGS}).encode()
-            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (post_head, len(body), body))
-            if status != 201:
-                return f"HTTP {status}: {answer[:200]!r}"
-            return check_created(answer, content) if validate else None
 
-        return one
+            return one
 
+        workers = [get_worker(c) for c in conns]
+    else:
+        head = request_head(
+            "POST", "bench", "/v1/posts", {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
+        )
+        workers = body_workers(conns, head, new_post_bodies(unique_tag()), check_created)
     try:
-        return await measured_closed_loop(window, [worker_for(k, c) for k, c in enumerate(conns)], duration, warmup)
+        return await measured_closed_loop(window, workers, duration, warmup)
     finally:
         for close in closers:
             close()
@@ -210,7 +193,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     details: list[dict[str, Any]] = []
     with bench_database("postgresql") as (url, workdir, sessions):
         out = bench_result("envoy_cluster", "bench.envoy_cluster", args, url)
-        seeded = asyncio.run(seed(url))
+        seeded = asyncio.run(seed_organization(url))
 
         def phase(kind: str, r: int, connect: list[tuple[str, int]], pids: dict[str, int]) -> None:
             for what in ("GET /v1/profiles", "POST /v1/posts"):
@@ -280,34 +263,14 @@ def cpu_costs(details: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, fl
         for name, value in costs.items():
             found.setdefault(what, {}).setdefault(kind, {}).setdefault(name, []).append(value)
     return {
-        what: {kind: {name: round(statistics.median(v), 3) for name, v in names.items()} for kind, names in kinds.items()}
+        what: {
+            kind: {name: round(statistics.median(v), 3) for name, v in names.items()} for kind, names in kinds.items()
+        }
         for what, kinds in found.items()
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=float, default=10.0)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--warmup", type=float, default=2.0)
-    parser.add_argument("--wait-quiet", type=float, default=20.0)
-    parser.add_argument("--envoy-threads", type=int, default=2, help="Envoy's --concurrency (worker threads)")
-    parser.add_argument(
-        "--envoy-channels",
-        type=int,
-        default=0,
-        help="HERALD_CORE_CHANNELS of the envoy layout's facades (0: the default, 16)",
-    )
-    parser.add_argument(
-        "--together",
-        action="store_true",
-        help="start the three layouts at once and load them in turn (order reversed every other round)",
-    )
-    parser.add_argument("--backend", default="postgresql", choices=["postgresql"])
-    args = parser.parse_args()
-    started = time.monotonic()
-    out = run(args)
+def print_table(out: dict[str, Any]) -> None:
     print()
     for what, ratio in out["ratio_envoy_direct"].items():
         m = out["medians"][what]
@@ -326,11 +289,37 @@ def main() -> None:
                 f"{cost['herald']:.3f} against {direct:.3f} direct ({cost['herald'] / direct:.2f}x, aim <= 1.10); "
                 f"PostgreSQL {cost['postgres']:.3f}"
             )
-    out["total_s"] = round(time.monotonic() - started, 1)
-    path = RESULTS / f"envoy_cluster-postgresql-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
-    json_dump(path, out)
-    print(f"wrote {path.relative_to(RESULTS.parent.parent)} ({out['total_s']} s in all)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.envoy_cluster", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--wait-quiet", type=float, default=20.0)
+    parser.add_argument("--envoy-threads", type=int, default=2, help="Envoy's --concurrency (worker threads)")
+    parser.add_argument(
+        "--envoy-channels",
+        type=int,
+        default=0,
+        help="HERALD_CORE_CHANNELS of the envoy layout's facades (0: the default, 16)",
+    )
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="start the three layouts at once and load them in turn (order reversed every other round)",
+    )
+    parser.add_argument("--backend", default="postgresql", choices=["postgresql"])
+    parser.add_argument("--no-json", action="store_true", help="do not write bench/results/*.json")
+    args = parser.parse_args(argv)
+    out = run_bench(args, run, print_table, "envoy_cluster")
+    if out is None:
+        return 130
+    return 1 if any(r["errors"] for r in out["runs"]) else 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

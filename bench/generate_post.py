@@ -24,17 +24,10 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from bench.load import (
-    add_bench_options,
-    bench_database,
-    bench_result,
-    measure,
-    measured_closed_loop,
-    peak_rss_mib,
-    raw_http_workers,
-    run_bench,
-    stack_pids,
-)
+from bench.load import measured_body_loop, measured_closed_loop, raw_http_workers
+from bench.readings import peak_rss_mib, stack_pids
+from bench.runs import add_bench_options, bench_database, bench_result, measure, run_bench
+from bench.seed import seed_organization
 
 PROFILES = [("g-x", "x"), ("g-bsky", "bluesky"), ("g-ig", "instagram"), ("g-li", "linkedin")]
 VOICE = {
@@ -108,19 +101,8 @@ def engine_cpu(samples: int) -> dict[str, Any]:
 
 async def seed(stack: Any) -> dict[str, str]:
     import httpx
-    from sqlalchemy.ext.asyncio import create_async_engine
 
-    from core import admin
-
-    engine = create_async_engine(stack.database_url)
-    try:
-        out = await admin.bootstrap(
-            engine, email="gen@example.com", password="bench-password-1", org="gen", credits_=1000, plan="active"
-        )
-        for slug, key in PROFILES:
-            await admin.add_profile(engine, org="gen", slug=slug, platform=key, tags=[])
-    finally:
-        await engine.dispose()
+    out = await seed_organization(stack.database_url, org="gen", profiles=PROFILES, credits=1000)
     auth = {"Authorization": f"Bearer {out['api_key']}"}
     async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http:
         await http.put("/v1/brand-voice", json=VOICE, headers=auth)
@@ -156,35 +138,27 @@ async def read_load(
 async def generate_load(
     window: Any, *, base_url: str, api_key: str, concurrency: int, duration: float, warmup: float
 ) -> dict[str, Any]:
-    from bench.load import raw_http_connections
-
-    parts = urlsplit(base_url)
-    conns, close = await raw_http_connections(parts.hostname, parts.port, concurrency)
     texts = briefs(200, seed=11)
-    head = (
-        f"POST /v1/generate/posts HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {api_key}\r\n"
-        "Content-Type: application/json\r\nContent-Length: "
-    ).encode()
+    slugs = [slug for slug, _ in PROFILES]
 
-    def worker_for(conn: Any) -> Any:
-        counter = iter(range(1 << 62))
+    def body_for(k: int, n: int) -> tuple[bytes, None]:
+        return json.dumps({"brief": texts[n % len(texts)], "profiles": slugs}).encode(), None
 
-        async def one(validate: bool) -> str | None:
-            brief = texts[next(counter) % len(texts)]
-            body = json.dumps({"brief": brief, "profiles": [slug for slug, _ in PROFILES]}).encode()
-            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (head, len(body), body))
-            if status != 200:
-                return f"HTTP {status}: {answer[:300]!r}"
-            if validate and len(json.loads(answer)["output"]["drafts"]) != len(PROFILES):
-                return "unexpected drafts"
-            return None
+    def check(answer: bytes, _: None) -> str | None:
+        return None if len(json.loads(answer)["output"]["drafts"]) == len(PROFILES) else "unexpected drafts"
 
-        return one
-
-    try:
-        return await measured_closed_loop(window, [worker_for(c) for c in conns], duration, warmup)
-    finally:
-        close()
+    return await measured_body_loop(
+        window,
+        base_url=base_url,
+        path="/v1/generate/posts",
+        headers={"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"},
+        body_for=body_for,
+        check=check,
+        concurrency=concurrency,
+        duration=duration,
+        warmup=warmup,
+        status=200,
+    )
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -17,11 +17,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import delete, or_, select, update
 
-from bench.load import RESULTS, analyze, bench_database, bench_result, json_dump, percentile
+from bench.load import percentile
+from bench.runs import RESULTS, analyze, bench_database, bench_result, write_result
 from core import admin
 from core.db.engine import create_engine, is_sqlite, transaction
 from core.db.models import jobs
@@ -121,8 +122,7 @@ def main() -> None:
             flush=True,
         )
     out["backlog"] = results
-    path = RESULTS / f"jobs_claim-{args.backend}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
-    json_dump(path, out)
+    path = write_result("jobs_claim", args.backend, out)
     print(f"wrote {path.relative_to(RESULTS.parent.parent)}")
 
 

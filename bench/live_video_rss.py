@@ -9,8 +9,8 @@ Issue 12's target: "a 500 MB video delivery keeps each process under 150 MB RSS"
 1. Starts a fake X and a fake Mastodon (harness/fakes/platforms, each in its own process, every
    answer after --latency-ms) whose large multipart bodies are parsed as they arrive: file bytes
    are counted and hashed (for X, one running SHA-256 over the `append` segments in order), never
-   kept (bench/live_delivery.py, _Streaming), and whose sockets are tuned as a production server's
-   (backlog 128, TCP_NODELAY: bench/live_delivery.py, tune_server_socket; --fake-as-written not).
+   kept, and whose sockets are tuned as a production server's (backlog 128, TCP_NODELAY;
+   --fake-as-written not): bench/fake_platforms.py.
 2. Starts the real live-mode stack (core, facade, storage; X's hosts overridden to the fake,
    private addresses allowed for the Mastodon instance on loopback), one organization, an X and a
    Mastodon account connected through `POST /v1/profiles:connect` and the browser's redirects,
@@ -37,82 +37,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import os
-import platform
-import signal
-import sys
-import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.live_delivery import FakeProcess, bootstrap, connect_accounts, live_env, stop_workers, wait_workers_ready
-from bench.load import cpu_seconds, json_dump, stack_pids, wait_until_quiet
+from bench.fake_platforms import FakeProcess, connect_accounts, live_env
+from bench.readings import RssSampler, cpu_seconds, stack_pids, status_kib, wait_until_quiet
+from bench.runs import add_run_options, bench_database, bench_result, run_bench
+from bench.seed import MIB, seed_organization, video_bytes
+from bench.workers import wait_workers_ready, worker_log_problems
+from harness.stack import stop_processes
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
 MB = 1_000_000
-MIB = 1024 * 1024
-HEADER = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
 TARGET_MB = 150  # issue 12: each process under 150 MB RSS (read as 10**6 bytes: the stricter)
-
-
-def _status_kib(pid: int, field: str) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    return None
-
-
-class RssSampler:
-    """VmRSS of named processes every `interval` s in a thread; the largest per phase."""
-
-    def __init__(self, pids: dict[str, int], interval: float) -> None:
-        self.pids = pids
-        self.interval = interval
-        self.phase = "idle"
-        self.peaks: dict[str, dict[str, int]] = {}
-        self.samples = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
-
-    def __enter__(self) -> RssSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            peaks = self.peaks.setdefault(self.phase, {})
-            for name, pid in self.pids.items():
-                kib = _status_kib(pid, "VmRSS")
-                if kib is not None and kib > peaks.get(name, 0):
-                    peaks[name] = kib
-            self.samples += 1
-            self._stop.wait(self.interval)
-
-
-def video_bytes(size: int, digest: Any) -> Iterator[bytes]:
-    """An MP4 `ftyp` header then random bytes, `size` in all, 1 MiB at a time, hashed on the way."""
-    digest.update(HEADER)
-    yield HEADER
-    left = size - len(HEADER)
-    while left > 0:
-        block = os.urandom(min(MIB, left))
-        digest.update(block)
-        left -= len(block)
-        yield block
 
 
 def upload_video(api: httpx.Client, auth: dict[str, str], size: int, name: str) -> tuple[str, str, dict[str, float]]:
@@ -163,32 +101,24 @@ def deliver(api: httpx.Client, auth: dict[str, str], slug: str, media_id: str, t
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from harness.stack import database, running_stack
+    from harness.stack import running_stack
 
     size = args.size_mb * MB
     m_size = args.mastodon_mib * MIB
-    out: dict[str, Any] = {
-        "bench": "live video delivery RSS",
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": " ".join([".venv/bin/python -m bench.live_video_rss", *sys.argv[1:]]),
-        "args": vars(args),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "loadavg_at_start": Path("/proc/loadavg").read_text().split()[:3],
-        "checks": {},
-    }
-    print(
-        f"live video RSS  backend={args.backend}  X: {size:,} bytes  Mastodon: {m_size:,} bytes  "
-        f"fake latency {args.latency_ms} ms  loadavg {' '.join(out['loadavg_at_start'])}",
-        flush=True,
-    )
     with (
         FakeProcess("x", args.latency_ms, args.fake_as_written) as fake_x,
         FakeProcess("mastodon", args.latency_ms, args.fake_as_written) as fake_m,
-        tempfile.TemporaryDirectory(prefix="herald-bench-") as tmp,
-        database(args.backend, Path(tmp)) as url,
-        running_stack(url, Path(tmp), **live_env(fake_x, HERALD_PUBLISH_POLL_SECONDS="0.2")) as stack,
+        bench_database(args.backend) as (url, workdir, _),
+        running_stack(url, workdir, **live_env(fake_x, HERALD_PUBLISH_POLL_SECONDS="0.2")) as stack,
     ):
-        boot = asyncio.run(bootstrap(url, 100))
+        out = bench_result("live video delivery RSS", "bench.live_video_rss", args, url)
+        out["checks"] = {}
+        print(
+            f"live video RSS  backend={args.backend}  X: {size:,} bytes  Mastodon: {m_size:,} bytes  "
+            f"fake latency {args.latency_ms} ms  loadavg {' '.join(out['loadavg_at_start'])}",
+            flush=True,
+        )
+        boot = asyncio.run(seed_organization(url, profiles=(), credits=100))
         x_accounts = asyncio.run(connect_accounts(stack.base_url, boot["api_key"], fake_x, ["video_x"], platform="x"))
         m_accounts = asyncio.run(
             connect_accounts(
@@ -201,10 +131,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             wait_workers_ready([worker], url.split("///", 1)[1] if url.startswith("sqlite") else None)
             pids = {"worker": worker.pid, **stack_pids(stack), "fake_x": fake_x.pid, "fake_mastodon": fake_m.pid}
             auth = {"Authorization": f"Bearer {boot['api_key']}"}
-            idle = {name: (_status_kib(pid, "VmRSS") or 0) / 1024 for name, pid in pids.items()}
+            idle = {name: (status_kib(pid, "VmRSS") or 0) / 1024 for name, pid in pids.items()}
             out["busy_before"] = round(wait_until_quiet(args.wait_quiet), 3) if args.wait_quiet > 0 else None
             with (
-                RssSampler(pids, args.sample_ms / 1000) as sampler,
+                RssSampler(pids, args.sample_ms / 1000, phase="idle") as sampler,
                 httpx.Client(base_url=stack.base_url, timeout=60) as api,
             ):
                 sampler.phase = f"upload + confirm ({args.size_mb} MB)"
@@ -228,7 +158,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     m_cpu = {name: round(cpu_seconds(pid) - cpu0[name], 2) for name, pid in pids.items()}
                 sampler.phase = "after"
                 time.sleep(args.sample_ms / 1000 * 3)
-            hwm = {name: (_status_kib(pid, "VmHWM") or 0) / 1024 for name, pid in pids.items()}
+            hwm = {name: (status_kib(pid, "VmHWM") or 0) / 1024 for name, pid in pids.items()}
             samples = sampler.samples
             peaks = {phase: {n: round(v / 1024, 1) for n, v in p.items()} for phase, p in sampler.peaks.items()}
             x_seen = fake_x.call("media")
@@ -238,12 +168,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             statuses = fake_m.call("statuses") if m_size else []
             m_requests = fake_m.call("requests") if m_size else {}
         finally:
-            stop_workers([worker])
-        log_problems = [
-            line
-            for line in (Path(tmp) / "worker0.log").read_text(errors="replace").splitlines()
-            if "Traceback" in line or " ERROR " in line or "WARNING" in line
-        ]
+            stop_processes([worker])
+        log_problems = worker_log_problems(workdir)
 
     # --- verification
     checks = out["checks"]
@@ -298,7 +224,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def print_table(out: dict[str, Any], args: argparse.Namespace) -> None:
+def print_table(out: dict[str, Any]) -> None:
     peaks = out["rss_peak_mib_by_phase"]
     phases = [p for p in peaks if p not in ("idle", "after")]
     names = list(out["rss_idle_mib"])
@@ -315,7 +241,9 @@ def print_table(out: dict[str, Any], args: argparse.Namespace) -> None:
             f"Mastodon: {out['mastodon_size_bytes']:,} bytes {m['status']} in {m['bench_seconds']:.1f} s "
             f"({out['mastodon_size_bytes'] / MB / m['bench_seconds']:.0f} MB/s)"
         )
-    print(f"\nRSS in MiB (VmRSS sampled every {args.sample_ms:g} ms, {out['samples']} samples; VmHWM at the end)")
+    print(
+        f"\nRSS in MiB (VmRSS sampled every {out['args']['sample_ms']:g} ms, {out['samples']} samples; VmHWM at the end)"
+    )
     head = f"| {'process':<14} | {'idle':>6} | " + " | ".join(f"{p:>26}" for p in phases) + f" | {'VmHWM':>6} |"
     print(head)
     print("|" + "|".join("-" * (len(c) + 0) for c in head.split("|")[1:-1]) + "|")
@@ -345,7 +273,7 @@ def print_table(out: dict[str, Any], args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.live_video_rss", description=__doc__.split("\n")[0])
-    parser.add_argument("--backend", choices=("postgresql", "sqlite"), default="postgresql")
+    add_run_options(parser)
     parser.add_argument("--size-mb", type=int, default=500, help="the X video, in MB (10**6 bytes)")
     parser.add_argument(
         "--mastodon-mib", type=int, default=99, help="the Mastodon video in MiB (its limit: 99); 0 skips"
@@ -358,26 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sample-ms", type=float, default=50.0, help="how often VmRSS is read")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a delivery may take")
-    parser.add_argument("--wait-quiet", type=float, default=60.0, help="wait up to this many s for an idle machine")
-    parser.add_argument("--no-json", action="store_true", help="do not write bench/results/*.json")
+    parser.set_defaults(wait_quiet=60.0)
     args = parser.parse_args(argv)
-
-    def _terminate(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, _terminate)
-    started = time.monotonic()
-    try:
-        out = run(args)
-    except KeyboardInterrupt:
-        print("interrupted: processes stopped, database dropped", file=sys.stderr)
+    out = run_bench(args, run, print_table, "live_video_rss")
+    if out is None:
         return 130
-    print_table(out, args)
-    out["total_s"] = round(time.monotonic() - started, 1)
-    if not args.no_json:
-        path = RESULTS / f"live_video_rss-{args.backend}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
-        json_dump(path, out)
-        print(f"wrote {path.relative_to(ROOT)} ({out['total_s']} s in all)")
     return 0 if all(out["checks"].values()) else 1
 
 

@@ -22,63 +22,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import secrets
 from typing import Any
-from urllib.parse import urlsplit
 
-from bench.load import (
-    add_bench_options,
-    bench_database,
-    bench_result,
-    measure,
-    measured_closed_loop,
-    peak_rss_mib,
-    raw_http_connections,
-    run_bench,
-    stack_pids,
-)
-from bench.posts_create import BENCH_PASSWORD, SLUGS, check_created, content_for
-
-
-async def seed(stack: Any) -> dict[str, str]:
-    """bench.posts_create's organization and profiles, plus an access token from the real flow."""
-    import grpc
-    import httpx
-
-    from bench.posts_create import seed as seed_organization
-    from harness.oauth_flow import register, sign_in, tokens_for
-
-    seeded = await seed_organization(stack.database_url)
-    async with (
-        httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http,
-        grpc.aio.insecure_channel(stack.core_target) as channel,
-    ):
-        session = await sign_in(channel, "bench@example.com", password=BENCH_PASSWORD)
-        client = await register(http)
-        tokens = await tokens_for(http, session, client["client_id"])
-    return {"api_key": seeded["api_key"], "access_token": tokens["access_token"]}
+from bench.load import measured_body_loop, unique_tag
+from bench.readings import peak_rss_mib, stack_pids
+from bench.runs import add_bench_options, bench_database, bench_result, measure, run_bench
+from bench.seed import check_created, content_for, oauth_tokens, post_arguments, seed_organization
 
 
 async def load(
     window: Any, *, base_url: str, path: str, credential: str, concurrency: int, duration: float, warmup: float
 ) -> dict[str, Any]:
     """`path` is `rest` (POST /v1/posts) or `mcp` (tools/call create_post)."""
-    parts = urlsplit(base_url)
-    conns, close = await raw_http_connections(parts.hostname, parts.port, concurrency)
-    target = "/v1/posts" if path == "rest" else "/mcp"
-    head = (
-        f"POST {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {credential}\r\n"
-        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: "
-    ).encode()
-    tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+    tag = unique_tag()
 
-    def body_for(content: str, n: int) -> bytes:
-        arguments = {"content": content, "profiles": SLUGS}
+    def body_for(k: int, n: int) -> tuple[bytes, str]:
+        content = content_for(f"{tag}-{k}-{n}")
+        arguments = post_arguments(content)
         if path == "rest":
-            return json.dumps(arguments).encode()
+            return json.dumps(arguments).encode(), content
         call = {"name": "create_post", "arguments": arguments}
-        return json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}).encode()
+        return json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}).encode(), content
 
     def check(answer: bytes, content: str) -> str | None:
         if path == "rest":
@@ -88,26 +52,23 @@ async def load(
             return f"tool error: {result['content'][0]['text'][:300]}"
         return check_created(json.dumps(result["structuredContent"]).encode(), content)
 
-    def worker_for(k: int, conn: Any) -> Any:
-        counter = iter(range(1 << 62))
-
-        async def one(validate: bool) -> str | None:
-            n = next(counter)
-            content = content_for(f"{tag}-{k}-{n}")
-            body = body_for(content, n)
-            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (head, len(body), body))
-            expected = 201 if path == "rest" else 200
-            if status != expected or (path == "mcp" and b'"isError":true' in answer):
-                return f"HTTP {status}: {answer[:300]!r}"
-            return check(answer, content) if validate else None
-
-        return one
-
-    workers = [worker_for(k, c) for k, c in enumerate(conns)]
-    try:
-        return await measured_closed_loop(window, workers, duration, warmup)
-    finally:
-        close()
+    return await measured_body_loop(
+        window,
+        base_url=base_url,
+        path="/v1/posts" if path == "rest" else "/mcp",
+        headers={
+            "Authorization": f"Bearer {credential}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+        body_for=body_for,
+        check=check,
+        concurrency=concurrency,
+        duration=duration,
+        warmup=warmup,
+        status=201 if path == "rest" else 200,
+        error_marker=b"" if path == "rest" else b'"isError":true',
+    )
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -121,12 +82,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             flush=True,
         )
         with running_stack(url, workdir, core_processes=args.core_processes) as stack:
-            seeded = asyncio.run(seed(stack))
+            api_key = asyncio.run(seed_organization(url))["api_key"]
+            access_token = asyncio.run(oauth_tokens(stack))["access_token"]
             pids = stack_pids(stack)
             out["rounds"] = []
             for round_no in range(args.rounds):
                 phases = {}
-                for path, credential in (("rest", seeded["api_key"]), ("mcp", seeded["access_token"])):
+                for path, credential in (("rest", api_key), ("mcp", access_token)):
                     kwargs = {
                         "base_url": stack.base_url,
                         "path": path,

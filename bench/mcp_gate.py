@@ -4,7 +4,7 @@
 
 1. Fresh migrated database, one organization with 5 profiles, an API key, and an access token
    obtained through the real flow (register, consent page over HTTP, code exchange).
-2. Starts the real core and facade (tests/harness.running_stack).
+2. Starts the real core and facade (harness/stack.py, running_stack).
 3. From a separate load process, each for --duration seconds at --concurrency in flight:
    - floor: `GET /v1/profiles` with the API key (one core call: key lookup + profiles page);
    - `POST /mcp` `tools/call list_profiles` with the access token (one core call: token lookup +
@@ -27,47 +27,27 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from bench.load import closed_loop, peak_rss_mib, raw_http_connections, raw_http_workers, run_in_child, stack_pids
+from bench.load import closed_loop, raw_http_connections, raw_http_workers, request_head, run_in_child, with_body
+from bench.readings import peak_rss_mib, stack_pids
+from bench.seed import oauth_tokens, seed_organization
 
 PROFILES = ["alpha", "bravo", "charlie", "delta", "echo"]
 
 
 async def seed(stack: Any, concurrency: int) -> dict[str, Any]:
     """An org, its profiles, an API key, one access token and `concurrency` refresh families."""
-    import grpc
-    import httpx
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from core import admin
-    from harness.oauth_flow import register, sign_in, tokens_for
-
-    engine = create_async_engine(stack.database_url)
-    out = await admin.bootstrap(
-        engine, email="bench@example.com", password="correct horse battery", org="bench", credits_=10, plan="active"
-    )
-    for slug in PROFILES:
-        await admin.add_profile(engine, org="bench", slug=slug, platform="x", tags=[])
-    await engine.dispose()
-    async with (
-        httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http,
-        grpc.aio.insecure_channel(stack.core_target) as channel,
-    ):
-        session = await sign_in(channel, "bench@example.com")
-        client = await register(http)
-        access = await tokens_for(http, session, client["client_id"])
-        families = [(await tokens_for(http, session, client["client_id"]))["refresh_token"] for _ in range(concurrency)]
+    boot = await seed_organization(stack.database_url, profiles=[(slug, "x") for slug in PROFILES], credits=10)
+    tokens = await oauth_tokens(stack, refresh_families=concurrency)
     return {
-        "api_key": out["api_key"],
-        "access_token": access["access_token"],
-        "client_id": client["client_id"],
-        "refresh": families,
+        "api_key": boot["api_key"],
+        "access_token": tokens["access_token"],
+        "client_id": tokens["client_id"],
+        "refresh": tokens["refresh_tokens"],
     }
 
 
 def _request(method: str, host: str, path: str, headers: dict[str, str], body: bytes = b"") -> bytes:
-    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", f"Content-Length: {len(body)}"]
-    lines += [f"{k}: {v}" for k, v in headers.items()]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+    return with_body(request_head(method, host, path, headers), body)
 
 
 async def load(

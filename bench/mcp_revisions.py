@@ -4,8 +4,8 @@
         [--concurrency 32] [--core-processes 2] [--rounds 2] [--tools list_profiles create_post]
         [--wait-quiet 30]
 
-1. Fresh migrated database; bench.posts_create's organization (1,000,000 credits, 3 profiles)
-   and an OAuth access token from the real flow (bench.mcp_create_post.seed).
+1. Fresh migrated database; the POST /v1/posts benches' organization (bench/seed.py: 1,000,000
+   credits, 3 profiles) and an OAuth access token from the real flow (bench/seed.py, oauth_tokens).
 2. Starts the real core process(es) and facade (no worker: created posts stay queued).
 3. For each tool and each of --rounds rounds, from a separate load process, a closed loop of
    `POST /mcp` `tools/call` at --concurrency in flight for --duration s (after --warmup s), then
@@ -34,35 +34,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import secrets
 import statistics
 import timeit
 from typing import Any
-from urllib.parse import urlsplit
 
-from bench.load import (
-    add_bench_options,
-    bench_database,
-    bench_result,
-    measure,
-    measured_closed_loop,
-    peak_rss_mib,
-    raw_http_connections,
-    run_bench,
-    stack_pids,
-)
-from bench.posts_create import SLUGS, check_created, content_for
+from bench.load import measured_body_loop, unique_tag
+from bench.readings import peak_rss_mib, stack_pids
+from bench.runs import add_bench_options, bench_database, bench_result, measure, run_bench
+from bench.seed import SLUGS, check_created, content_for, oauth_tokens, post_arguments, seed_organization
 
 TOOLS = ("list_profiles", "create_post")
 ERAS = ("handshake", "modern")
 MODERN_VERSION = "2026-07-28"
 HANDSHAKE_VERSION = "2025-11-25"
 CLIENT_INFO = {"name": "herald-bench", "version": "1.0.0"}
+# What a 2026-07-28 client sends in every request's params (no initialize handshake before).
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 def _arguments(tool: str, content: str) -> dict[str, Any]:
-    return {"content": content, "profiles": SLUGS} if tool == "create_post" else {}
+    return post_arguments(content) if tool == "create_post" else {}
 
 
 def _check_result(tool: str, era: str, answer: bytes, content: str) -> str | None:
@@ -92,44 +87,33 @@ async def load(
 ) -> dict[str, Any]:
     """A closed loop of `tools/call <tool>` at one era, each request built as that era's client
     sends it."""
-    parts = urlsplit(base_url)
-    conns, close = await raw_http_connections(parts.hostname, parts.port, concurrency)
     version = MODERN_VERSION if era == "modern" else HANDSHAKE_VERSION
-    routing = f"Mcp-Method: tools/call\r\nMcp-Name: {tool}\r\n" if era == "modern" else ""
-    head = (
-        f"POST /mcp HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {token}\r\n"
-        f"MCP-Protocol-Version: {version}\r\n{routing}"
-        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: "
-    ).encode()
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
-        "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-    tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+    headers = {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": version}
+    if era == "modern":
+        headers |= {"Mcp-Method": "tools/call", "Mcp-Name": tool}
+    headers |= {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    tag = unique_tag()
 
-    def worker_for(k: int, conn: Any) -> Any:
-        counter = iter(range(1 << 62))
+    def body_for(k: int, n: int) -> tuple[bytes, str]:
+        content = content_for(f"{tag}-{k}-{n}")
+        params: dict[str, Any] = {"name": tool, "arguments": _arguments(tool, content)}
+        if era == "modern":
+            params["_meta"] = MODERN_META
+        return json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}).encode(), content
 
-        async def one(validate: bool) -> str | None:
-            n = next(counter)
-            content = content_for(f"{tag}-{k}-{n}")
-            params: dict[str, Any] = {"name": tool, "arguments": _arguments(tool, content)}
-            if era == "modern":
-                params["_meta"] = meta
-            body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}).encode()
-            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (head, len(body), body))
-            if status != 200 or b'"isError":true' in answer:
-                return f"HTTP {status}: {answer[:300]!r}"
-            return _check_result(tool, era, answer, content) if validate else None
-
-        return one
-
-    workers = [worker_for(k, c) for k, c in enumerate(conns)]
-    try:
-        return await measured_closed_loop(window, workers, duration, warmup)
-    finally:
-        close()
+    return await measured_body_loop(
+        window,
+        base_url=base_url,
+        path="/mcp",
+        headers=headers,
+        body_for=body_for,
+        check=lambda answer, content: _check_result(tool, era, answer, content),
+        concurrency=concurrency,
+        duration=duration,
+        warmup=warmup,
+        status=200,
+        error_marker=b'"isError":true',
+    )
 
 
 def transport_cost_us() -> dict[str, float]:
@@ -155,11 +139,7 @@ def transport_cost_us() -> dict[str, float]:
             ("mcp-protocol-version", MODERN_VERSION if era == "modern" else HANDSHAKE_VERSION),
         ]
         if era == "modern":
-            params["_meta"] = {
-                "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
-                "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
-                "io.modelcontextprotocol/clientCapabilities": {},
-            }
+            params["_meta"] = MODERN_META
             headers += [("mcp-method", "tools/call"), ("mcp-name", "create_post")]
         request = Request(b"/mcp", Header(headers), "1.1", "POST", None, app)
         request.body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).encode()
@@ -176,7 +156,6 @@ def transport_cost_us() -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from bench.mcp_create_post import seed
     from harness.stack import running_stack
 
     with bench_database(args.backend) as (url, workdir, sessions):
@@ -189,7 +168,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         out["transport_us"] = transport_cost_us()
         with running_stack(url, workdir, core_processes=args.core_processes) as stack:
-            token = asyncio.run(seed(stack))["access_token"]
+            asyncio.run(seed_organization(url))
+            token = asyncio.run(oauth_tokens(stack))["access_token"]
             pids = stack_pids(stack)
             out["phases"] = []
             for tool in args.tools:

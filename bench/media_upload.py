@@ -6,7 +6,7 @@ beside a plain copy of the same bytes on the same disk, in the same run.
 1. Writes a source file: an MP4 `ftyp` header then random bytes, --size-bytes in all (the presign
    video limit is 1 GB = 1,000,000,000 bytes), in a temp directory on the data disk.
 2. Plain copy: shutil.copyfile to a temp destination on the same disk, then fsync, timed.
-3. Starts the real core, facade and storage processes (tests/harness.running_stack), bootstraps an
+3. Starts the real core, facade and storage processes (harness/stack.py, running_stack), bootstraps an
    organization, `POST /v1/media/presign`, then a separate uploader process streams the file to
    the upload URL (1 MiB reads), timed; then `POST /v1/media/{id}/confirm` through the facade,
    timed (the core streams the object back, SHA-256 and sniffs it).
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
@@ -29,13 +28,13 @@ from pathlib import Path
 
 import httpx
 
-from bench.load import json_dump, peak_rss_mib, wait_until_quiet
-from harness.stack import bootstrap_org, database, running_stack
+from bench.load import copy_with_fsync
+from bench.readings import peak_rss_mib, stack_pids, wait_until_quiet
+from bench.runs import write_result
+from bench.seed import MIB, video_bytes
+from harness.stack import ROOT, bootstrap_org, database, running_stack
 
-ROOT = Path(__file__).resolve().parent.parent
 MB = 1_000_000
-MIB = 1024 * 1024
-HEADER = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
 
 UPLOADER = """
 import sys, httpx
@@ -51,28 +50,12 @@ sys.exit(0 if r.status_code < 300 else 1)
 
 
 def write_source(path: Path, size: int) -> str:
+    """The video to upload (seed.video_bytes), written to `path`; returns its SHA-256."""
     digest = hashlib.sha256()
     with open(path, "wb") as f:
-        f.write(HEADER)
-        digest.update(HEADER)
-        left = size - len(HEADER)
-        while left:
-            chunk = os.urandom(min(8 * MIB, left))
+        for chunk in video_bytes(size, digest, block=8 * MIB):
             f.write(chunk)
-            digest.update(chunk)
-            left -= len(chunk)
     return digest.hexdigest()
-
-
-def plain_copy(src: Path, dst: Path) -> tuple[float, float]:
-    """The floor: copyfile (in-kernel on Linux) then fsync. Returns (total, fsync part) seconds."""
-    started = time.perf_counter()
-    shutil.copyfile(src, dst)
-    copied = time.perf_counter()
-    with open(dst, "rb+") as f:
-        os.fsync(f.fileno())
-    done = time.perf_counter()
-    return done - started, done - copied
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         source = work / "source.mp4"
         expected = write_source(source, args.size_bytes)
         wait_until_quiet(args.wait_quiet)
-        copy_s, copy_fsync_s = plain_copy(source, work / "copy.mp4")
+        copy_s, copy_fsync_s = copy_with_fsync(source, work / "copy.mp4")
         (work / "copy.mp4").unlink()
         with database(args.backend, work) as url, running_stack(url, work) as stack:
             key = bootstrap_org(url, "bench-media", credits=10)
@@ -129,8 +112,11 @@ def main(argv: list[str] | None = None) -> int:
             record = confirmed.json()
             if confirmed.status_code != 200 or record.get("content_hash") != expected:
                 raise SystemExit(f"confirm failed: {confirmed.status_code} {confirmed.text[:300]}")
-            core, facade, storage = stack.processes[0], stack.processes[1], stack.processes[2]
-            rss = {name: peak_rss_mib(p.pid) for name, p in (("core", core), ("storage", storage), ("facade", facade))}
+            pids = stack_pids(stack)
+            rss = {
+                name: peak_rss_mib(pids[role])
+                for name, role in (("core", "core0"), ("storage", "storage"), ("facade", "facade"))
+            }
     finally:
         shutil.rmtree(work, ignore_errors=True)
     size_mb = args.size_bytes / MB
@@ -161,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"  confirm (SHA-256)    {result['confirm_s']:6.2f} s  {result['confirm_mb_s']:7.1f} MB/s")
     print("  peak RSS MiB: " + ", ".join(f"{k} {v}" for k, v in result["peak_rss_mib"].items()))
-    json_dump(ROOT / "bench" / "results" / f"media_upload-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json", result)
+    print(f"wrote {write_result('media_upload', None, result).relative_to(ROOT)}")
     return 0
 
 

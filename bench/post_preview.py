@@ -17,19 +17,11 @@ import asyncio
 import json
 import os
 from typing import Any
-from urllib.parse import urlsplit
 
-from bench.load import (
-    add_bench_options,
-    bench_database,
-    bench_result,
-    measure,
-    measured_closed_loop,
-    peak_rss_mib,
-    raw_http_connections,
-    run_bench,
-    stack_pids,
-)
+from bench.load import measured_body_loop
+from bench.readings import peak_rss_mib, stack_pids
+from bench.runs import add_bench_options, bench_database, bench_result, measure, run_bench
+from bench.seed import seed_organization
 
 PROFILES = [("p-x", "x"), ("p-bsky", "bluesky"), ("p-ig", "instagram"), ("p-yt", "youtube")]
 
@@ -37,18 +29,13 @@ PROFILES = [("p-x", "x"), ("p-bsky", "bluesky"), ("p-ig", "instagram"), ("p-yt",
 async def seed(stack: Any) -> dict[str, Any]:
     from sqlalchemy.ext.asyncio import create_async_engine
 
-    from core import admin
     from core.db.models import media
     from core.db.types import utcnow
     from core.ids import new_id
 
+    out = await seed_organization(stack.database_url, org="pv", profiles=PROFILES, credits=1000)
     engine = create_async_engine(stack.database_url)
     try:
-        out = await admin.bootstrap(
-            engine, email="pv@example.com", password="bench-password-1", org="pv", credits_=1000, plan="active"
-        )
-        for slug, key in PROFILES:
-            await admin.add_profile(engine, org="pv", slug=slug, platform=key, tags=[])
         ids = {}
         async with engine.begin() as conn:
             for kind, mime, width, height in (("image", "image/jpeg", 1080, 1080), ("video", "video/mp4", 1920, 1080)):
@@ -91,30 +78,24 @@ async def seed(stack: Any) -> dict[str, Any]:
 async def post_load(
     window: Any, *, base_url: str, path: str, api_key: str, body: dict, concurrency: int, duration: float, warmup: float
 ) -> dict[str, Any]:
-    parts = urlsplit(base_url)
-    conns, close = await raw_http_connections(parts.hostname, parts.port, concurrency)
     payload = json.dumps(body).encode()
-    request = (
-        f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {api_key}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
-    ).encode() + payload
     key = "destinations" if path.endswith(":preview") else "profiles"
 
-    def worker_for(conn: Any) -> Any:
-        async def one(validate: bool) -> str | None:
-            status, answer = await conn.request(request)
-            if status != 200:
-                return f"HTTP {status}: {answer[:300]!r}"
-            if validate and len(json.loads(answer)[key]) != len(PROFILES):
-                return f"unexpected body {answer[:200]!r}"
-            return None
+    def check(answer: bytes, _: None) -> str | None:
+        return None if len(json.loads(answer)[key]) == len(PROFILES) else f"unexpected body {answer[:200]!r}"
 
-        return one
-
-    try:
-        return await measured_closed_loop(window, [worker_for(c) for c in conns], duration, warmup)
-    finally:
-        close()
+    return await measured_body_loop(
+        window,
+        base_url=base_url,
+        path=path,
+        headers={"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"},
+        body_for=lambda k, n: (payload, None),
+        check=check,
+        concurrency=concurrency,
+        duration=duration,
+        warmup=warmup,
+        status=200,
+    )
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -11,7 +11,7 @@
    `before_cursor_execute` hook and rolls back. That gives the five statements of the request
    (API key lookup, profiles by slug, INSERT of the 3 posts as one executemany, the posts read
    back by id, their post_media), byte for byte, with their parameters.
-3. Starts the real core process(es) and facade (tests/harness.running_stack; no worker, so the
+3. Starts the real core process(es) and facade (harness/stack.py, running_stack; no worker, so the
    posts stay queued) and, from a separate load process, runs a closed loop of --concurrency
    in-flight `POST /v1/posts` with `{"content": <unique per request>, "profiles": [3 slugs]}` for
    --duration seconds after a warm-up, then the same at concurrency 1. Every response must be a
@@ -32,99 +32,59 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import json
 import os
 import re
-import secrets
-import time
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
+from bench.api_floor import (
+    captured_statements,
+    measure_api_then_floor,
+    measured_psycopg_loop,
+    measured_sqlite_loop,
+    print_api_floor_table,
+)
 from bench.load import (
+    unique_tag,
+)
+from bench.runs import (
     add_bench_options,
     bench_database,
     bench_result,
-    measure_api_runs,
-    measure_floor_runs,
-    measured_closed_loop,
-    measured_psycopg_loop,
-    measured_sync_run,
-    print_api_floor_table,
-    psycopg_dsn,
-    raw_http_connections,
     run_bench,
-    sqlite_floor_connection,
+)
+from bench.seed import (
+    SLUGS,
+    content_for,
+    posts_in,
+    posts_load,
+    seed_organization,
+    successful_requests,
 )
 
-PROFILES = [("p-x", "x"), ("p-bsky", "bluesky"), ("p-li", "linkedin")]
-SLUGS = [slug for slug, _ in PROFILES]
 # Content of the captured request: replaced per request in the floor (it never occurs elsewhere).
 TEMPLATE_CONTENT = "bench template content 7f3a9c"
-BENCH_PASSWORD = "bench-password-1"
-
-
-def content_for(tag: str) -> str:
-    """A unique-ish post text of ~110 characters (under every platform's limit)."""
-    return f"Bench post {tag}: Herald measures POST /v1/posts with three destinations in one transaction."
 
 
 # ----------------------------------------------------------------------------- setup (this process)
 
 
-async def seed(database_url: str) -> dict[str, str]:
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from core import admin
-
-    engine = create_async_engine(database_url)
-    try:
-        boot = await admin.bootstrap(
-            engine,
-            email="bench@example.com",
-            password=BENCH_PASSWORD,
-            org="bench",
-            credits_=1_000_000,
-            plan="active",
-        )
-        for slug, connector in PROFILES:
-            await admin.add_profile(engine, org="bench", slug=slug, platform=connector, tags=[])
-    finally:
-        await engine.dispose()
-    return {"api_key": boot["api_key"], "org_id": boot["org_id"]}
-
-
 async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> dict[str, Any]:
-    """Runs one request's database work with the core's own code on a real connection, records
-    every statement at the driver boundary (SQL text, parameters, executemany or not) and rolls
-    back. Also returns the values that vary per request, for the floor to replace."""
-    from sqlalchemy import event
-    from sqlalchemy.ext.asyncio import create_async_engine
-
+    """The statements of one request's database work, as the core's own code sends them
+    (captured_statements), named; and the values that vary per request, for the floor to replace."""
     from core.identity.authentication import authenticate
     from core.posts import create
     from core.posts.validation import CreateRequest
 
-    engine = create_async_engine(database_url)
-    seen: list[dict[str, Any]] = []
-
-    @event.listens_for(engine.sync_engine, "before_cursor_execute")
-    def _record(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
-        seen.append({"sql": statement, "params": parameters, "executemany": executemany})
-
     now = datetime.now(UTC)
-    try:
-        async with engine.connect() as conn:
-            transaction = await conn.begin()
-            await authenticate(conn, f"Bearer {api_key}", now, audience="")
-            outcome = await create.create_posts(conn, org_id, CreateRequest(TEMPLATE_CONTENT, SLUGS), now)
-            await transaction.rollback()
-    finally:
-        await engine.dispose()
+
+    async def work(conn: Any) -> Any:
+        await authenticate(conn, f"Bearer {api_key}", now, audience="")
+        return await create.create_posts(conn, org_id, CreateRequest(TEMPLATE_CONTENT, SLUGS), now)
+
     # The core reads the inserted rows back only in older versions (5 statements); now it builds
     # the response from what it inserted (3). The floor replays whatever was captured.
-    statements = [s for s in seen if not s["sql"].lstrip().upper().startswith(("BEGIN", "ROLLBACK", "COMMIT"))]
+    statements, outcome = await captured_statements(database_url, work)
     named = dict(zip(_statement_names(statements), statements, strict=True))
     if list(named)[:2] != ["key_lookup", "profiles"] or not named.get("insert_posts", {}).get("executemany"):
         raise RuntimeError(f"unexpected request path: {[s['sql'][:60] for s in statements]}")
@@ -192,51 +152,6 @@ def _jsonable(value: Any) -> Any:
 # ----------------------------------------------------------------------------- load (child processes)
 
 
-def check_created(body: bytes, content: str) -> str | None:
-    try:
-        created = json.loads(body)["posts"]
-    except (ValueError, KeyError, TypeError) as exc:
-        return f"unparseable body ({exc}): {body[:200]!r}"
-    if sorted(p["profile"] for p in created) != sorted(SLUGS):
-        return f"unexpected profiles {[p.get('profile') for p in created]}"
-    if any(p["status"] != "queued" or p["content"] != content or not p["id"].startswith("pst_") for p in created):
-        return f"unexpected posts {created!r}"[:300]
-    if len({p["id"] for p in created}) != len(SLUGS):
-        return "duplicate post ids"
-    return None
-
-
-async def api_load(
-    window: Any, *, base_url: str, api_key: str, concurrency: int, duration: float, warmup: float
-) -> dict[str, Any]:
-    parts = urlsplit(base_url)
-    conns, close = await raw_http_connections(parts.hostname, parts.port, concurrency)
-    head = (
-        f"POST /v1/posts HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {api_key}\r\n"
-        "Content-Type: application/json\r\nAccept: application/json\r\nContent-Length: "
-    ).encode()
-    tag = f"{os.getpid()}-{secrets.token_hex(2)}"
-
-    def worker_for(k: int, conn: Any) -> Any:
-        counter = iter(range(1 << 62))
-
-        async def one(validate: bool) -> str | None:
-            content = content_for(f"{tag}-{k}-{next(counter)}")
-            body = json.dumps({"content": content, "profiles": SLUGS}).encode()
-            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (head, len(body), body))
-            if status != 201:
-                return f"HTTP {status}: {answer[:300]!r}"
-            return check_created(answer, content) if validate else None
-
-        return one
-
-    workers = [worker_for(k, c) for k, c in enumerate(conns)]
-    try:
-        return await measured_closed_loop(window, workers, duration, warmup)
-    finally:
-        close()
-
-
 class _Fresh:
     """The per-request values of the captured request, new each time: replaced by value (every
     occurrence of an old post id, delivery key, timestamp or content in any parameter)."""
@@ -248,12 +163,12 @@ class _Fresh:
         self.old_now = varying["now"]
         self.old_content = varying["content"]
         self.sqlite = sqlite
-        self.tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+        self.tag = unique_tag()
         self.n = 0
 
     def next(self) -> tuple[dict[Any, Any], list[str], str]:
         from core.ids import new_id
-        from core.posts.service import new_delivery_key
+        from core.posts.thread_parts import new_delivery_key
 
         self.n += 1
         ids = [new_id("pst") for _ in self.old_ids]
@@ -345,76 +260,50 @@ async def floor_load_postgresql(
 async def floor_load_sqlite(
     window: Any, *, path: str, api_key: str, captured: dict[str, Any], duration: float, warmup: float, **_: Any
 ) -> dict[str, Any]:
-    from bench.load import RunResult
     from core.identity.credentials import parse_api_key, secret_matches
 
     st = captured["statements"]
     fresh = _Fresh(captured["varying"], sqlite=True)
-    db = sqlite_floor_connection(path)
     key, prof, ins = (st[n] for n in ("key_lookup", "profiles", "insert_posts"))
     voice = st.get("brand_voices")
     events = st.get("insert_events")
     sel, med = st.get("select_posts"), st.get("select_post_media")
 
-    def run(seconds: float) -> dict[str, Any]:
-        latencies, errors, first, perf = [], 0, "", time.perf_counter
-        start = perf()
-        deadline = start + seconds
-        while (t0 := perf()) < deadline:
+    def one_for(db: Any) -> Any:
+        def one() -> str | None:
             parse_api_key(api_key)
             mapping, ids, content = fresh.next()
             db.execute("BEGIN IMMEDIATE")
             row = db.execute(key["sql"], key["params"]).fetchone()
-            ok = row is not None and secret_matches(api_key, row[1]) and row[4] is None
-            if ok:
-                db.execute(prof["sql"], prof["params"]).fetchall()
-                if voice is not None:
-                    db.execute(voice["sql"], voice["params"]).fetchall()
-                db.executemany(ins["sql"], [_sub(r, mapping) for r in ins["params"]])
-                if events is not None:
-                    db.executemany(events["sql"], [_sub(r, mapping) for r in events["params"]])
-                failure = None
-                if sel is not None and med is not None:
-                    back = db.execute(sel["sql"], _sub(sel["params"], mapping)).fetchall()
-                    db.execute(med["sql"], _sub(med["params"], mapping)).fetchall()
-                    failure = _check_read_back(back, ids, content)
-                db.execute("COMMIT")
-            else:
+            if row is None or not secret_matches(api_key, row[1]) or row[4] is not None:
                 db.execute("ROLLBACK")
-                failure = "API key rejected"
-            if failure:
-                errors += 1
-                first = first or failure
-            latencies.append(perf() - t0)
-        return RunResult(1, perf() - start, len(latencies), errors, latencies, first_error=first).summary()
+                return "API key rejected"
+            db.execute(prof["sql"], prof["params"]).fetchall()
+            if voice is not None:
+                db.execute(voice["sql"], voice["params"]).fetchall()
+            db.executemany(ins["sql"], [_sub(r, mapping) for r in ins["params"]])
+            if events is not None:
+                db.executemany(events["sql"], [_sub(r, mapping) for r in events["params"]])
+            failure = None
+            if sel is not None and med is not None:
+                back = db.execute(sel["sql"], _sub(sel["params"], mapping)).fetchall()
+                db.execute(med["sql"], _sub(med["params"], mapping)).fetchall()
+                failure = _check_read_back(back, ids, content)
+            db.execute("COMMIT")
+            return failure
 
-    try:
-        return await measured_sync_run(window, run, duration, warmup)
-    finally:
-        db.close()
+        return one
+
+    return await measured_sqlite_loop(window, path, one_for, duration, warmup)
 
 
 # ----------------------------------------------------------------------------- orchestration
 
 
-def count_posts(database_url: str) -> int:
-    if database_url.startswith("sqlite"):
-        import sqlite3
-
-        with contextlib.closing(sqlite3.connect(database_url.split("///", 1)[1])) as db:
-            return db.execute("SELECT count(*) FROM posts").fetchone()[0]
-    import psycopg
-
-    with psycopg.connect(psycopg_dsn(database_url)) as conn:
-        return conn.execute("SELECT count(*) FROM posts").fetchone()[0]
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from harness.stack import running_stack
-
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("POST /v1/posts (3 profiles)", "bench.posts_create", args, url)
-        seeded = asyncio.run(seed(url))
+        seeded = asyncio.run(seed_organization(url))
         captured = asyncio.run(capture_request_sql(url, seeded["api_key"], seeded["org_id"]))
         out["floor_sql"] = {
             name: {"sql": s["sql"], "executemany": s["executemany"]} for name, s in captured["statements"].items()
@@ -425,34 +314,26 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"concurrency={args.concurrency}  duration={args.duration}s  cpus={os.cpu_count()}",
             flush=True,
         )
-        with running_stack(url, workdir, core_processes=args.core_processes) as stack:
-            api_kwargs = {"base_url": stack.base_url, "api_key": seeded["api_key"]}
-            measure_api_runs(out, stack, api_load, api_kwargs, args, sessions)
-        posts_after_api = count_posts(url)
-        # The stack is stopped: the floor has the machine to itself, on the same database.
-        measure_floor_runs(
+        posts_after_api: list[int] = []
+        measure_api_then_floor(
             out,
             url,
+            workdir,
             args,
             sessions,
+            api_load=posts_load,
+            api_kwargs={"api_key": seeded["api_key"]},
             postgresql=floor_load_postgresql,
             sqlite=floor_load_sqlite,
             floor_kwargs={"api_key": seeded["api_key"], "captured": captured},
+            after_api=lambda: posts_after_api.append(posts_in(url)),
         )
-        posts_total = count_posts(url)
+        posts_total = posts_in(url)
     # Every successful request created exactly 3 rows (warm-ups included).
-    api_requests, floor_requests = (
-        sum(
-            out[k]["requests"]
-            - out[k]["errors"]
-            + (out[k]["warmup"] or {}).get("requests", 0)
-            - (out[k]["warmup"] or {}).get("errors", 0)
-            for k in phases
-        )
-        for phases in (("api", "api_c1"), ("floor", "floor_c1"))
-    )
+    api_requests = successful_requests(out["api"], out["api_c1"])
+    floor_requests = successful_requests(out["floor"], out["floor_c1"])
     out["rows_check"] = {
-        "posts_after_api": posts_after_api,
+        "posts_after_api": posts_after_api[0],
         "expected_after_api": 3 * api_requests,
         "posts_total": posts_total,
         "expected_total": 3 * (api_requests + floor_requests),

@@ -10,8 +10,8 @@ beside `schedule_at` (3 profiles), and a 10-item thread beside a single post (4 
 About 2.5 minutes with the defaults.
 
 1. Creates a fresh migrated database (SQLite by default; dropped at the end), an organization
-   (`harness.stack.bootstrap_org`, 1,000,000 credits) with an API key, and its profiles with the
-   admin code (`core.admin.add_profile`):
+   (bench/seed.py, 1,000,000 credits) with an API key, and its profiles, with the admin code
+   (`core.admin.bootstrap`, `core.admin.add_profile`):
    - `sa-x`, `sa-mastodon`, `sa-bluesky`: the `schedule_at` phases;
    - `ns<N>-x`, `ns<N>-mastodon`, `ns<N>-bluesky`: a fresh set for the `next_slot` phases of
      each round N (and `nsc-*` for the concurrency-1 run), so every round starts with no slot
@@ -25,7 +25,7 @@ About 2.5 minutes with the defaults.
      post and the thread phases.
    The 3-profile sets get a time-slot table through the API (`PUT /v1/profiles/{slug}/slots`):
    Europe/Paris, every hour of every day (7 x 24 = 168 slots, the maximum).
-2. Starts the real core process(es), facade and storage (tests/harness.running_stack; no worker,
+2. Starts the real core process(es), facade and storage (harness/stack.py running_stack; no worker,
    and every post is scheduled in the future anyway: `schedule_at` is a fixed time 30 days ahead,
    at minute 17 so it is never a slot; `next_slot` takes future slots), then alternates, --rounds
    times, four closed-loop phases from a separate load process, each --warmup s then --duration
@@ -39,7 +39,7 @@ About 2.5 minutes with the defaults.
    profiles instead of one (`sa-x-s0`..., `ns1-x-s0`...; worker k sends to set k % K): the
    realistic case of many queues filled at once, where next_slot requests do not wait for each
    other's row locks; at 1 in flight they keep one set.
-   Before each phase the database is ANALYZEd (bench.load.analyze: what autovacuum does on
+   Before each phase the database is ANALYZEd (bench.runs.analyze: what autovacuum does on
    a default cluster; this machine's runs without it).
    Then each of the four at concurrency 1 for --c1-duration s, and next_slot at 1 on the
    prefilled set (the cost of a search behind --prefill taken slots; the set is filled only
@@ -68,31 +68,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
-import secrets
 import statistics
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from bench.load import (
-    add_bench_options,
-    analyze,
-    bench_database,
-    bench_result,
-    measure,
-    measured_closed_loop,
-    peak_rss_mib,
-    percentile,
-    psycopg_dsn,
-    raw_http_connections,
-    run_bench,
-    stack_pids,
-)
-from bench.posts_create import content_for
+from bench.load import body_workers, measured_closed_loop, percentile, raw_http_connections, request_head, unique_tag
+from bench.readings import peak_rss_mib, stack_pids
+from bench.runs import Db, add_bench_options, analyze, bench_database, bench_result, measure, psycopg_dsn, run_bench
+from bench.seed import check_created, content_for, post_arguments, seed_organization, successful_requests
 
 ORG = "bench-features"
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -143,27 +130,12 @@ def code_version() -> dict[str, Any]:
 
 def seed(database_url: str, rounds: int, spread: int) -> dict[str, Any]:
     """The organization, its API key and every profile of the run (admin code, as the other benches)."""
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from core import admin
-    from harness.stack import bootstrap_org
-
-    api_key = bootstrap_org(database_url, ORG, credits=1_000_000)
     # The phases at 1 in flight keep one set: sa-* itself, also when the loaded ones are spread.
     slot_sets = spread_sets(SA_SLUGS, spread) + ([SA_SLUGS] if spread > 1 else []) + [ns_slugs("c"), ns_slugs("p")]
     slot_sets += [group for r in range(rounds) for group in spread_sets(ns_slugs(str(r + 1)), spread)]
     profiles = [(slug, slug.split("-")[1]) for group in slot_sets for slug in group] + TH_PROFILES
-
-    async def add() -> None:
-        engine = create_async_engine(database_url)
-        try:
-            for slug, connector in profiles:
-                await admin.add_profile(engine, org=ORG, slug=slug, platform=connector, tags=[])
-        finally:
-            await engine.dispose()
-
-    asyncio.run(add())
-    return {"api_key": api_key, "slot_profiles": [s for group in slot_sets for s in group]}
+    boot = asyncio.run(seed_organization(database_url, org=ORG, profiles=profiles))
+    return {"api_key": boot["api_key"], "slot_profiles": [s for group in slot_sets for s in group]}
 
 
 def set_slots(base_url: str, api_key: str, slugs: list[str]) -> None:
@@ -246,7 +218,7 @@ def prefill(database_url: str, base_url: str, api_key: str, slugs: list[str], co
 
 
 def body_for(kind: str, slugs: list[str], content: str, schedule_at: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"content": content, "profiles": slugs}
+    body = post_arguments(content, slugs)
     if kind == "next_slot":
         body["next_slot"] = True
     else:
@@ -259,29 +231,27 @@ def body_for(kind: str, slugs: list[str], content: str, schedule_at: str) -> dic
     return body
 
 
-def check_created(kind: str, answer: bytes, slugs: list[str], content: str, schedule_at: str) -> str | None:
-    try:
-        created = json.loads(answer)["posts"]
-    except (ValueError, KeyError, TypeError) as exc:
-        return f"unparseable body ({exc}): {answer[:200]!r}"
-    if sorted(p["profile"] for p in created) != sorted(slugs):
-        return f"unexpected profiles {[p.get('profile') for p in created]}"
-    if any(p["status"] != "scheduled" or p["content"] != content or not p["id"].startswith("pst_") for p in created):
-        return f"unexpected posts {created!r}"[:300]
-    if kind == "next_slot":
-        now = datetime.now(UTC)
-        for p in created:
-            when = datetime.fromisoformat(p["schedule_at"].replace("Z", "+00:00"))
-            if when.minute or when.second or when <= now:
-                return f"next_slot post not on a future whole hour: {p['schedule_at']}"
-    else:
-        wanted = datetime.fromisoformat(schedule_at.replace("Z", "+00:00"))
-        if any(datetime.fromisoformat(p["schedule_at"].replace("Z", "+00:00")) != wanted for p in created):
-            return f"schedule_at not kept: {[p['schedule_at'] for p in created]}"
-    items = THREAD_ITEMS if kind == "thread" else 0
-    if any(len(p["thread"]) != items or any(t["status"] != "pending" for t in p["thread"]) for p in created):
-        return f"unexpected thread {[len(p['thread']) for p in created]}"
-    return None
+def check_scheduled(kind: str, answer: bytes, slugs: list[str], content: str, schedule_at: str) -> str | None:
+    """bench.seed.check_created for scheduled posts, then: next_slot posts on a future whole
+    hour, schedule_at kept otherwise, and each post's thread items (pending) when a thread."""
+
+    def scheduled(created: list[dict[str, Any]]) -> str | None:
+        if kind == "next_slot":
+            now = datetime.now(UTC)
+            for p in created:
+                when = datetime.fromisoformat(p["schedule_at"].replace("Z", "+00:00"))
+                if when.minute or when.second or when <= now:
+                    return f"next_slot post not on a future whole hour: {p['schedule_at']}"
+        else:
+            wanted = datetime.fromisoformat(schedule_at.replace("Z", "+00:00"))
+            if any(datetime.fromisoformat(p["schedule_at"].replace("Z", "+00:00")) != wanted for p in created):
+                return f"schedule_at not kept: {[p['schedule_at'] for p in created]}"
+        items = THREAD_ITEMS if kind == "thread" else 0
+        if any(len(p["thread"]) != items or any(t["status"] != "pending" for t in p["thread"]) for p in created):
+            return f"unexpected thread {[len(p['thread']) for p in created]}"
+        return None
+
+    return check_created(answer, content, slugs, status="scheduled", more=scheduled)
 
 
 class _TimedWindow:
@@ -347,29 +317,25 @@ async def load(
 ) -> dict[str, Any]:
     url = urlsplit(base_url)
     conns, close = await raw_http_connections(url.hostname, url.port, concurrency)
-    head = (
-        f"POST /v1/posts HTTP/1.1\r\nHost: {url.netloc}\r\nAuthorization: Bearer {api_key}\r\n"
-        "Content-Type: application/json\r\nAccept: application/json\r\nContent-Length: "
-    ).encode()
-    tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+    headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json", "Accept": "application/json"}
+    tag = unique_tag()
     timeline: list[tuple[float, float, bool]] = []  # (end, latency, ok) of every request, warm-up included
     perf = time.perf_counter
 
-    def worker_for(k: int, conn: Any) -> Any:
-        counter = iter(range(1 << 62))
+    def request_for(k: int, n: int) -> tuple[bytes, tuple[list[str], str]]:
         slugs = sets[k % len(sets)]
+        content = content_for(f"{tag}-{k}-{n}")
+        return json.dumps(body_for(kind, slugs, content, schedule_at)).encode(), (slugs, content)
 
+    def check(answer: bytes, sent: tuple[list[str], str]) -> str | None:
+        return check_scheduled(kind, answer, *sent, schedule_at)
+
+    def timed(worker: Any) -> Any:
         async def one(validate: bool) -> str | None:
-            content = content_for(f"{tag}-{k}-{next(counter)}")
-            body = json.dumps(body_for(kind, slugs, content, schedule_at)).encode()
             t0 = perf()
             failure: str | None = "exception"
             try:
-                status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (head, len(body), body))
-                if status != 201:
-                    failure = f"HTTP {status}: {answer[:300]!r}"
-                else:
-                    failure = check_created(kind, answer, slugs, content, schedule_at) if validate else None
+                failure = await worker(validate)
                 return failure
             finally:
                 t1 = perf()
@@ -377,12 +343,13 @@ async def load(
 
         return one
 
-    timed = _TimedWindow(window, timeline)
+    workers = body_workers(conns, request_head("POST", url.netloc, "/v1/posts", headers), request_for, check)
+    window_noting = _TimedWindow(window, timeline)
     try:
-        result = await measured_closed_loop(timed, [worker_for(k, c) for k, c in enumerate(conns)], duration, warmup)
+        result = await measured_closed_loop(window_noting, [timed(w) for w in workers], duration, warmup)
     finally:
         close()
-    result["buckets"] = buckets(timeline, timed.measured_from, parts, concurrency)
+    result["buckets"] = buckets(timeline, window_noting.measured_from, parts, concurrency)
     return result
 
 
@@ -390,28 +357,15 @@ async def load(
 
 
 def _query(database_url: str, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-    """`sql` with %s placeholders (rewritten to ? for SQLite)."""
-    if database_url.startswith("sqlite"):
-        import sqlite3
-
-        with contextlib.closing(sqlite3.connect(database_url.split("///", 1)[1])) as db:
-            return db.execute(sql.replace("%s", "?"), params).fetchall()
-    import psycopg
-
-    with psycopg.connect(psycopg_dsn(database_url)) as conn:
-        return conn.execute(sql, params).fetchall()
+    """`sql` (%s placeholders) on a connection of its own, closed at once: none stays open
+    beside the stack while it is measured."""
+    with Db(database_url) as db:
+        return db.all(sql, params)
 
 
 def check_database(database_url: str, out: dict[str, Any]) -> dict[str, Any]:
     """Posts per profile set against the successful requests, thread items, and no slot taken
     twice; also how far ahead each next_slot set's last post went."""
-
-    def ok_requests(*results: dict[str, Any]) -> int:
-        warm = [r.get("warmup") or {} for r in results]
-        return sum(
-            r["requests"] - r["errors"] + w.get("requests", 0) - w.get("errors", 0)
-            for r, w in zip(results, warm, strict=True)
-        )
 
     def posts_of(slugs: list[str]) -> int:
         marks = ", ".join(["%s"] * len(slugs))
@@ -430,12 +384,12 @@ def check_database(database_url: str, out: dict[str, Any]) -> dict[str, Any]:
     sets += [("th", TH_SLUGS, th_results)]
     ok = True
     for name, slugs, results in sets:
-        found, expected = posts_of(slugs), results[0]["per_request"] * ok_requests(*results)
+        found, expected = posts_of(slugs), results[0]["per_request"] * successful_requests(*results)
         if name == "nsp":
             expected += len(slugs) * out["prefill"]["per_profile"]
         checks["sets"][name] = {"posts": found, "expected": expected}
         ok = ok and found == expected
-    thread_ok = ok_requests(*[r["thread"] for r in rounds], c1["thread"])
+    thread_ok = successful_requests(*[r["thread"] for r in rounds], c1["thread"])
     parts = _query(database_url, "SELECT count(*) FROM post_parts", ())[0][0]
     checks["post_parts"] = {"rows": parts, "expected": thread_ok * THREAD_ITEMS * len(TH_SLUGS)}
     ok = ok and parts == checks["post_parts"]["expected"]

@@ -5,13 +5,13 @@
 
 1. Creates a fresh migrated database (PostgreSQL by default; dropped at the end), bootstraps one
    organization with an API key and 5 profiles (2 of them tagged).
-2. Starts the real core process(es) and facade (tests/harness.running_stack).
+2. Starts the real core process(es) and facade (harness/stack.py, running_stack).
 3. From a separate load process: warms up, then runs a closed loop of --concurrency in-flight
    `GET /v1/profiles` requests for --duration seconds, then the same at concurrency 1.
    Every response's status is checked (must be 200); one body in ten is parsed and checked.
 4. Stops the stack and runs the floor from a separate process: the same two SQL statements the
-   core runs (the API key lookup and the page of profiles joined to their tags, compiled from the
-   core's own SQLAlchemy statements with the backend's dialect), straight through psycopg 3 async,
+   core runs (the API key lookup and the page of profiles joined to their tags, captured as the
+   core's own code sends them to the driver, with their parameters), straight through psycopg 3 async,
    one transaction per request (BEGIN; q1; q2; COMMIT) on --concurrency connections, each driven
    by one task; then at concurrency 1. (SQLite: the stdlib sqlite3 module, one connection.)
 5. Prints a table and writes the full result as JSON under bench/results/, with the CPU time each
@@ -25,29 +25,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
-import time
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from bench.api_floor import (
+    captured_statements,
+    measure_api_then_floor,
+    measured_psycopg_loop,
+    measured_sqlite_loop,
+    print_api_floor_table,
+)
 from bench.load import (
+    httpx_workers,
+    measured_closed_loop,
+    raw_http_workers,
+)
+from bench.runs import (
     add_bench_options,
     bench_database,
     bench_result,
-    httpx_workers,
-    measure_api_runs,
-    measure_floor_runs,
-    measured_closed_loop,
-    measured_psycopg_loop,
-    measured_sync_run,
-    print_api_floor_table,
-    raw_http_workers,
     run_bench,
-    sqlite_floor_connection,
 )
+from bench.seed import seed_organization
 
 PROFILES = [("alpha", ["launch", "team"]), ("bravo", []), ("charlie", ["launch"]), ("delta", []), ("echo", [])]
 TAGGED = sum(1 for _, tags in PROFILES if tags)
@@ -56,70 +58,24 @@ TAGGED = sum(1 for _, tags in PROFILES if tags)
 # ----------------------------------------------------------------------------- setup (this process)
 
 
-async def seed(database_url: str) -> dict[str, str]:
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from core import admin
-
-    engine = create_async_engine(database_url)
-    try:
-        boot = await admin.bootstrap(
-            engine, email="bench@example.com", password="bench-password-1", org="bench", credits_=1000, plan="active"
-        )
-        for slug, tags in PROFILES:
-            await admin.add_profile(engine, org="bench", slug=slug, platform="x", tags=tags)
-    finally:
-        await engine.dispose()
-    return {"api_key": boot["api_key"], "org_id": boot["org_id"]}
-
-
-class _CapturingConnection:
-    """Stands in for an AsyncConnection to capture the statements the core's code builds."""
-
-    class _Empty:
-        def first(self) -> None:
-            return None
-
-        def all(self) -> list[Any]:
-            return []
-
-    def __init__(self) -> None:
-        self.statements: list[Any] = []
-
-    async def execute(self, statement: Any, parameters: dict[str, Any] | None = None) -> _Empty:
-        self.statements.append((statement, parameters or {}))
-        return self._Empty()
-
-
 async def request_path_statements(database_url: str, api_key: str, org_id: str) -> list[dict[str, Any]]:
-    """The exact SQL of the request path, compiled from the core's own statements for this backend:
-    (1) the API key lookup of core.identity.authentication, (2) the first page of
-    core.profiles.service.list_profiles with the default page size the servicer uses."""
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from core.errors import Unauthorized
+    """The exact SQL of the request path, as the core's own code sends it to the driver
+    (captured_statements): (1) the API key lookup of core.identity.authentication, (2) the first
+    page of core.profiles.service.list_profiles."""
     from core.identity.authentication import authenticate
     from core.pagination import page_request
     from core.profiles.service import list_profiles
+    from core.profiles.servicer import POLICIES
 
-    capture = _CapturingConnection()
-    with contextlib.suppress(Unauthorized):  # expected: the capturing connection finds no row
-        await authenticate(capture, f"Bearer {api_key}", datetime.now(UTC), audience="")  # type: ignore[arg-type]
-    page = page_request(0, "", default=100, maximum=500)  # as ProfileServicer.ListProfiles
-    await list_profiles(capture, org_id, tag="", page=page)  # type: ignore[arg-type]
-    engine = create_async_engine(database_url)
-    dialect = engine.dialect
-    out = []
-    for statement, bound in capture.statements:
-        compiled = statement.compile(dialect=dialect)
-        values = compiled.construct_params(bound)
-        if compiled.positiontup is not None:
-            params: Any = [values[name] for name in compiled.positiontup]
-        else:
-            params = dict(values)
-        out.append({"sql": compiled.string, "params": params})
-    await engine.dispose()
-    return out
+    async def work(conn: Any) -> None:
+        await authenticate(conn, f"Bearer {api_key}", datetime.now(UTC), audience="")
+        # The first page, of the default size, as ProfileServicer.ListProfiles asks for it.
+        await list_profiles(conn, org_id, tag="", page=page_request(0, "", POLICIES["ListProfiles"].page))
+
+    statements, _ = await captured_statements(database_url, work)
+    if len(statements) != 2 or "api_keys" not in statements[0]["sql"] or "profiles" not in statements[1]["sql"]:
+        raise RuntimeError(f"unexpected request path: {[s['sql'][:60] for s in statements]}")
+    return statements
 
 
 # ----------------------------------------------------------------------------- load (child processes)
@@ -203,42 +159,36 @@ async def floor_load_postgresql(
 async def floor_load_sqlite(
     window: Any, *, path: str, api_key: str, statements: list[dict[str, Any]], duration: float, warmup: float, **_: Any
 ) -> dict[str, Any]:
-    from bench.load import RunResult
     from core.identity.credentials import parse_api_key, secret_matches
 
     (q1, p1), (q2, p2) = ((s["sql"], s["params"]) for s in statements)
-    db = sqlite_floor_connection(path)
 
-    def run(seconds: float) -> dict[str, Any]:
-        latencies, errors, perf = [], 0, time.perf_counter
-        start = perf()
-        deadline = start + seconds
-        while (t0 := perf()) < deadline:
+    def one_for(db: Any) -> Any:
+        def one() -> str | None:
             parse_api_key(api_key)
             db.execute("BEGIN")
             row = db.execute(q1, p1).fetchone()
             ok = row is not None and secret_matches(api_key, row[1]) and row[4] is None
             rows = db.execute(q2, p2).fetchall() if ok else []
             db.execute("COMMIT")
-            errors += not ok or len({r[0] for r in rows}) != len(PROFILES)
-            latencies.append(perf() - t0)
-        return RunResult(1, perf() - start, len(latencies), errors, latencies).summary()
+            if not ok:
+                return "API key rejected"
+            return None if len({r[0] for r in rows}) == len(PROFILES) else f"unexpected profiles {rows!r}"[:300]
 
-    try:
-        return await measured_sync_run(window, run, duration, warmup)
-    finally:
-        db.close()
+        return one
+
+    return await measured_sqlite_loop(window, path, one_for, duration, warmup)
 
 
 # ----------------------------------------------------------------------------- orchestration
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from harness.stack import running_stack
-
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("GET /v1/profiles", "bench.profiles_get", args, url)
-        seeded = asyncio.run(seed(url))
+        seeded = asyncio.run(
+            seed_organization(url, profiles=[(slug, "x") for slug, _ in PROFILES], tags=dict(PROFILES), credits=1000)
+        )
         statements = asyncio.run(request_path_statements(url, seeded["api_key"], seeded["org_id"]))
         out["floor_sql"] = [s["sql"] for s in statements]
 
@@ -247,15 +197,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"concurrency={args.concurrency}  duration={args.duration}s  client={args.client}  cpus={os.cpu_count()}",
             flush=True,
         )
-        with running_stack(url, workdir, core_processes=args.core_processes) as stack:
-            api_kwargs = {"base_url": stack.base_url, "api_key": seeded["api_key"], "client": args.client}
-            measure_api_runs(out, stack, api_load, api_kwargs, args, sessions)
-        # The stack is stopped: the floor has the machine to itself, on the same database.
-        measure_floor_runs(
+        measure_api_then_floor(
             out,
             url,
+            workdir,
             args,
             sessions,
+            api_load=api_load,
+            api_kwargs={"api_key": seeded["api_key"], "client": args.client},
             postgresql=floor_load_postgresql,
             sqlite=floor_load_sqlite,
             floor_kwargs={"api_key": seeded["api_key"], "statements": statements},

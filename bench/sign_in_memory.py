@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.load import peak_rss_mib, stack_pids
+from bench.readings import peak_rss_mib, stack_pids
 
 EMAIL = "memory@example.com"
 PASSWORD = "a long password"

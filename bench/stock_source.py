@@ -9,7 +9,7 @@ work measured in the same run, and the core's peak RSS stays under 250 MB while 
 1. Draws the demo provider's catalogue (core/stock/demo_catalogue.py) into a temp directory and
    picks the first 10 photos whose original JPEG is at least 2,000,000 bytes; then starts the demo
    provider as its own process (`python -m core stock-demo`, both APIs on one loopback port).
-2. Starts the real core (one process), facade and storage (tests/harness.running_stack) with
+2. Starts the real core (one process), facade and storage (harness/stack.py, running_stack) with
    stock_a (Pexels API) and stock_b (Unsplash API) pointed at the demo, as tests/facades/
    test_stock.py does, and bootstraps an organization with 1,000,000 credits.
 3. Starts the floor process (spawned, persistent): for the same 10 refs it asks the provider for
@@ -47,25 +47,23 @@ import contextlib
 import io
 import math
 import multiprocessing
-import os
 import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.load import RESULTS, cpu_seconds, json_dump, percentile, stack_pids, wait_until_quiet
-from harness.stack import bootstrap_org, database, free_port, running_stack, stack_env
+from bench.load import percentile
+from bench.readings import RssSampler, cpu_seconds, stack_pids, status_kib, wait_until_quiet
+from bench.runs import add_run_options, bench_result, run_bench
+from harness.stack import ROOT, Stack, bootstrap_org, database, free_port, running_stack, stack_env
 
-ROOT = Path(__file__).resolve().parent.parent
 MIN_ORIGINAL_BYTES = 2_000_000
 PHOTOS = 10
 FETCH_CONCURRENCY = 4  # core/stock/service.py
@@ -217,46 +215,6 @@ class Floor:
             self.proc.join(5)
 
 
-# ----------------------------------------------------------------------------- memory sampling
-
-
-def _status_kib(pid: int, field: str) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-    return 0
-
-
-class RssSampler:
-    """VmRSS of one process every `interval` seconds while running; `peak_kib` is the largest seen."""
-
-    def __init__(self, pid: int, interval: float = 0.01) -> None:
-        self.pid, self.interval = pid, interval
-        self.peak_kib = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> RssSampler:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak_kib = max(self.peak_kib, _status_kib(self.pid, "VmRSS"))
-            self._stop.wait(self.interval)
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        assert self._thread is not None
-        self._thread.join()
-        self.peak_kib = max(self.peak_kib, _status_kib(self.pid, "VmRSS"))
-
-
 # ----------------------------------------------------------------------------- the demo provider
 
 
@@ -284,19 +242,14 @@ def pick_refs(demo_dir: Path) -> list[dict[str, Any]]:
     return picked[:PHOTOS]
 
 
-def start_demo(env: dict[str, str], workdir: Path) -> tuple[subprocess.Popen, str]:
+def start_demo(url: str, workdir: Path) -> tuple[subprocess.Popen, str]:
     """`python -m core stock-demo` on a free loopback port, its catalogue under HERALD_DATA_DIR."""
     from core.stock.demo import DEMO_PEXELS_KEY
 
     port = free_port()
-    log = open(workdir / "stock-demo.log", "ab")  # noqa: SIM115 - owned by the process
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "core", "stock-demo", "--listen", f"127.0.0.1:{port}"],
-        env=env,
-        stdout=log,
-        stderr=log,
-        cwd=ROOT,
-    )
+    # A Stack of this one process: the settings every stack process gets, its log in `workdir`.
+    demo = Stack(url, workdir, "", "", stack_env(url, workdir))
+    proc = demo.spawn("core", "stock-demo", "--listen", f"127.0.0.1:{port}", log_name="stock-demo")
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -346,7 +299,7 @@ def source_once(
     return elapsed, None
 
 
-def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     rows = [tuple(r.split(":", 1)) for r in args.rows]
     work = Path(tempfile.mkdtemp(prefix="herald-stock-bench-", dir=ROOT / "var" if (ROOT / "var").exists() else None))
     failures: list[str] = []
@@ -354,7 +307,10 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     try:
         picked = pick_refs(work / "data" / "stock-demo")
         with database(args.backend, work) as url:
-            demo, demo_base = start_demo(stack_env(url, work), work)
+            out = bench_result(
+                "stock sourcing (POST /v1/media/source, 10 photos) beside its floor", "bench.stock_source", args, url
+            )
+            demo, demo_base = start_demo(url, work)
             from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY
 
             with running_stack(
@@ -372,8 +328,8 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 key = bootstrap_org(url, "bench-stock", credits=1_000_000)
                 headers = {"Authorization": f"Bearer {key}"}
                 floor = Floor(demo_base, "herald_bench")
-                hwm_before_kib = _status_kib(core_pid, "VmHWM")
-                rss_idle_kib = _status_kib(core_pid, "VmRSS")
+                hwm_before_kib = status_kib(core_pid, "VmHWM") or 0
+                rss_idle_kib = status_kib(core_pid, "VmRSS") or 0
                 watched = {"core": core_pid, "facade": pids["facade"], "demo": demo.pid, "floor": floor.pid}
                 results: dict[str, Any] = {}
                 with httpx.Client(base_url=stack.base_url, timeout=300) as http:
@@ -384,7 +340,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                         _, failure = source_once(http, headers, provider, preset, refs)
                         if failure:
                             failures.append(f"warm-up {provider}:{preset}: {failure}")
-                    hwm_after_warmup_kib = _status_kib(core_pid, "VmHWM")
+                    hwm_after_warmup_kib = status_kib(core_pid, "VmHWM") or 0
                     for provider, preset in rows:
                         name = f"{provider}:{preset}"
                         refs = [p[provider] for p in picked]
@@ -407,9 +363,9 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                             for what in order:
                                 before = {k: cpu_seconds(p) for k, p in watched.items()}
                                 if what == "herald":
-                                    with RssSampler(core_pid) as sampler:
+                                    with RssSampler({"core": core_pid}, 0.01) as sampler:
                                         elapsed, failure = source_once(http, fresh[rep], provider, preset, refs)
-                                    row["rss_peak_kib"].append(sampler.peak_kib)
+                                    row["rss_peak_kib"].append(sampler.peak_kib("core"))
                                     row["herald_s"].append(elapsed)
                                     if failure:
                                         failures.append(f"{name} rep {rep}: {failure}")
@@ -426,7 +382,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                                 flush=True,
                             )
                         results[name] = _row_result(row, cpu, phases, args.reps)
-                hwm_end_kib = _status_kib(core_pid, "VmHWM")
+                hwm_end_kib = status_kib(core_pid, "VmHWM") or 0
                 logs = stack.logs() if failures else ""
     finally:
         if floor is not None:
@@ -438,12 +394,8 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             except subprocess.TimeoutExpired:
                 demo.kill()
         shutil.rmtree(work, ignore_errors=True)
-    out = {
-        "bench": "stock sourcing (POST /v1/media/source, 10 photos) beside its floor",
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": " ".join([".venv/bin/python -m bench.stock_source", *sys.argv[1:]]),
-        "args": vars(args),
-        "machine": {"cpus": os.cpu_count(), "loadavg_at_end": Path("/proc/loadavg").read_text().split()[:3]},
+    out |= {
+        "loadavg_at_end": Path("/proc/loadavg").read_text().split()[:3],
         "photos": picked,
         "rows": results,
         "core_rss": {
@@ -457,7 +409,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     }
     if logs:
         print(logs[-3000:], file=sys.stderr)
-    return out, (1 if failures else 0)
+    return out
 
 
 def _row_result(
@@ -549,33 +501,16 @@ def print_table(out: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    parser = argparse.ArgumentParser(prog="python -m bench.stock_source", description=__doc__.splitlines()[0])
+    add_run_options(parser, backend="sqlite")
     parser.add_argument("--reps", type=int, default=10, help="measured sourcing calls (and floor calls) per row")
     parser.add_argument("--rows", nargs="+", default=DEFAULT_ROWS, help="provider:preset, e.g. stock_a:square")
-    parser.add_argument(
-        "--wait-quiet", type=float, default=10.0, help="before each rep, wait up to this many s for an idle machine"
-    )
-    parser.add_argument("--no-json", action="store_true")
+    parser.set_defaults(wait_quiet=10.0)  # before each rep
     args = parser.parse_args(argv)
-
-    def _terminate(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, _terminate)
-    started = time.monotonic()
-    try:
-        out, status = run(args)
-    except KeyboardInterrupt:
-        print("interrupted: processes stopped, database dropped", file=sys.stderr)
+    out = run_bench(args, run, print_table, "stock_source")
+    if out is None:
         return 130
-    print_table(out)
-    out["total_s"] = round(time.monotonic() - started, 1)
-    if not args.no_json:
-        path = RESULTS / f"stock_source-{args.backend}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
-        json_dump(path, out)
-        print(f"wrote {path.relative_to(ROOT)} ({out['total_s']} s in all)")
-    return status
+    return 1 if out["failures"] else 0
 
 
 if __name__ == "__main__":

@@ -29,41 +29,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+# Only what the role processes need at import: their peak RSS is part of the figures.
+from bench.readings import busy_fraction, peak_rss_mib, wait_until_quiet
+
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
 MIB = 1024 * 1024
+
 KEY = "org_bench/med_upload"
 CONTENT_TYPE = "video/mp4"
-
-
-def peak_rss_mib(pid: int | str = "self") -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def busy_fraction(seconds: float = 1.0) -> float:
-    def jiffies() -> tuple[int, int]:
-        values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-        return sum(values) - values[3] - values[4], sum(values)
-
-    b0, t0 = jiffies()
-    time.sleep(seconds)
-    b1, t1 = jiffies()
-    return (b1 - b0) / max(1, t1 - t0)
-
-
-def wait_until_quiet(max_wait: float, threshold: float = 0.15) -> float:
-    deadline = time.monotonic() + max_wait
-    while True:
-        busy = busy_fraction()
-        if busy < threshold or time.monotonic() >= deadline:
-            return busy
 
 
 # ----------------------------------------------------------------------------- child roles
@@ -84,7 +60,12 @@ def role_upload(url: str, source: str) -> dict[str, Any]:
     with httpx.Client(timeout=600) as client:
         response = client.put(url, content=body(), headers=headers)
     seconds = time.perf_counter() - started
-    return {"status": response.status_code, "body": response.text[:200], "seconds": seconds, "rss_mib": peak_rss_mib()}
+    return {
+        "status": response.status_code,
+        "body": response.text[:200],
+        "seconds": seconds,
+        "rss_mib": peak_rss_mib("self"),
+    }
 
 
 def role_hash(data_dir: str) -> dict[str, Any]:
@@ -102,7 +83,7 @@ def role_hash(data_dir: str) -> dict[str, Any]:
 
     started = time.perf_counter()
     sha, size = asyncio.run(run())
-    return {"sha256": sha, "size": size, "seconds": time.perf_counter() - started, "rss_mib": peak_rss_mib()}
+    return {"sha256": sha, "size": size, "seconds": time.perf_counter() - started, "rss_mib": peak_rss_mib("self")}
 
 
 def run_role(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -133,17 +114,6 @@ def make_source(path: Path, size_mib: int) -> str:
     return digest.hexdigest()
 
 
-def timed_copy(source: Path, destination: Path) -> float:
-    started = time.perf_counter()
-    shutil.copyfile(source, destination)
-    fd = os.open(destination, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return time.perf_counter() - started
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mib", type=int, default=1024)
@@ -156,10 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
 
-    sys.path.insert(0, str(ROOT))
+    from bench.load import copy_with_fsync
+    from bench.runs import write_result
     from core.settings import CoreSettings
     from core.storage.local import LocalStorage
-    from harness.stack import free_port, stack_env, wait_for_http
+    from harness.stack import Stack, free_port, stack_env, stop_processes, wait_for_http
 
     workdir = Path(tempfile.mkdtemp(prefix="herald-upload-bench-", dir=os.environ.get("TMPDIR")))
     proc: subprocess.Popen | None = None
@@ -173,13 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         url_base = f"http://127.0.0.1:{port}"
         env = stack_env("sqlite+aiosqlite:///unused.db", workdir, HERALD_STORAGE_PUBLIC_URL=url_base)
         data_dir = workdir / "data"
-        log = open(workdir / "storage.log", "ab")  # noqa: SIM115 - owned by the process
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "core", "storage", "--listen", f"127.0.0.1:{port}"],
-            env=env,
-            stdout=log,
-            stderr=log,
-            cwd=ROOT,
+        # The storage server alone: a Stack of one process (its settings, its log in workdir).
+        proc = Stack(env["HERALD_DATABASE_URL"], workdir, "", "", env).spawn(
+            "core", "storage", "--listen", f"127.0.0.1:{port}", log_name="storage"
         )
         wait_for_http(f"{url_base}/healthz", proc)
         storage_rss_idle = peak_rss_mib(proc.pid)
@@ -187,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         busy = wait_until_quiet(args.wait_quiet)
         print(f"machine busy {busy:.0%} before measuring", file=sys.stderr)
 
-        copy_seconds = timed_copy(source, workdir / "copy.bin")
+        copy_seconds, _ = copy_with_fsync(source, workdir / "copy.bin")
         os.unlink(workdir / "copy.bin")
 
         storage = LocalStorage(CoreSettings(data_dir=data_dir, storage_public_url=url_base))
@@ -224,8 +191,6 @@ def main(argv: list[str] | None = None) -> int:
         ):
             print(f"| {name:<44} | {rss:20.1f} |")
         if not args.no_json:
-            RESULTS.mkdir(parents=True, exist_ok=True)
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             result = {
                 "bench": "upload_1gb",
                 "size_bytes": size,
@@ -239,15 +204,11 @@ def main(argv: list[str] | None = None) -> int:
                 "storage_rss_peak_mib": storage_rss_peak,
                 "cpus": os.cpu_count(),
             }
-            (RESULTS / f"upload_1gb-{stamp}.json").write_text(json.dumps(result, indent=2))
+            print(f"\nwrote {write_result('upload_1gb', None, result).relative_to(ROOT)}")
         return 0
     finally:
         if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_processes([proc])
         shutil.rmtree(workdir, ignore_errors=True)
 
 

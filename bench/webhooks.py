@@ -6,7 +6,7 @@ event arrives, and whether a slow endpoint slows another.
 
 1. Throughput (no worker: the hot path alone). Two organizations with the same 3 profiles, one
    with no endpoint and one with an endpoint subscribed to every event; closed loops of
-   --concurrency `POST /v1/posts` (bench/posts_create.py's load) alternate between them for
+   --concurrency `POST /v1/posts` (bench/seed.py's posts_load) alternate between them for
    --rounds rounds. Every request writes its `post.created` events either way (the change and its
    event are one transaction); the ratio says what subscribing adds there.
 2. The same with a worker running (all on this machine's CPUs): it publishes the queued posts
@@ -36,18 +36,10 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from bench.load import (
-    add_bench_options,
-    analyze,
-    bench_database,
-    bench_result,
-    measure,
-    percentile,
-    raw_http_connections,
-    run_bench,
-    stack_pids,
-)
-from bench.posts_create import PROFILES, api_load
+from bench.load import percentile, raw_http_connections, request_head, with_body
+from bench.readings import stack_pids
+from bench.runs import add_bench_options, analyze, bench_database, bench_result, measure, run_bench
+from bench.seed import SLUGS, posts_load, seed_organization
 
 # ----------------------------------------------------------------------------- the receiver (own process)
 
@@ -84,7 +76,7 @@ def _receiver_main(port: int, hold: float, conn: Any) -> None:
         if not isinstance(context.get("exception"), ConnectionError):
             loop.default_exception_handler(context)
 
-    async def main() -> None:
+    async def main(argv: list[str] | None = None) -> int:
         asyncio.get_running_loop().set_exception_handler(quiet)
         server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024)
         conn.send("ready")
@@ -119,23 +111,6 @@ class ReceiverProcess:
 # ----------------------------------------------------------------------------- setup
 
 
-async def seed(database_url: str, org: str) -> str:
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from core import admin
-
-    engine = create_async_engine(database_url)
-    try:
-        boot = await admin.bootstrap(
-            engine, email=f"{org}@example.com", password="bench-password-1", org=org, credits_=10_000_000, plan="active"
-        )
-        for slug, connector in PROFILES:
-            await admin.add_profile(engine, org=org, slug=slug, platform=connector, tags=[])
-    finally:
-        await engine.dispose()
-    return boot["api_key"]
-
-
 def subscribe(base_url: str, api_key: str, url: str, events: tuple[str, ...] = ("*",)) -> None:
     import httpx
 
@@ -155,10 +130,9 @@ async def open_loop(window: Any, *, base_url: str, api_key: str, rate: float, du
     """`POST /v1/posts` to one profile at `rate` per second for `duration` s, on 16 connections."""
     parts = urlsplit(base_url)
     conns, close = await raw_http_connections(parts.hostname, parts.port, 16)
-    head = (
-        f"POST /v1/posts HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {api_key}\r\n"
-        "Content-Type: application/json\r\nContent-Length: "
-    ).encode()
+    head = request_head(
+        "POST", parts.netloc, "/v1/posts", {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
+    )
     free = asyncio.Queue()
     for c in conns:
         free.put_nowait(c)
@@ -168,8 +142,8 @@ async def open_loop(window: Any, *, base_url: str, api_key: str, rate: float, du
         nonlocal errors, first
         conn = await free.get()
         try:
-            body = json.dumps({"content": f"webhook bench {os.getpid()} {n}", "profiles": [PROFILES[0][0]]}).encode()
-            status, answer = await conn.request(b"%s%d\r\n\r\n%s" % (head, len(body), body))
+            body = json.dumps({"content": f"webhook bench {os.getpid()} {n}", "profiles": [SLUGS[0]]}).encode()
+            status, answer = await conn.request(with_body(head, body))
             if status != 201:
                 errors += 1
                 first = first or f"HTTP {status}: {answer[:200]!r}"
@@ -231,7 +205,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     with bench_database(args.backend) as (url, workdir, sessions):
         out = bench_result("webhooks", "bench.webhooks", args, url)
-        plain, hooked = asyncio.run(seed(url, "plain")), asyncio.run(seed(url, "hooked"))
+        plain, hooked = (
+            asyncio.run(seed_organization(url, org=org, credits=10_000_000))["api_key"] for org in ("plain", "hooked")
+        )
         env = {"HERALD_ALLOW_PRIVATE_TARGETS": "true"}  # a local receiver; every other setting its default
         print(f"webhooks  backend={args.backend}  cpus={os.cpu_count()}", flush=True)
         sink = ReceiverProcess()
@@ -248,7 +224,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         kwargs |= {"duration": args.duration, "warmup": args.warmup}
                         runs[name].append(
                             measure(
-                                f"{label}: {name}", api_load, kwargs, pids, args.duration, sessions, args.wait_quiet
+                                f"{label}: {name}", posts_load, kwargs, pids, args.duration, sessions, args.wait_quiet
                             )
                         )
                 median = {name: statistics.median(r["rps"] for r in found) for name, found in runs.items()}
@@ -276,7 +252,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with bench_database(args.backend) as (url, workdir, sessions):
             env = {"HERALD_ALLOW_PRIVATE_TARGETS": "true"}
             org = f"latency{n}"
-            key = asyncio.run(seed(url, org))
+            key = asyncio.run(seed_organization(url, org=org, credits=10_000_000))["api_key"]
             fast = ReceiverProcess()
             sluggish = ReceiverProcess(hold=hold) if hold is not None else None
             with running_stack(url, workdir, core_processes=args.core_processes, **env) as stack:
@@ -332,8 +308,10 @@ def print_table(out: dict[str, Any]) -> None:
         )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.webhooks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_bench_options(parser)
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the throughput phases")
     parser.add_argument("--rate", type=float, default=100.0, help="posts per second in the latency phases")
@@ -346,9 +324,20 @@ def main() -> None:
         help="what the latency phases' endpoints subscribe to (comma-separated; * for every type)",
     )
     parser.add_argument("--latency-only", action="store_true", help="skip the throughput phases")
-    args = parser.parse_args()
-    run_bench(args, run, print_table, "webhooks")
+    args = parser.parse_args(argv)
+    out = run_bench(args, run, print_table, "webhooks")
+    if out is None:
+        return 130
+    phases = [
+        r
+        for key in ("throughput_no_worker", "throughput_with_worker")
+        if key in out
+        for found in out[key]["runs"].values()
+        for r in found
+    ]
+    phases += [out[key]["load"] for key, _, _ in LATENCY_PHASES]
+    return 1 if any(r["errors"] for r in phases) else 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
