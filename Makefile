@@ -35,6 +35,7 @@ lint: install check-generated envoy-validate
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/buf lint
 	$(PY) scripts/api_reference.py --check
+	$(PY) scripts/check_doc_citations.py
 
 # Regenerates docs/api.md's route reference from the operation table (lint fails while it is stale).
 docs: install

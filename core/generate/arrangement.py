@@ -1,4 +1,4 @@
-"""How the built-in engine arranges a brief into a post (docs/writing-tools.md, "builtin"): the
+"""How the built-in engine arranges a brief into a post (docs/writing-tools.md, "Backends"): the
 shape the voice's example posts show, the hook line, and the body cut to the examples' length.
 Pure and deterministic: the same brief and voice always give the same arrangement."""
 

@@ -74,7 +74,7 @@ def requested_scopes(requested: str, client: Client, *, redirect: bool, human_co
     """The scopes asked for, or by default the client's registered ones (at most the resource's).
     Unknown scopes are `invalid_scope`. The registered scope caps only grants no human approves
     (client_credentials): with a human consenting to each scope, any scope Herald supports may
-    be asked for, so a client can step up to a scope a tool needs (docs/oauth.md, "Scopes")."""
+    be asked for, so a client can step up to a scope a tool needs (docs/oauth.md, "Scopes, and stepping up")."""
     if not requested.strip():
         default = client.scopes if client.scopes else RESOURCE_SCOPES
         return tuple(sorted(default))
