@@ -20,8 +20,9 @@ from bench.readings import CpuWindow, cpu_seconds
 POLL_SECONDS = 0.1  # how often a run looks whether every post is final
 # Posts in a final state (a transient failure goes back to queued and is not final).
 DONE_SQL = "SELECT count(*) FROM posts WHERE status IN ('published', 'failed', 'canceled')"
-# What a delivery run leaves behind; emptied before the next.
-DELIVERY_TABLES = ("outbox", "post_media", "posts", "credit_ledger", "idempotency_keys")
+# What a delivery run leaves behind; emptied before the next. PostgreSQL's TRUNCATE refuses a
+# table another one references unless both are in it: every table referencing posts is here.
+DELIVERY_TABLES = ("outbox", "post_media", "post_parts", "posts", "credit_ledger", "idempotency_keys")
 
 
 def reset_deliveries(db: Any, org_id: str, credits: int) -> None:
