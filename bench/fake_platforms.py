@@ -352,10 +352,18 @@ class FakeProcess:
 
 
 def live_env(fake_x: FakeProcess | None, **extra: str) -> dict[str, str]:
-    """The environment of a live-mode stack whose X is the fake."""
+    """The environment of a live-mode stack whose X is the fake. Unlike the tests' live stacks
+    (harness/live.py LIVE_ENV), the publisher keeps the core's own poll, backoff and lease."""
+    from harness.live import RETURN_TO
+
+    return_to = urlsplit(RETURN_TO)
     env = {
         "HERALD_PUBLISH_MODE": "live",
         "HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES": "true",
+        # connect_accounts' return_to is on the REST caller's app (harness.live.connect), an
+        # origin the stack must list: a return_to elsewhere is refused (docs/live-publishing.md,
+        # "Connecting accounts").
+        "HERALD_CONNECT_RETURN_ORIGINS": f"{return_to.scheme}://{return_to.netloc}",
         "HERALD_LOW_CREDIT_THRESHOLD": "0",
         **extra,
     }
