@@ -20,10 +20,11 @@ drifts by tens of percent within minutes here, then moves under all three alike.
 Prints req/s per round, the medians and envoy/direct, and what each layout costs in CPU per
 request (medians over the rounds): Envoy's own (both of its listeners in the envoy layout, the
 public one in edge), and Herald's own (cores and facades together) against the direct layout's.
-Those are what the multi-host claim rests on (docs/operations.md): on this 2-CPU machine every
-process shares the same two CPUs, so throughput through Envoy cannot be told apart from the
-application's own, but a request's CPU in each process can. Writes
-bench/results/envoy_cluster-*.json.
+Those are what the claim that several instances scale rests on (docs/operations.md, "Several
+instances behind Envoy"; the figures: docs/performance.md, "Envoy in front of several
+instances"): on this 2-CPU machine every process shares the same two CPUs, so throughput through
+Envoy cannot be told apart from the application's own, but a request's CPU in each process can.
+Writes bench/results/envoy_cluster-*.json (not with --no-json).
 """
 
 from __future__ import annotations
