@@ -121,7 +121,7 @@ async def test_from_a_base_url_to_a_published_post(page, orgs, stack, worker, re
         app = await client.read_resource("ui://herald/post-preview")
         assert app.contents[0].mime_type == "text/html;profile=mcp-app"
         too_long = _failure(await client.call_tool("create_post", {"content": "é" * 301, "profiles": slugs}))
-        assert too_long["code"] == "VALIDATION_ERROR" and "launch-bsky" in too_long["error"]
+        assert too_long["code"] == "VALIDATION_ERROR"
         created = conforms(
             "create_post",
             _output(

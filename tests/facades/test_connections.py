@@ -15,6 +15,7 @@ from core.db.models import connect_attempts, profiles
 from core.db.types import utcnow
 from core.identity.credentials import hash_secret
 from core.ids import new_id
+from tests.messages import names
 
 RETURN_TO = "/dashboard/profiles"
 # An application's page: refused at the start unless the operator lists its origin
@@ -52,17 +53,15 @@ async def test_platforms_say_how_each_connects_and_whether_it_can_here(http, org
 @pytest.mark.one_backend
 async def test_a_platform_without_the_operators_app_is_refused(http, org) -> None:
     refused = await http.post("/v1/profiles:connect", headers=org.auth, json={"platform": "x", "return_to": RETURN_TO})
-    assert refused.status_code == 400
-    assert refused.json()["code"] == "PLATFORM_NOT_CONFIGURED"
-    assert "HERALD_X_CLIENT_ID" in refused.json()["error"]
+    assert (refused.status_code, refused.json()["code"]) == (400, "PLATFORM_NOT_CONFIGURED")
 
 
 @pytest.mark.one_backend
 @pytest.mark.parametrize(
-    ("body", "says"),
+    ("body", "argument"),
     [
         ({"platform": "myspace", "return_to": RETURN_TO}, "platform"),
-        ({"platform": "bluesky", "return_to": RETURN_TO}, "app password"),
+        ({"platform": "bluesky", "return_to": RETURN_TO}, None),  # the request as a whole: another route
         ({"platform": "x", "return_to": "javascript:alert(1)"}, "return_to"),
         ({"platform": "x", "return_to": "//evil.example/"}, "return_to"),
         ({"platform": "x", "return_to": "https://user:pw@app.example/"}, "return_to"),
@@ -78,11 +77,10 @@ async def test_a_platform_without_the_operators_app_is_refused(http, org) -> Non
     ],
     ids=lambda v: str(v)[:40],
 )
-async def test_connect_refuses_what_it_cannot_do(http, org, body, says: str) -> None:
+async def test_connect_refuses_what_it_cannot_do(http, org, body, argument: str | None) -> None:
     refused = await http.post("/v1/profiles:connect", headers=org.auth, json=body)
-    assert refused.status_code == 400, refused.text
-    assert refused.json()["code"] == "VALIDATION_ERROR"
-    assert says in refused.json()["error"]
+    assert (refused.status_code, refused.json()["code"]) == (400, "VALIDATION_ERROR"), refused.text
+    assert argument is None or names(refused.json(), argument)
 
 
 @pytest.mark.one_backend
