@@ -42,7 +42,7 @@ async def test_the_catalog_is_served_without_a_credential(channel) -> None:
     profiles = methods["/herald.profiles.v1.ProfileService/ListProfiles"].page
     assert (profiles.default_size, profiles.max_size) == (100, 500)
     assert not methods[CREATE_POSTS].HasField("page")
-    assert catalog.field_limits.max_title_chars == 100  # SPEC 8
+    assert catalog.field_limits.max_title_chars == 100  # docs/api.md, "Limits"
     assert "insufficient_credits" in catalog.failure_reasons
 
 
@@ -80,7 +80,7 @@ async def test_check_access_names_every_scope_the_method_needs(channel, orgs, ht
     tokens = await tokens_for(http, session, client["client_id"], "posts:read")
     token = (("authorization", f"Bearer {tokens['access_token']}"),)
     missing = error_info(await _check(channel, CREATE_POSTS, token))
-    # Scope before plan (SPEC 7's order, as calling the method would answer).
+    # Scope before plan (docs/api.md, "Errors": the order calling the method would answer in).
     assert (missing.reason, missing.metadata["scope"]) == ("INSUFFICIENT_SCOPE", "posts:write")
     # Agents read the brand voice; they never save it, whatever their scopes.
     saving = error_info(await _check(channel, "/herald.brand.v1.BrandVoiceService/UpdateBrandVoice", token))

@@ -1,4 +1,4 @@
-"""GET /v1/credits and the credit signals on every successful response (SPEC 6.3)."""
+"""GET /v1/credits and the credit signals on every successful response (docs/api.md, "GET /v1/credits")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Public discovery documents (SPEC 4 and 5): exact content, validated with authlib's RFC 8414
+"""Public discovery documents (docs/oauth.md, docs/api.md): exact content, validated with authlib's RFC 8414
 model, served without a credential."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """POST /v1/media, the legacy multipart upload: the same record and checks as presign+confirm,
-limits of 50 MB for images and GIFs and 100 MB for video, streamed (SPEC 4, 8, 9)."""
+limits of 50 MB for images and GIFs and 100 MB for video, streamed (docs/media.md, "Legacy multipart upload")."""
 
 from __future__ import annotations
 

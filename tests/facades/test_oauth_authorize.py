@@ -1,4 +1,4 @@
-"""GET/POST {auth_url}/oauth2/authorize: PKCE S256 only, exact redirect URI, consent (SPEC 5 step 2)."""
+"""GET/POST {auth_url}/oauth2/authorize: PKCE S256 only, exact redirect URI, consent (docs/oauth.md; RFC 6749 4.1.1)."""
 
 from __future__ import annotations
 

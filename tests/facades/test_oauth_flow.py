@@ -1,5 +1,5 @@
 """The OAuth 2.1 flow over HTTP against the real facade and core: registration, consent,
-code exchange, the /mcp gate, refresh rotation, revocation (SPEC 5)."""
+code exchange, the /mcp gate, refresh rotation, revocation (docs/oauth.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST {auth_url}/oauth2/register (RFC 7591, SPEC 5 step 1)."""
+"""POST {auth_url}/oauth2/register (RFC 7591, docs/oauth.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST {auth_url}/oauth2/revoke (RFC 7009) and /oauth2/introspect (RFC 7662), SPEC 5."""
+"""POST {auth_url}/oauth2/revoke (RFC 7009) and /oauth2/introspect (RFC 7662), docs/oauth.md."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ async def test_introspection_for_confidential_clients(http, session, stack):
     assert body["sub"].startswith("usr_") and body["organization"]
     refresh = (await http.post(INTROSPECT, data={"token": tokens["refresh_token"]}, auth=auth)).json()
     assert refresh["token_type"] == "refresh_token"
-    assert refresh["exp"] - refresh["iat"] == 2592000  # SPEC 8: 30 days
+    assert refresh["exp"] - refresh["iat"] == 2592000  # 30 days (docs/api.md, "Limits")
 
     for token in ("hoa_unknown", "garbage"):
         assert (await http.post(INTROSPECT, data={"token": token}, auth=auth)).json() == {"active": False}

@@ -1,4 +1,4 @@
-"""POST {auth_url}/oauth2/token: codes, PKCE, refresh rotation, client authentication (SPEC 5 step 3)."""
+"""POST {auth_url}/oauth2/token: codes, PKCE, refresh rotation, client authentication (docs/oauth.md; RFC 6749 4.1.3, RFC 7636)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ async def test_wrong_verifier_is_invalid_grant_and_the_code_survives(http, sessi
 async def test_malformed_verifier_is_invalid_request(http, session):
     client, auth, code = await _code(http, session)
     assert _error(await exchange_code(http, auth, code, code_verifier="too-short")) == "invalid_request"
-    assert _error(await exchange_code(http, auth, code, code_verifier="a" * 129)) == "invalid_request"  # SPEC 8: 43-128
+    assert _error(await exchange_code(http, auth, code, code_verifier="a" * 129)) == "invalid_request"  # RFC 7636 4.1: 43-128
     assert _error(await exchange_code(http, auth, code, code_verifier=None)) == "invalid_request"
 
 

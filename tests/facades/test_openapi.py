@@ -1,4 +1,4 @@
-"""GET /openapi.json (SPEC 4, 9.4): a valid OpenAPI 3.1 document that names exactly the /v1 routes
+"""GET /openapi.json (docs/api.md, docs/contract.md): a valid OpenAPI 3.1 document that names exactly the /v1 routes
 the facade serves, whose schemas the live responses match, and that schemathesis can fuzz the
 live facade with (not_a_server_error and response conformance)."""
 

@@ -1,4 +1,4 @@
-"""SPEC 5 and 7 at /v1: every route refuses missing, malformed, revoked and non-`svc_`
+"""docs/api.md, "Authentication" and "Errors", at /v1: every route refuses missing, malformed, revoked and non-`svc_`
 credentials with 401 and a resource-metadata challenge, answers 402 without a plan, and checks
 the credential, then the plan, then the request."""
 

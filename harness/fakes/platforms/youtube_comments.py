@@ -1,5 +1,5 @@
 """Comments on the fake YouTube: `commentThreads.insert` and `commentThreads.list` of the Data API
-(PLATFORMS.md, "Comments and replies"; developers.google.com/youtube/v3/docs/commentThreads).
+(docs/platforms.md, "YouTube"; developers.google.com/youtube/v3/docs/commentThreads).
 
 `POST /youtube/v3/commentThreads?part=snippet` with `{snippet: {channelId, videoId,
 topLevelComment: {snippet: {textOriginal}}}}` needs `youtube.force-ssl` (403

@@ -1,5 +1,5 @@
 """Instagram (Instagram Login): container shapes (image, reel, story, carousel), status polls,
-media_publish, the permalink, Instagram's own error pairs and reconciliation (PLATFORMS.md,
+media_publish, the permalink, Instagram's own error pairs and reconciliation (docs/platforms.md,
 Instagram)."""
 
 from __future__ import annotations

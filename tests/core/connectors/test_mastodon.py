@@ -1,5 +1,5 @@
 """Mastodon: media with async processing, the status with the delivery key as Idempotency-Key,
-and why a resend inside the key's hour is safe (PLATFORMS.md, Mastodon)."""
+and why a resend inside the key's hour is safe (docs/platforms.md, "Mastodon")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A thread item or a first comment whose answer was lost: what each platform lets `reconcile`
-tell (PLATFORMS.md, "Comments and replies"), with scripted answers."""
+tell (docs/posts.md, "Threads, first comments and versions"; docs/platforms.md), with scripted answers."""
 
 from __future__ import annotations
 

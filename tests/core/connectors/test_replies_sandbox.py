@@ -1,4 +1,4 @@
-"""Threads and first comments in the sandbox (PLATFORMS.md, "Comments and replies"): a main post,
+"""Threads and first comments in the sandbox (docs/posts.md, "Threads, first comments and versions"): a main post,
 three thread items and a first comment, each delivered on its own delivery key the way the
 publisher delivers them; every reply names the ids the sandbox answered for the post before it,
 and each platform's comment request has its documented shape."""

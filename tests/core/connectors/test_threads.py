@@ -1,5 +1,5 @@
 """Threads: containers (text, media, carousels), their status polls, the publish, the permalink,
-resumption and what the saved container tells after a lost publish (PLATFORMS.md, Threads)."""
+resumption and what the saved container tells after a lost publish (docs/platforms.md, "Threads")."""
 
 from __future__ import annotations
 

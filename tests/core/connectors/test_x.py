@@ -1,5 +1,5 @@
 """X: uploads (simple and chunked), alt text, the post, processing polls, resumption and the
-lookup that replaces a resend (PLATFORMS.md, X)."""
+lookup that replaces a resend (docs/platforms.md, "X")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """YouTube: the resumable session and the upload that makes the video, resumption from the
-session's Range, and the session status that reconciles a lost answer (PLATFORMS.md, YouTube)."""
+session's Range, and the session status that reconciles a lost answer (docs/platforms.md, "YouTube")."""
 
 from __future__ import annotations
 
