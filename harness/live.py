@@ -10,7 +10,7 @@ import json
 import subprocess
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
 from core.db.models import profiles, webhook_events
-from harness.stack import Stack, database, running_stack
+from harness.fakes.platforms.oauth import OAuthPlatform
+from harness.stack import Stack, stack_on_own_database
 
 RETURN_TO = "https://app.example/done"
 SETTLED = ("published", "partially_published", "failed", "canceled")
@@ -43,12 +44,22 @@ LIVE_ENV = {
 
 
 @contextmanager
-def live_stack(backend: str, workdir: Path, overrides: Mapping[str, str] | None = None, **env: str) -> Iterator[Stack]:
-    """A live-mode stack on a database of its own: `overrides` sends platform hosts to fakes."""
-    extra = {**LIVE_ENV, **env}
-    if overrides:
-        extra["HERALD_PLATFORM_HOST_OVERRIDES"] = json.dumps(dict(overrides))
-    with database(backend, workdir) as url, running_stack(url, workdir, **extra) as stack:
+def live_stack(
+    backend: str,
+    workdir: Path,
+    overrides: Mapping[str, str] | None = None,
+    *,
+    fakes: Sequence[OAuthPlatform] = (),
+    **env: str,
+) -> Iterator[Stack]:
+    """A live-mode stack on a database of its own: each of `fakes` is the operator's app on its
+    platform and receives the platform's hosts; `overrides` sends other hosts elsewhere."""
+    apps = {key: value for fake in fakes for key, value in fake.app_settings().items()}
+    extra = {**LIVE_ENV, **apps, **env}
+    hosts = {host: fake.base_url for fake in fakes for host in fake.hosts} | dict(overrides or {})
+    if hosts:
+        extra["HERALD_PLATFORM_HOST_OVERRIDES"] = json.dumps(hosts)
+    with stack_on_own_database(backend, workdir, **extra) as stack:
         yield stack
 
 

@@ -208,6 +208,14 @@ def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, 
         stop_processes(stack.processes)
 
 
+@contextmanager
+def stack_on_own_database(backend: str, workdir: Path, **extra_env: str) -> Iterator[Stack]:
+    """`running_stack` on a database of its own, made under `workdir` (workers that share a job
+    queue must all run the settings under test, so they get a database no other stack uses)."""
+    with database(backend, workdir) as url, running_stack(url, workdir, **extra_env) as stack:
+        yield stack
+
+
 def stop_processes(processes: list[subprocess.Popen]) -> None:
     """SIGTERM to those still running, then waits for each (SIGKILL after 10 s)."""
     for proc in processes:

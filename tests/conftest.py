@@ -15,7 +15,11 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
-from harness.stack import Stack, database, running_stack
+from harness.stack import Stack, database, running_stack, stop_processes
+
+# Fixtures of their own modules, offered to every test: the demo stock provider (`demo`) and the
+# OpenAI-compatible fake (`fake_chat`).
+pytest_plugins = ["tests.stock_demo", "tests.generation_fake"]
 
 BACKENDS = [b for b in os.environ.get("HERALD_TEST_BACKENDS", "sqlite,postgresql").split(",") if b]
 LOW_CREDIT_THRESHOLD = 50
@@ -66,6 +70,20 @@ def stack(database_url: str, backend: str, tmp_path_factory: pytest.TempPathFact
         yield s
 
 
+def stack_of_its_own(name: str, **settings: str) -> object:
+    """A module-scoped fixture for a module that needs settings the shared stack does not have
+    (small rate limits, sign-up closed): a core and a facade of the module's own on the
+    session's database, started with `settings`. Assign it to the fixture's name:
+    `limited = stack_of_its_own("oauth-limits", HERALD_RATE_LIMIT_OAUTH_CLIENT="3/60")`."""
+
+    @pytest.fixture(scope="module")
+    def fixture(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+        with running_stack(database_url, tmp_path_factory.mktemp(name), **settings) as stack:
+            yield stack
+
+    return fixture
+
+
 @pytest.fixture(scope="session")
 async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
     eng = (
@@ -88,6 +106,9 @@ async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
     ch = grpc.aio.insecure_channel(stack.core_target)
     yield ch
     await ch.close()
+
+
+SHORT_SLUGS = {"bluesky": "bsky", "linkedin": "li", "instagram": "ig", "youtube": "yt"}
 
 
 @dataclass(frozen=True)
@@ -127,6 +148,15 @@ class OrgFactory:
 
     async def profile(self, org: Org, slug: str, platform: str = "x", tags: tuple[str, ...] = ()) -> dict:
         return await admin.add_profile(self.engine, org=org.slug, slug=slug, platform=platform, tags=list(tags))
+
+    async def with_profiles(self, *platforms: str, credits: int = 100) -> Org:
+        """A new organization with a sandbox profile per platform, each `acme-<slug>`
+        (`acme-bsky` for bluesky, `acme-li` for linkedin, `acme-ig` for instagram, `acme-yt` for
+        youtube, else `acme-<platform>`)."""
+        org = await self(credits=credits)
+        for platform in platforms:
+            await self.profile(org, f"acme-{SHORT_SLUGS.get(platform, platform)}", platform)
+        return org
 
     async def media(
         self,
@@ -192,8 +222,7 @@ def worker(stack: Stack) -> Iterator[None]:
     """One publisher process on the stack's database, polling fast."""
     proc = stack.spawn("core", "worker", log_name="worker", env={"HERALD_PUBLISH_POLL_SECONDS": "0.05"})
     yield
-    proc.terminate()
-    proc.wait(timeout=10)
+    stop_processes([proc])
 
 
 CHROMIUM = os.environ.get("HERALD_TEST_CHROMIUM", "/usr/bin/chromium")

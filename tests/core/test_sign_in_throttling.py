@@ -17,6 +17,7 @@ from core.db.types import utcnow
 from core.identity.accounts import MAX_FAILED_SIGN_INS
 from core.identity.cleanup import purge_expired_credentials
 from tests.core.rpc_helpers import error_info
+from tests.dashboard_forms import form_token
 
 PASSWORD = "correct horse battery"
 
@@ -64,8 +65,7 @@ async def test_concurrent_guesses_get_at_most_the_limit_checked_over_http(http, 
     """40 wrong passwords at once through the sign-in form: only MAX_FAILED_SIGN_INS of them are
     checked against the hash (401); the others are refused unchecked (429)."""
     org = await orgs()
-    page = await http.get("/login")
-    token = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+    token = form_token(await http.get("/login"))
     answers = await asyncio.gather(
         *(
             http.post("/login", data={"csrf_token": token, "email": org.email, "password": f"wrong password {i}"})
@@ -94,8 +94,7 @@ async def test_a_success_resets_the_count(channel, orgs):
 async def test_the_login_page_says_so(http, orgs):
     org = await orgs()
     async with httpx.AsyncClient(base_url=http.base_url) as browser:
-        page = await browser.get("/login")
-        token = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+        token = form_token(await browser.get("/login"))
         statuses = []
         for password in ["wrong password!"] * 5 + [PASSWORD]:
             answer = await browser.post("/login", data={"csrf_token": token, "email": org.email, "password": password})

@@ -31,7 +31,7 @@ from core.storage.base import MAX_URL_LIFETIME, UPLOAD_URL_LIFETIME, ObjectTooLa
 from core.storage.factory import object_storage
 from core.storage.gcs import RANGE_BYTES, GcsStorage
 from core.worker.maintenance import ORPHAN_GRACE, remove_orphaned_objects
-from harness.stack import ROOT, database, free_port
+from harness.stack import ROOT, database, free_port, stop_processes
 from tests.core.test_media_cleanup import _insert_media
 
 BUCKET = "herald-test"
@@ -83,11 +83,7 @@ def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
         assert isinstance(storage, GcsStorage)
         yield Emulator(endpoint, storage, private_key.public_key(), settings)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_processes([proc])
         log.close()
 
 

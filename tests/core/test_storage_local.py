@@ -25,7 +25,7 @@ from core.storage import signing
 from core.storage.base import MAX_URL_LIFETIME, ObjectTooLarge
 from core.storage.downloads import READ_CHUNK
 from core.storage.local import InvalidKey, LocalStorage
-from harness.stack import ROOT, free_port, stack_env, wait_for_http
+from harness.stack import ROOT, free_port, stack_env, stop_processes, wait_for_http
 
 
 @dataclass
@@ -57,11 +57,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         storage = LocalStorage(CoreSettings(data_dir=data_dir, storage_public_url=url))
         yield Server(url, port, data_dir, proc, storage)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_processes([proc])
         log.close()
         print((workdir / "storage.log").read_text(errors="replace")[-3000:])
 

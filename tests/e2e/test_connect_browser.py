@@ -48,9 +48,7 @@ def connect_stack(
         live_stack(
             backend,
             tmp_path_factory.mktemp(f"connect-{backend}"),
-            {"api.x.com": fake_x.base_url, "x.com": fake_x.base_url},
-            HERALD_X_CLIENT_ID=fake_x.client_id,
-            HERALD_X_CLIENT_SECRET=fake_x.client_secret,
+            fakes=(fake_x,),
             HERALD_PUBLISH_MAX_ATTEMPTS="1",
         ) as stack,
         workers(stack, "connect"),

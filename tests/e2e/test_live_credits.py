@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -34,11 +33,12 @@ from sqlalchemy import func, select
 
 from core.db.models import credit_ledger, outbox, posts
 from harness.fakes.platforms import FakeMastodon
-from harness.live import Live, client, connect, live_org, marker, outcome, settled, workers
+from harness.live import Live, connect, live_org, marker, outcome, settled
 from harness.live import live_stack as live_stack_of
 from harness.stack import Stack
 
 STATUSES = "/api/v1/statuses"
+LIVE_WORKERS = 2  # tests/e2e/conftest.py starts them
 TOO_MANY = {"error": "Too many requests"}
 
 
@@ -59,18 +59,6 @@ def live_stack(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         yield stack
 
 
-@pytest.fixture(scope="module")
-def live_workers(live_stack: Stack) -> Iterator[list[subprocess.Popen]]:
-    with workers(live_stack, "credits", count=2) as procs:
-        yield procs
-
-
-@pytest.fixture
-async def api(live_stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
-    async with client(live_stack) as api:
-        yield api
-
-
 @dataclass(frozen=True)
 class Account:
     """A test's organization and its Mastodon profile, connected to an account of its own."""
@@ -86,11 +74,8 @@ async def new_account(api: httpx.AsyncClient, stack: Stack, fake: FakeMastodon, 
     name = f"credits-{marker()}"
     user = fake.add_account(name.replace("-", "_"))
     async with live_org(stack, name, credits=credits) as org:
-        previous, fake.sign_in_as = fake.sign_in_as, user.id
-        try:
+        with fake.signed_in_as(user.id):
             connected = await connect(api, org.auth, platform="mastodon", instance_url=fake.base_url)
-        finally:
-            fake.sign_in_as = previous
         yield Account(org, connected.slug, user.id, credits)
 
 

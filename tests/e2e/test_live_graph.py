@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
@@ -24,23 +23,20 @@ from PIL import Image
 
 from core.db.models import profiles
 from harness.fakes.platforms.base import Request
-from harness.fakes.platforms.graph import FakeGraph, FakeInstagram, FakeThreads, GraphUser
+from harness.fakes.platforms.graph import FakeGraph, FakeInstagram, FakeThreads
 from harness.live import (
     RETURN_TO,
     Connected,
     Live,
     balance,
-    client,
     connect,
     create_post,
-    live_org,
     marker,
     outcome,
     profile,
     profile_row,
     settled,
     upload,
-    workers,
 )
 from harness.live import live_stack as live_stack_of
 from harness.stack import Stack
@@ -49,6 +45,7 @@ pytestmark = pytest.mark.one_backend
 
 PLATFORM_TIMEOUT = 2.0  # HERALD_PLATFORM_TIMEOUT_SECONDS: a hung request fails after this
 PLATFORMS = ("threads", "instagram")
+LIVE_WORKERS = 2  # tests/e2e/conftest.py starts them
 # core/platform_accounts/platforms.py MetaAuth sends Meta's documented GETs with credentials in the
 # query string (`/access_token?client_secret=…&access_token=<short-lived>`,
 # `/refresh_access_token?access_token=<long-lived>`), and at HERALD_LOG_LEVEL=INFO the httpx2
@@ -86,43 +83,13 @@ def fakes(fake_threads: FakeThreads, fake_instagram: FakeInstagram) -> dict[str,
 def live_stack(
     backend: str, fake_threads: FakeThreads, fake_instagram: FakeInstagram, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    overrides = {
-        "threads.net": fake_threads.base_url,
-        "www.threads.net": fake_threads.base_url,
-        "graph.threads.net": fake_threads.base_url,
-        "www.instagram.com": fake_instagram.base_url,
-        "api.instagram.com": fake_instagram.base_url,
-        "graph.instagram.com": fake_instagram.base_url,
-    }
     with live_stack_of(
         backend,
         tmp_path_factory.mktemp(f"live-graph-{backend}"),
-        overrides,
-        HERALD_THREADS_CLIENT_ID=fake_threads.client_id,
-        HERALD_THREADS_CLIENT_SECRET=fake_threads.client_secret,
-        HERALD_INSTAGRAM_CLIENT_ID=fake_instagram.client_id,
-        HERALD_INSTAGRAM_CLIENT_SECRET=fake_instagram.client_secret,
+        fakes=(fake_threads, fake_instagram),
         HERALD_PLATFORM_TIMEOUT_SECONDS=str(PLATFORM_TIMEOUT),
     ) as stack:
         yield stack
-
-
-@pytest.fixture(scope="module")
-def live_workers(live_stack: Stack) -> Iterator[list[subprocess.Popen]]:
-    with workers(live_stack, "graph", 2) as procs:
-        yield procs
-
-
-@pytest.fixture(scope="module")
-async def live(live_stack: Stack) -> AsyncIterator[Live]:
-    async with live_org(live_stack, "graph") as org:
-        yield org
-
-
-@pytest.fixture
-async def api(live_stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
-    async with client(live_stack) as api:
-        yield api
 
 
 @pytest.fixture(scope="module")
@@ -130,20 +97,6 @@ async def accounts(live_stack: Stack, live: Live) -> dict[str, Connected]:
     """The org's Threads and Instagram accounts (each fake's first user), connected over REST."""
     async with httpx.AsyncClient(base_url=live_stack.base_url, timeout=30) as client:
         return {platform: await connect(client, live.auth, platform=platform) for platform in PLATFORMS}
-
-
-def signed_in_as(fake: FakeGraph, user: GraphUser):
-    """Makes the fake's login page approve as another account for one connection."""
-
-    class _As:
-        def __enter__(self) -> None:
-            self.previous = fake.sign_in_as
-            fake.sign_in_as = user.id
-
-        def __exit__(self, *exc: object) -> None:
-            fake.sign_in_as = self.previous
-
-    return _As()
 
 
 def publishes(fake: FakeGraph, container_id: str) -> list[Request]:
@@ -207,15 +160,9 @@ async def test_an_account_connects_over_rest_with_a_long_lived_token(
 async def test_a_refused_sign_in_sends_the_browser_back_with_an_error(api, live, fakes, platform: str) -> None:
     fakes[platform].deny_next = True  # the user clicks "Cancel" on Meta's page
 
-    started = await api.post(
-        "/v1/profiles:connect", json={"platform": platform, "return_to": RETURN_TO}, headers=live.auth
-    )
-    async with httpx.AsyncClient(timeout=15) as browser:
-        callback = (await browser.get(started.json()["authorization_url"])).headers["location"]
-        back = await browser.get(callback)
+    refused = await connect(api, live.auth, platform=platform)  # Meta's page sends the browser back
 
-    assert back.status_code == 303
-    assert back.headers["location"] == f"{RETURN_TO}?error=CONNECTION_FAILED"
+    assert refused.location == f"{RETURN_TO}?error=CONNECTION_FAILED"
 
 
 # --- delivering ------------------------------------------------------------------------------
@@ -333,7 +280,7 @@ async def test_a_dead_token_is_refreshed_once_then_the_profile_needs_reauth(
 ) -> None:
     fake = fakes[platform]
     doomed = fake.add_user(f"doomed_{platform}")
-    with signed_in_as(fake, doomed):
+    with fake.signed_in_as(doomed.id):
         connected = await connect(api, live.auth, platform=platform)
     fake.expire_access_tokens(doomed.id)  # Graph answers 190, and an expired token cannot be refreshed
     before = await balance(api, live.auth)
@@ -358,7 +305,7 @@ async def test_a_dead_token_is_refreshed_once_then_the_profile_needs_reauth(
     refused = await api.post("/v1/posts", json={"content": "again", "profiles": [connected.slug]}, headers=live.auth)
     assert (refused.status_code, refused.json()["code"]) == (409, "PROFILE_NOT_CONNECTED")
 
-    with signed_in_as(fake, doomed):
+    with fake.signed_in_as(doomed.id):
         again = await connect(api, live.auth, platform=platform)  # a human connects it again
 
     assert again.slug == connected.slug

@@ -16,9 +16,7 @@ import hashlib
 import io
 import json
 import secrets
-import subprocess
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote
@@ -29,18 +27,17 @@ from PIL import Image
 
 from core.platform_accounts.vault import KEY_FILE, TokenVault
 from core.storage.signing import load_or_create_key_file
+from harness.fakes.platforms.base import Request
 from harness.fakes.platforms.linkedin import FakeLinkedIn, little_text
 from harness.fakes.platforms.tiktok import SCOPES as TIKTOK_SCOPES
 from harness.fakes.platforms.tiktok import FakeTikTok
 from harness.fakes.platforms.youtube import SCOPES as YOUTUBE_SCOPES
-from harness.fakes.platforms.youtube import UPLOAD_PATH, FakeYouTube, quota_exceeded, service_unavailable
+from harness.fakes.platforms.youtube import UPLOAD_PATH, FakeYouTube, Video, quota_exceeded, service_unavailable
 from harness.live import (
     Connected,
     Live,
     balance,
-    client,
     connect,
-    live_org,
     marker,
     outcome,
     png,
@@ -48,7 +45,6 @@ from harness.live import (
     profile_row,
     settled,
     upload,
-    workers,
 )
 from harness.live import live_stack as live_stack_of
 from harness.stack import Stack
@@ -79,16 +75,6 @@ def jpeg(color: tuple[int, int, int]) -> bytes:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-@contextmanager
-def signed_in_as(fake: FakeTikTok | FakeYouTube | FakeLinkedIn, account_id: str) -> Iterator[None]:
-    """The fake's sign-in page approves as another account for one connection."""
-    previous, fake.sign_in_as = fake.sign_in_as, account_id
-    try:
-        yield
-    finally:
-        fake.sign_in_as = previous
 
 
 # --- the stack ---------------------------------------------------------------------------------
@@ -122,48 +108,15 @@ def live_stack(
     fake_linkedin: FakeLinkedIn,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Stack]:
-    overrides = {
-        "open.tiktokapis.com": fake_tiktok.base_url,
-        "www.tiktok.com": fake_tiktok.base_url,
-        "www.googleapis.com": fake_youtube.base_url,
-        "oauth2.googleapis.com": fake_youtube.base_url,
-        "accounts.google.com": fake_youtube.base_url,
-        "api.linkedin.com": fake_linkedin.base_url,
-        "www.linkedin.com": fake_linkedin.base_url,
-    }
     with live_stack_of(
         backend,
         tmp_path_factory.mktemp(f"live-video-{backend}"),
-        overrides,
-        HERALD_TIKTOK_CLIENT_ID=fake_tiktok.client_key,
-        HERALD_TIKTOK_CLIENT_SECRET=fake_tiktok.client_secret,
-        HERALD_YOUTUBE_CLIENT_ID=fake_youtube.client_id,
-        HERALD_YOUTUBE_CLIENT_SECRET=fake_youtube.client_secret,
-        HERALD_LINKEDIN_CLIENT_ID=fake_linkedin.client_id,
-        HERALD_LINKEDIN_CLIENT_SECRET=fake_linkedin.client_secret,
+        fakes=(fake_tiktok, fake_youtube, fake_linkedin),
         HERALD_PLATFORM_TIMEOUT_SECONDS=str(PLATFORM_TIMEOUT),
     ) as stack:
         # The app's verified media domain: the storage Herald's signed read URLs point at.
         fake_tiktok.verified_url_prefixes = (f"{stack.storage_url}/",)
         yield stack
-
-
-@pytest.fixture(scope="module")
-def live_worker(live_stack: Stack) -> Iterator[subprocess.Popen]:
-    with workers(live_stack, "video") as (proc,):
-        yield proc
-
-
-@pytest.fixture(scope="module")
-async def live(live_stack: Stack) -> AsyncIterator[Live]:
-    async with live_org(live_stack, "video") as org:
-        yield org
-
-
-@pytest.fixture
-async def api(live_stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
-    async with client(live_stack) as api:
-        yield api
 
 
 @dataclass(frozen=True)
@@ -501,10 +454,11 @@ async def test_a_png_photo_for_tiktok_is_refused_when_the_post_is_created(
     body = {"content": f"A PNG {marker()}", "profiles": [accounts.tiktok.slug], "media_ids": [media_id]}
 
     response = await api.post("/v1/posts", json=body, headers=live.auth)
-    assert response.status_code == 400, response.text
-    assert "image/jpeg, image/webp" in response.json()["error"]
+    assert (response.status_code, response.json()["code"]) == (400, "INVALID_MEDIA_COMBINATION"), response.text
     dry_run = await api.post("/v1/posts:validate", json=body, headers=live.auth)
     assert dry_run.status_code == 200 and dry_run.json()["valid"] is False, dry_run.text
+    (check,) = dry_run.json()["profiles"]
+    assert [p["code"] for p in check["problems"]] == ["INVALID_MEDIA_COMBINATION"], check
     assert await balance(api, live.auth) == before
     assert len(fake_tiktok.seen("POST", "/v2/post/publish/content/init/")) == inits
 
@@ -555,10 +509,11 @@ async def test_youtube_quota_exceeded_is_retried_later_and_the_video_uploaded_on
     assert len(fake_youtube.videos_by(channel.id, containing=mark)) == 1
 
 
-async def test_a_youtube_upload_lost_half_way_is_resumed_where_the_session_stopped(
-    api, live, lost, fake_youtube
-) -> None:
-    case = lost["youtube"]
+async def _published_in_one_session(
+    api: httpx.AsyncClient, live: Live, fake_youtube: FakeYouTube, case: Lost
+) -> tuple[dict, Video, list[Request]]:
+    """The lost upload's post, published at its second attempt as one video holding every byte,
+    from one upload session; and that session's PUTs, in order."""
     channel = fake_youtube.channel("@heraldfake")
 
     done = await settled(api, live.auth, case.post_id, within=60)
@@ -569,6 +524,14 @@ async def test_a_youtube_upload_lost_half_way_is_resumed_where_the_session_stopp
     assert len(fake_youtube.seen("POST", UPLOAD_PATH, body_contains=case.mark)) == 1  # one session
     session = fake_youtube.session_of(video)
     puts = [r for r in fake_youtube.seen("PUT", UPLOAD_PATH) if r.query.get("upload_id") == session.upload_id]
+    return done, video, puts
+
+
+async def test_a_youtube_upload_lost_half_way_is_resumed_where_the_session_stopped(
+    api, live, lost, fake_youtube
+) -> None:
+    case = lost["youtube"]
+    done, video, puts = await _published_in_one_session(api, live, fake_youtube, case)
     first, *queries, resumed = puts
     assert first.status is None and "content-range" not in first.headers and len(first.body) == YOUTUBE_KEPT
     assert queries and all(q.headers["content-range"] == f"bytes */{len(case.data)}" for q in queries)
@@ -583,7 +546,7 @@ async def test_a_youtube_grant_removed_by_the_user_needs_reauth_and_refunds(
     api, live, fake_youtube, live_worker
 ) -> None:
     leaving = fake_youtube.add_channel("Leaving", f"@leaving{marker()}")
-    with signed_in_as(fake_youtube, leaving.id):
+    with fake_youtube.signed_in_as(leaving.id):
         connected = await connect(api, live.auth, platform="youtube")
     fake_youtube.expire_access_tokens(leaving.id)
     fake_youtube.revoke_refresh_tokens(leaving.id)  # the user removed Herald's access
@@ -605,16 +568,7 @@ async def test_a_youtube_upload_answered_503_is_asked_about_then_sent_again_in_t
     api, live, lost, fake_youtube
 ) -> None:
     case = lost["youtube_503"]
-    channel = fake_youtube.channel("@heraldfake")
-
-    done = await settled(api, live.auth, case.post_id, within=60)
-
-    assert done["status"] == "published" and done["attempts"] == 2, outcome(done)
-    (video,) = fake_youtube.videos_by(channel.id, containing=case.mark)
-    assert (video.size, video.sha256) == (len(case.data), sha256(case.data))
-    assert len(fake_youtube.seen("POST", UPLOAD_PATH, body_contains=case.mark)) == 1  # one session
-    session = fake_youtube.session_of(video)
-    puts = [r for r in fake_youtube.seen("PUT", UPLOAD_PATH) if r.query.get("upload_id") == session.upload_id]
+    done, video, puts = await _published_in_one_session(api, live, fake_youtube, case)
     first, *queries, again = puts
     assert (first.status, len(first.body)) == (503, len(case.data))
     assert queries and {(q.headers["content-range"], q.status) for q in queries} == {(f"bytes */{len(case.data)}", 308)}
@@ -737,7 +691,7 @@ async def test_disconnect_revokes_at_the_platform_and_forgets_the_tokens(
         fake, account = fake_youtube, fake_youtube.add_channel("Leaving", f"@leaving{marker()}").id
     else:
         fake, account = fake_linkedin, fake_linkedin.add_member("Leaving", marker()).sub
-    with signed_in_as(fake, account):
+    with fake.signed_in_as(account):
         connected = await connect(api, live.auth, platform=platform)
     revoked_before = len(fake.revoked)
 

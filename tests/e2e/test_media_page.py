@@ -2,8 +2,8 @@
 uses to search, pick, choose a preset and source licensed photos; its errors shown on the page
 with their status; the page refused without a session, the form without its CSRF token.
 
-The stack is this module's own, its providers pointed at the demo stock server (core/stock/demo.py)
-as tests/facades/test_stock.py does; previews load from the demo's loopback origin."""
+The stack is this module's own, its providers pointed at the demo stock server (core/stock/demo.py,
+started by tests/stock_demo.py); previews load from the demo's loopback origin."""
 
 from __future__ import annotations
 
@@ -19,42 +19,22 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core import admin
-from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY, DemoStockServer
-from harness.stack import Stack, database, running_stack
+from core.stock.demo import DemoStockServer
+from harness.stack import Stack
+from tests.dashboard_forms import PASSWORD, signed_in
+from tests.stock_demo import stack_with_demo_stock
 
 pytestmark = pytest.mark.one_backend
-PASSWORD = "correct horse battery"
 MEDIA = "/dashboard/media"
 # "coffee" alone finds one portrait photo in the demo catalogue; "city" adds two more.
 QUERY = "coffee city"
-TOKEN_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 REF_FIELD = re.compile(r'name="source_ref" value="([^"]+)"')
-
-
-@pytest.fixture(scope="module")
-def demo(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStockServer]:
-    with DemoStockServer(tmp_path_factory.mktemp("media-stock-demo")) as server:
-        server.prepare()
-        yield server
 
 
 @pytest.fixture(scope="module")
 def media_stack(backend: str, demo: DemoStockServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp(f"media-page-{backend}")
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_STOCK_A_API_KEY=DEMO_PEXELS_KEY,
-            HERALD_STOCK_A_BASE_URL=demo.pexels_base_url,
-            HERALD_STOCK_B_ACCESS_KEY=DEMO_UNSPLASH_KEY,
-            HERALD_STOCK_B_BASE_URL=demo.unsplash_base_url,
-            HERALD_STOCK_B_APP_NAME="herald_test",
-            HERALD_STOCK_TIMEOUT_SECONDS="2",
-            HERALD_LOW_CREDIT_THRESHOLD="0",
-        ) as stack,
-    ):
+    with stack_with_demo_stock(backend, demo, workdir, HERALD_STOCK_TIMEOUT_SECONDS="2") as stack:
         yield stack
 
 
@@ -215,20 +195,6 @@ async def test_picker_errors_are_shown_on_the_page(tab, client, media_engine, ar
 # --- plain HTTP -----------------------------------------------------------------------------------
 
 
-def form_token(page: httpx.Response) -> str:
-    found = TOKEN_FIELD.search(page.text)
-    assert found, page.text[:500]
-    return found.group(1)
-
-
-async def signed_in(http: httpx.AsyncClient, email: str) -> str:
-    """Signs in through the form, as a browser would; returns the signed-in pages' token."""
-    token = form_token(await http.get("/login"))
-    answer = await http.post("/login", data={"csrf_token": token, "email": email, "password": PASSWORD})
-    assert answer.status_code == 303
-    return form_token(await http.get(MEDIA))
-
-
 async def test_pages_refuse_without_a_session_or_a_token(client, media_engine) -> None:
     opened = await client.get(MEDIA, params={"q": "coffee"})
     assert opened.status_code == 303
@@ -237,7 +203,7 @@ async def test_pages_refuse_without_a_session_or_a_token(client, media_engine) -
     assert (posted.status_code, posted.headers["location"].split("?")[0]) == (303, "/login")
 
     who = await human(media_engine, credits=10)
-    token = await signed_in(client, who.email)
+    token = await signed_in(client, who.email, MEDIA)
     page = await client.get(MEDIA, params={"q": "coffee", "provider": "stock_a"})
     assert page.status_code == 200
     refs = REF_FIELD.findall(page.text)
@@ -256,7 +222,7 @@ async def test_pages_refuse_without_a_session_or_a_token(client, media_engine) -
 
 async def test_provider_failures_are_pages_with_their_status(client, media_engine, demo) -> None:
     who = await human(media_engine, credits=10)
-    token = await signed_in(client, who.email)
+    token = await signed_in(client, who.email, MEDIA)
     query = f"coffee {uuid.uuid4().hex[:6]}"  # not in the core's search cache
     page = await client.get(MEDIA, params={"q": query, "provider": "stock_a"})
     refs = REF_FIELD.findall(page.text)

@@ -15,16 +15,10 @@ import httpx
 
 from harness.oauth_flow import PASSWORD, code_for, exchange_code, mcp, new_authorization, refresh, register
 from harness.stack import database, running_stack
+from tests.dashboard_forms import form_token
 from tests.facades.webhook_receiver import Receiver
 
-FORM_TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 SECRET = re.compile(r'<code id="api-key-secret">([^<]+)</code>')
-
-
-def _token(page: httpx.Response) -> str:
-    found = FORM_TOKEN.search(page.text)
-    assert found, page.text[:500]
-    return found.group(1)
 
 
 async def _walk(base_url: str, receiver: Receiver) -> list[str]:
@@ -38,7 +32,7 @@ async def _walk(base_url: str, receiver: Receiver) -> list[str]:
                 "email": f"{slug}@example.com",
                 "password": PASSWORD,
                 "organization": slug,
-                "csrf_token": _token(await browser.get("/signup")),
+                "csrf_token": form_token(await browser.get("/signup")),
             },
         )
         assert signup.status_code == 303, signup.text
@@ -48,14 +42,14 @@ async def _walk(base_url: str, receiver: Receiver) -> list[str]:
             data={
                 "email": f"{slug}@example.com",
                 "password": PASSWORD,
-                "csrf_token": _token(await browser.get("/login?notice=signed-up")),
+                "csrf_token": form_token(await browser.get("/login?notice=signed-up")),
             },
         )
         assert signin.status_code == 303, signin.text
         session = browser.cookies["herald_session"]
         secrets.append(session)
         created = await browser.post(
-            "/dashboard/keys", data={"csrf_token": _token(await browser.get("/dashboard/keys"))}
+            "/dashboard/keys", data={"csrf_token": form_token(await browser.get("/dashboard/keys"))}
         )
         assert created.status_code == 201
         key = SECRET.search(created.text).group(1)

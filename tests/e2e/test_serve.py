@@ -19,27 +19,29 @@ import pytest
 
 from harness.stack import ROOT, cpu_ticks, free_port, get_in_closed_loop
 
+HERALD = [sys.executable, "-m", "core"]
+
+
+def _herald(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`herald <args>` run to its end; it must succeed."""
+    done = subprocess.run([*HERALD, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done
+
 
 @pytest.mark.parametrize("core_processes", ["2"])
 def test_serve_starts_every_process_and_stops_cleanly(tmp_path, core_processes: str) -> None:
     env, http_port, storage_port = _serve_env(tmp_path)
     env.update(HERALD_CORE_PROCESSES=core_processes, HERALD_LOG_LEVEL="WARNING")
-    herald = [sys.executable, "-m", "core"]
-    migrated = subprocess.run([*herald, "migrate"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert migrated.returncode == 0, migrated.stderr
+    _herald(env, "migrate")
     assert (tmp_path / "data" / "herald.db").exists()
-    boot = subprocess.run(
-        [*herald, "admin", "bootstrap", "--email", "me@example.com", "--password", "a long password", "--org", "solo"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    boot = _herald(
+        env, "admin", "bootstrap", "--email", "me@example.com", "--password", "a long password", "--org", "solo"
     )
     key = json.loads(boot.stdout)["api_key"]
 
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115
-    serve = subprocess.Popen([*herald, "serve"], env=env, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
+    serve = subprocess.Popen([*HERALD, "serve"], env=env, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
     try:
         ready = _ready_line(tmp_path / "serve.log", serve)
         assert ready == (
@@ -147,9 +149,7 @@ def test_an_address_in_use_is_one_line_and_nothing_starts(tmp_path) -> None:
     with socket.socket() as squatter:  # another program already serves on the facade's port
         squatter.bind(("127.0.0.1", http_port))
         squatter.listen()
-        done = subprocess.run(
-            [sys.executable, "-m", "core", "serve"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
-        )
+        done = subprocess.run([*HERALD, "serve"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert lines == [f"herald: cannot start: already in use: 127.0.0.1:{http_port} (HERALD_FACADE_LISTEN)"], lines
@@ -159,28 +159,21 @@ def test_an_address_in_use_is_one_line_and_nothing_starts(tmp_path) -> None:
 def _prepare(env: dict[str, str]) -> str:
     """Migrates the database and bootstraps an organization with credits and a sandbox profile;
     returns its API key."""
-    herald = [sys.executable, "-m", "core"]
-    migrated = subprocess.run([*herald, "migrate"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert migrated.returncode == 0, migrated.stderr
-    boot = subprocess.run(
-        [*herald, "admin", "bootstrap", "--email", "me@example.com", "--password", "a long password"]
-        + ["--org", "solo", "--credits", "10"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    _herald(env, "migrate")
+    boot = _herald(
+        env,
+        "admin",
+        "bootstrap",
+        "--email",
+        "me@example.com",
+        "--password",
+        "a long password",
+        "--org",
+        "solo",
+        "--credits",
+        "10",
     )
-    assert boot.returncode == 0, boot.stderr
-    added = subprocess.run(
-        [*herald, "admin", "add-profile", "--org", "solo", "--slug", "solo-x", "--platform", "x"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert added.returncode == 0, added.stderr
+    _herald(env, "admin", "add-profile", "--org", "solo", "--slug", "solo-x", "--platform", "x")
     return json.loads(boot.stdout)["api_key"]
 
 
@@ -211,9 +204,7 @@ def test_a_killed_worker_is_started_again_and_the_service_keeps_answering(tmp_pa
     base, headers = f"http://127.0.0.1:{http_port}", {"Authorization": f"Bearer {key}"}
     log_path = tmp_path / "serve.log"
     log = open(log_path, "wb")  # noqa: SIM115
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "core", "serve"], env=env, cwd=ROOT, stdout=log, stderr=log, start_new_session=True
-    )
+    serve = subprocess.Popen([*HERALD, "serve"], env=env, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
     try:
         _ready_line(log_path, serve)
         _published(base, key, "before the kill")
@@ -257,7 +248,7 @@ def test_a_process_that_keeps_crashing_stops_serve(tmp_path) -> None:
     _prepare(env)
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "core", "serve"],
+        [*HERALD, "serve"],
         env=env,
         cwd=ROOT,
         capture_output=True,

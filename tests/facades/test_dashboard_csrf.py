@@ -9,24 +9,9 @@ import uuid
 import httpx
 import pytest
 
-PASSWORD = "correct horse battery"
-TOKEN_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
+from tests.dashboard_forms import PASSWORD, form_token, signed_in
+
 KEY_ROW = re.compile(r'data-key-id="([^"]+)"')
-
-
-def form_token(page: httpx.Response) -> str:
-    found = TOKEN_FIELD.search(page.text)
-    assert found, page.text[:500]
-    return found.group(1)
-
-
-async def signed_in(http: httpx.AsyncClient, email: str) -> str:
-    """Signs in through the form, as a browser would; returns the signed-in pages' token."""
-    token = form_token(await http.get("/login"))
-    response = await http.post("/login", data={"csrf_token": token, "email": email, "password": PASSWORD})
-    assert response.status_code == 303
-    assert http.cookies.get("herald_session", "").startswith("hss_")
-    return form_token(await http.get("/dashboard/keys"))
 
 
 async def key_ids(http: httpx.AsyncClient) -> list[str]:

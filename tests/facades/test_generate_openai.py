@@ -19,38 +19,23 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from core import admin
 from core.db.models import credit_ledger, jobs
 from harness.fakes.openai_server import FakeChatServer
-from harness.stack import Stack, database, running_stack
+from harness.stack import Stack, stack_on_own_database, stop_processes
+from tests.generation_fake import openai_backend
 
 WAIT = 1.0  # HERALD_GENERATION_WAIT_SECONDS: what a call waits before answering with the run
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeChatServer]:
-    with FakeChatServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def openai_stack(backend: str, fake: FakeChatServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def openai_stack(backend: str, fake_chat: FakeChatServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Its own database: every worker sharing a queue must run the same backends."""
-    workdir = tmp_path_factory.mktemp(f"openai-{backend}")
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_GENERATION_BACKEND="openai",
-            HERALD_GENERATION_OPENAI_BASE_URL=fake.base_url,
-            HERALD_GENERATION_OPENAI_MODEL="fake-model",
-            HERALD_GENERATION_OPENAI_API_KEY="sk-test",
-            HERALD_GENERATION_WAIT_SECONDS=str(WAIT),
-            HERALD_GENERATION_TIMEOUT_SECONDS="3",
-            HERALD_GENERATION_MAX_ATTEMPTS="2",
-            HERALD_JOBS_POLL_SECONDS="0.05",
-            HERALD_JOBS_LEASE_SECONDS="4",
-            HERALD_JOBS_BACKOFF_SECONDS="0.2",
-        ) as stack,
-    ):
+    settings = openai_backend(
+        fake_chat,
+        HERALD_GENERATION_WAIT_SECONDS=str(WAIT),
+        HERALD_GENERATION_TIMEOUT_SECONDS="3",
+        HERALD_GENERATION_MAX_ATTEMPTS="2",
+        HERALD_JOBS_LEASE_SECONDS="4",
+    )
+    with stack_on_own_database(backend, tmp_path_factory.mktemp(f"openai-{backend}"), **settings) as stack:
         yield stack
 
 
@@ -62,9 +47,7 @@ def _worker(stack: Stack, name: str) -> subprocess.Popen:
 def openai_worker(openai_stack: Stack) -> Iterator[subprocess.Popen]:
     proc = _worker(openai_stack, "worker-openai")
     yield proc
-    if proc.poll() is None:
-        proc.terminate()
-        proc.wait(timeout=10)
+    stop_processes([proc])
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +98,7 @@ async def _settled(api: httpx.AsyncClient, auth: dict, run_id: str, seconds: flo
     raise AssertionError(f"run {run_id} did not settle: {run}")
 
 
-async def test_a_quick_answer_comes_back_within_the_call_charged(api, seeded, fake, worker_up) -> None:
+async def test_a_quick_answer_comes_back_within_the_call_charged(api, seeded, fake_chat, worker_up) -> None:
     await api.put("/v1/brand-voice", json={"never_publish": ["cheap"], "tone": ["warm"]}, headers=seeded["auth"])
     before = await _balance(api, seeded["auth"])
     response = await api.post(
@@ -129,7 +112,7 @@ async def test_a_quick_answer_comes_back_within_the_call_charged(api, seeded, fa
     assert [d["profile"] for d in run["output"]["drafts"]] == ["ai-x", "ai-bsky"]
     assert all(d["fits"] for d in run["output"]["drafts"])
     assert await _balance(api, seeded["auth"]) == before - 1
-    sent = fake.requests[-1]
+    sent = fake_chat.requests[-1]
     assert sent["headers"].get("authorization") == "Bearer sk-test" and sent["body"]["model"] == "fake-model"
     assert sent["body"]["temperature"] == 0 and sent["body"]["response_format"]["type"] == "json_schema"
     system = sent["body"]["messages"][0]["content"]
@@ -183,37 +166,39 @@ async def test_failures_map_to_stable_codes_and_are_refunded(api, seeded, worker
     assert sorted(reasons) == ["generation", "refund"] and attempts == 2  # HERALD_GENERATION_MAX_ATTEMPTS
 
 
-async def test_a_rate_limit_is_waited_out(api, seeded, fake, worker_up) -> None:
+async def test_a_rate_limit_is_waited_out(api, seeded, fake_chat, worker_up) -> None:
     brief = f"[429-once] {os.urandom(4).hex()} hello"
     run = (
         await api.post("/v1/generate/posts", json={"brief": brief, "profiles": ["ai-x"]}, headers=seeded["auth"])
     ).json()
     done = await _settled(api, seeded["auth"], run["id"])
     assert done["status"] == "ready"
-    seen = [r for r in fake.requests if brief in r["body"]["messages"][1]["content"]]
+    seen = [r for r in fake_chat.requests if brief in r["body"]["messages"][1]["content"]]
     assert len(seen) == 2  # refused once with 429, then answered
 
 
-async def test_no_credits_no_run(api, seeded, worker_up, fake) -> None:
-    count = len(fake.requests)
+async def test_no_credits_no_run(api, seeded, worker_up, fake_chat) -> None:
+    count = len(fake_chat.requests)
     response = await api.post(
         "/v1/generate/posts", json={"brief": "hello", "profiles": ["b-x"]}, headers=seeded["broke"]
     )
     assert (response.status_code, response.json()["code"]) == (402, "INSUFFICIENT_CREDITS")
-    assert len(fake.requests) == count
+    assert len(fake_chat.requests) == count
 
 
-async def test_a_run_survives_a_killed_worker_and_completes_once(api, seeded, fake, openai_stack, worker_up) -> None:
+async def test_a_run_survives_a_killed_worker_and_completes_once(
+    api, seeded, fake_chat, openai_stack, worker_up
+) -> None:
     """The worker holding the run is SIGKILLed while the model is answering; once its lease ends
     another worker takes the job over and completes the run exactly once, charged once."""
     await asyncio.sleep(0.5)
-    fake.arrived.clear()
+    fake_chat.arrived.clear()
     brief = f"[slow:2] survives {os.urandom(4).hex()}"
     run = (
         await api.post("/v1/generate/posts", json={"brief": brief, "profiles": ["ai-x"]}, headers=seeded["auth"])
     ).json()
     assert run["status"] in ("queued", "running")
-    assert await asyncio.to_thread(fake.arrived.wait, 10)
+    assert await asyncio.to_thread(fake_chat.arrived.wait, 10)
     os.kill(worker_up.pid, signal.SIGKILL)
     worker_up.wait(timeout=10)
     second = _worker(openai_stack, "worker-openai-2")
@@ -223,7 +208,7 @@ async def test_a_run_survives_a_killed_worker_and_completes_once(api, seeded, fa
         second.terminate()
         second.wait(timeout=10)
     assert done["status"] == "ready" and done["cost"] == 1
-    seen = [r for r in fake.requests if brief in r["body"]["messages"][1]["content"]]
+    seen = [r for r in fake_chat.requests if brief in r["body"]["messages"][1]["content"]]
     assert len(seen) == 2  # the killed worker's request, and the second worker's
     async with seeded["engine"].connect() as conn:
         reasons = [

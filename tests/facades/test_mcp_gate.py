@@ -1,4 +1,4 @@
-"""The /mcp credential gate (SPEC 5, 7): OAuth access tokens for {base_url}/mcp only."""
+"""The /mcp credential gate (docs/oauth.md, "The /mcp gate"): OAuth access tokens for {base_url}/mcp only."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy import update
 
 from contract.operations import TOOLS
 from harness.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
-from harness.stack import free_port, wait_for_http
+from harness.stack import free_port, stop_processes, wait_for_http
 
 
 async def _tokens(http, channel, orgs, **register_kwargs):
@@ -128,8 +128,7 @@ async def test_token_for_another_audience_is_refused(http, channel, orgs, stack)
             assert 'error="invalid_token"' in refused.headers["www-authenticate"]
         assert (await mcp(http, tokens["access_token"], "ping")).status_code == 200
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_processes([proc])
 
 
 async def test_malformed_messages(http, channel, orgs):

@@ -21,8 +21,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from core import admin
 from harness.fakes.openai_server import FakeChatServer
 from harness.oauth_flow import MCP_HEADERS, register, sign_in, tokens_for
-from harness.stack import Stack, database, running_stack
+from harness.stack import Stack, stack_on_own_database, stop_processes
 from tests.facades.test_generate_openai import _worker
+from tests.generation_fake import openai_backend
 
 # The extension's protocol over runs the generation tests cover on both databases.
 pytestmark = pytest.mark.one_backend
@@ -32,30 +33,14 @@ TASKS = "io.modelcontextprotocol/tasks"
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeChatServer]:
-    with FakeChatServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def tasks_stack(backend: str, fake: FakeChatServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp(f"tasks-{backend}")
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_GENERATION_BACKEND="openai",
-            HERALD_GENERATION_OPENAI_BASE_URL=fake.base_url,
-            HERALD_GENERATION_OPENAI_MODEL="fake-model",
-            HERALD_GENERATION_OPENAI_API_KEY="sk-test",
-            HERALD_GENERATION_WAIT_SECONDS="0.5",
-            HERALD_GENERATION_TIMEOUT_SECONDS="5",
-            HERALD_JOBS_POLL_SECONDS="0.05",
-            HERALD_JOBS_LEASE_SECONDS="3",
-            HERALD_JOBS_BACKOFF_SECONDS="0.2",
-        ) as stack,
-    ):
+def tasks_stack(backend: str, fake_chat: FakeChatServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    settings = openai_backend(
+        fake_chat,
+        HERALD_GENERATION_WAIT_SECONDS="0.5",
+        HERALD_GENERATION_TIMEOUT_SECONDS="5",
+        HERALD_JOBS_LEASE_SECONDS="3",
+    )
+    with stack_on_own_database(backend, tmp_path_factory.mktemp(f"tasks-{backend}"), **settings) as stack:
         yield stack
 
 
@@ -80,10 +65,7 @@ async def token(tasks_stack: Stack) -> str:
 def workers(tasks_stack: Stack) -> Iterator[list[subprocess.Popen]]:
     procs = [_worker(tasks_stack, "worker-tasks")]
     yield procs
-    for proc in procs:
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(timeout=10)
+    stop_processes(procs)
 
 
 class Client:
@@ -211,14 +193,14 @@ async def test_a_task_the_organization_cannot_read_says_why_with_its_code(http, 
     assert (error["code"], error["data"]["code"]) == (-32000, "SUBSCRIPTION_REQUIRED")
 
 
-async def test_a_task_survives_a_killed_worker(http, token, workers, fake, tasks_stack) -> None:
+async def test_a_task_survives_a_killed_worker(http, token, workers, fake_chat, tasks_stack) -> None:
     """The worker running the task's job is SIGKILLed while the model answers; once its lease
     ends another worker runs the job again and the task completes, once."""
     client = Client(http, token)
     brief = f"[slow:2] survives {os.urandom(4).hex()}"
 
     def asked() -> int:
-        return len([r for r in fake.requests if brief in r["body"]["messages"][1]["content"]])
+        return len([r for r in fake_chat.requests if brief in r["body"]["messages"][1]["content"]])
 
     created = await client.call("generate_post", {"brief": brief, "profiles": ["t-x"]})
     assert created["resultType"] == "task"

@@ -13,31 +13,29 @@ import httpx
 import pytest
 
 from core import admin
+from harness.live import client
 from harness.oauth_flow import PASSWORD, mcp, new_authorization, register, sign_in, tokens_for
-from harness.stack import Stack, running_stack
+from harness.stack import Stack
 from tests.client_documents import DocumentServer
+from tests.conftest import stack_of_its_own
 
 pytestmark = pytest.mark.one_backend  # counted in the core's limiter, not in SQL
 
 URL = "/api/auth/oauth2/authorize"
 
 
-@pytest.fixture(scope="module")
-def limited(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    with running_stack(
-        database_url,
-        tmp_path_factory.mktemp("oauth-limits"),
-        HERALD_RATE_LIMIT_OAUTH_CLIENT="3/60",
-        HERALD_RATE_LIMIT_REGISTER_ADDRESS="3/3600",
-        HERALD_RATE_LIMIT_CLIENT_METADATA_ADDRESS="3/600",
-    ) as stack:
-        yield stack
+limited = stack_of_its_own(
+    "oauth-limits",
+    HERALD_RATE_LIMIT_OAUTH_CLIENT="3/60",
+    HERALD_RATE_LIMIT_REGISTER_ADDRESS="3/3600",
+    HERALD_RATE_LIMIT_CLIENT_METADATA_ADDRESS="3/600",
+)
 
 
 @pytest.fixture
 async def web(limited: Stack) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=limited.base_url, timeout=30) as client:
-        yield client
+    async with client(limited) as http:
+        yield http
 
 
 @pytest.fixture

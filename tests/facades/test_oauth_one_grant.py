@@ -12,6 +12,7 @@ import httpx
 
 from core import admin
 from harness.oauth_flow import PASSWORD, code_for, exchange_code, mcp, new_authorization, refresh, register, sign_in
+from tests.dashboard_forms import form_token
 
 ROW = re.compile(r'<tr data-grant-id="(grt_[A-Za-z0-9]+)">(.*?)</tr>', re.S)
 
@@ -22,7 +23,7 @@ async def _agents(http: httpx.AsyncClient, session: str) -> tuple[dict[str, list
         page = await browser.get("/dashboard/agents")
     assert page.status_code == 200, page.text
     rows = {grant: re.findall(r"<code>([a-z:]+)</code>", row) for grant, row in ROW.findall(page.text)}
-    return rows, re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    return rows, form_token(page)
 
 
 async def _disconnect(http: httpx.AsyncClient, session: str, grant_id: str, csrf: str) -> None:

@@ -15,12 +15,7 @@ from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 @pytest.fixture
 async def org(orgs):
-    org = await orgs(credits=100)
-    await orgs.profile(org, "acme-x", "x")
-    await orgs.profile(org, "acme-bsky", "bluesky")
-    await orgs.profile(org, "acme-ig", "instagram")
-    await orgs.profile(org, "acme-yt", "youtube")
-    return org
+    return await orgs.with_profiles("x", "bluesky", "instagram", "youtube")
 
 
 async def _preview(http, org, body: dict) -> dict:
@@ -116,7 +111,8 @@ async def test_each_destination_shows_its_own_version_part_by_part(http, org, or
 async def test_warnings_near_the_limit_and_for_drafts(http, org) -> None:
     shown = await _preview(http, org, {"content": "y" * 265, "profiles": ["acme-x", "acme-bsky"]})
     x, bsky = shown["destinations"]
-    assert [w["code"] for w in x["warnings"]] == ["NEAR_LIMIT"] and "265 of 280" in x["warnings"][0]["message"]
+    assert [w["code"] for w in x["warnings"]] == ["NEAR_LIMIT"]
+    assert (x["parts"][0]["length"], x["parts"][0]["max_length"]) == (265, 280)
     assert bsky["warnings"] == [] and x["valid"] is True  # a warning is not a problem
     draft = await _preview(http, org, {"content": "later", "profiles": ["acme-x"], "draft": True})
     assert draft["draft"] is True and [w["code"] for w in draft["destinations"][0]["warnings"]] == ["DRAFT"]

@@ -13,17 +13,10 @@ import pytest
 from sqlalchemy import select
 
 from core.db.models import organizations
+from tests.dashboard_forms import PASSWORD, form_token
 
-PASSWORD = "correct horse battery"
-TOKEN_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 # Different on every answer by nature: the clock and the request's id.
 PER_REQUEST = {"date", "x-request-id"}
-
-
-def form_token(page: httpx.Response) -> str:
-    found = TOKEN_FIELD.search(page.text)
-    assert found, page.text[:500]
-    return found.group(1)
 
 
 def shape(response: httpx.Response) -> tuple:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import grpc
 import httpx
@@ -19,38 +19,30 @@ from sqlalchemy import select
 
 from contract.caller import CLIENT_ADDRESS_KEY
 from core.db.models import organizations
-from harness.stack import Stack, running_stack
+from harness.live import client
+from harness.stack import Stack
+from tests.conftest import stack_of_its_own
 from tests.core.rpc_helpers import error_info
+from tests.dashboard_forms import PASSWORD, form_token
 
 pytestmark = pytest.mark.one_backend  # counted in the core's limiter, not in SQL
 
-PASSWORD = "correct horse battery"
-TOKEN_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 ALERT = re.compile(r'role="alert">([^<]*)<')
 
 
-@pytest.fixture(scope="module")
-def limited(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    with running_stack(
-        database_url,
-        tmp_path_factory.mktemp("sign-up-limits"),
-        HERALD_RATE_LIMIT_SIGN_UP_ADDRESS="3/3600",
-        HERALD_RATE_LIMIT_SIGN_IN_ADDRESS="5/600",
-        HERALD_RATE_LIMIT_SIGN_IN_ACCOUNT="3/600",
-    ) as stack:
-        yield stack
-
-
-@pytest.fixture(scope="module")
-def closed(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    with running_stack(database_url, tmp_path_factory.mktemp("sign-up-closed"), HERALD_SIGNUP="closed") as stack:
-        yield stack
+limited = stack_of_its_own(
+    "sign-up-limits",
+    HERALD_RATE_LIMIT_SIGN_UP_ADDRESS="3/3600",
+    HERALD_RATE_LIMIT_SIGN_IN_ADDRESS="5/600",
+    HERALD_RATE_LIMIT_SIGN_IN_ACCOUNT="3/600",
+)
+closed = stack_of_its_own("sign-up-closed", HERALD_SIGNUP="closed")
 
 
 @pytest.fixture
 async def web(limited: Stack) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=limited.base_url, timeout=30) as client:
-        yield client
+    async with client(limited) as http:
+        yield http
 
 
 @pytest.fixture
@@ -61,12 +53,6 @@ async def accounts(limited: Stack) -> AsyncIterator[accounts_pb2_grpc.AccountSer
 
 def _from(address: str) -> dict[str, str]:
     return {"X-Forwarded-For": address}
-
-
-def _token(page: httpx.Response) -> str:
-    found = TOKEN_FIELD.search(page.text)
-    assert found, page.text[:500]
-    return found.group(1)
 
 
 def _slug() -> str:
@@ -87,7 +73,7 @@ async def _slug_taken(engine, slug: str) -> bool:
 
 
 async def test_sign_ups_are_limited_per_address(web, accounts, engine) -> None:
-    token = _token(await web.get("/signup"))
+    token = form_token(await web.get("/signup"))
 
     async def sign_up(address: str, slug: str) -> httpx.Response:
         form = {"csrf_token": token, "email": f"{slug}@example.com", "password": PASSWORD, "organization": slug}
@@ -115,7 +101,7 @@ async def test_sign_ups_are_limited_per_address(web, accounts, engine) -> None:
 
 async def test_sign_ins_are_limited_per_address(web, orgs) -> None:
     org = await orgs()
-    token = _token(await web.get("/login"))
+    token = form_token(await web.get("/login"))
 
     async def sign_in(address: str, email: str, password: str = PASSWORD) -> httpx.Response:
         form = {"csrf_token": token, "email": email, "password": password}
@@ -152,7 +138,7 @@ async def test_sign_ins_are_limited_per_email_known_or_not_alike(web, accounts, 
         + [(grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")]
     )
     # The pages: the same 429, with the wait, for both.
-    token = _token(await web.get("/login"))
+    token = form_token(await web.get("/login"))
     pages = [
         await web.post(
             "/login",
@@ -172,7 +158,7 @@ async def test_closed_sign_up_is_refused_and_the_page_says_so(closed, orgs, engi
         assert page.status_code == 200
         assert 'data-signup="closed"' in page.text and 'action="/signup"' not in page.text
         slug = _slug()
-        token = _token(await web.get("/login"))
+        token = form_token(await web.get("/login"))
         form = {"csrf_token": token, "email": f"{slug}@example.com", "password": PASSWORD, "organization": slug}
         refused = await web.post("/signup", data=form)
         assert refused.status_code == 403

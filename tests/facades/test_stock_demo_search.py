@@ -13,8 +13,9 @@ import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
-from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY, DemoStockServer
-from harness.stack import Stack, database, running_stack
+from core.stock.demo import DemoStockServer
+from harness.stack import Stack
+from tests.stock_demo import stack_with_demo_stock
 
 # What the results are decides this, not the database.
 pytestmark = pytest.mark.one_backend
@@ -29,27 +30,8 @@ QUERIES = (
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStockServer]:
-    with DemoStockServer(tmp_path_factory.mktemp("stock-demo")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def demo_stack(backend: str, demo: DemoStockServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp(f"stock-demo-{backend}")
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_STOCK_A_API_KEY=DEMO_PEXELS_KEY,
-            HERALD_STOCK_A_BASE_URL=demo.pexels_base_url,
-            HERALD_STOCK_B_ACCESS_KEY=DEMO_UNSPLASH_KEY,
-            HERALD_STOCK_B_BASE_URL=demo.unsplash_base_url,
-            HERALD_STOCK_B_APP_NAME="herald_test",
-            HERALD_LOW_CREDIT_THRESHOLD="0",
-        ) as stack,
-    ):
+    with stack_with_demo_stock(backend, demo, tmp_path_factory.mktemp(f"stock-demo-{backend}")) as stack:
         yield stack
 
 

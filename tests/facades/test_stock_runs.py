@@ -16,16 +16,10 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from core.db.models import credit_ledger, jobs, media, organizations, sourcing_runs
-from core.stock.demo import DEMO_PEXELS_KEY, DemoStockServer
-from harness.stack import Stack, database, running_stack, wait_for_grpc
+from core.stock.demo import DemoStockServer
+from harness.stack import Stack, stop_processes, wait_for_grpc
 from tests.facades.test_stock import new_org, refs
-
-
-@pytest.fixture(scope="module")
-def demo(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStockServer]:
-    with DemoStockServer(tmp_path_factory.mktemp("runs-demo")) as server:
-        server.prepare()
-        yield server
+from tests.stock_demo import stack_with_demo_stock
 
 
 @pytest.fixture(scope="module")
@@ -33,20 +27,13 @@ def stack(backend: str, demo: DemoStockServer, tmp_path_factory: pytest.TempPath
     """The call waits 0.5 s, and a run's job is due 1 s after the run starts. Shared by the
     module's tests: the one that stops the core starts another before it ends."""
     workdir = tmp_path_factory.mktemp(f"stock-runs-{backend}")
-    with (
-        database(backend, workdir) as url,
-        running_stack(
-            url,
-            workdir,
-            HERALD_STOCK_A_API_KEY=DEMO_PEXELS_KEY,
-            HERALD_STOCK_A_BASE_URL=demo.pexels_base_url,
-            HERALD_STOCK_SOURCE_WAIT_SECONDS="0.5",
-            HERALD_STOCK_SOURCE_RECOVER_SECONDS="1",
-            HERALD_STOCK_TIMEOUT_SECONDS="10",
-            HERALD_LOW_CREDIT_THRESHOLD="0",
-            HERALD_JOBS_POLL_SECONDS="0.1",
-        ) as stack,
-    ):
+    settings = {
+        "HERALD_STOCK_SOURCE_WAIT_SECONDS": "0.5",
+        "HERALD_STOCK_SOURCE_RECOVER_SECONDS": "1",
+        "HERALD_STOCK_TIMEOUT_SECONDS": "10",
+        "HERALD_JOBS_POLL_SECONDS": "0.1",
+    }
+    with stack_with_demo_stock(backend, demo, workdir, stock_b=False, **settings) as stack:
         yield stack
 
 
@@ -60,9 +47,7 @@ def core(stack: Stack) -> dict[str, object]:
 def worker(stack: Stack) -> Iterator[object]:
     proc = stack.spawn("core", "worker", log_name="worker")
     yield proc
-    if proc.poll() is None:
-        proc.terminate()
-        proc.wait(timeout=10)
+    stop_processes([proc])
 
 
 @pytest.fixture

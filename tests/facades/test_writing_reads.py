@@ -15,12 +15,7 @@ from harness.oauth_flow import mcp, register, sign_in, tokens_for
 
 @pytest.fixture
 async def org(orgs):
-    org = await orgs(credits=100)
-    await orgs.profile(org, "acme-x", "x")
-    await orgs.profile(org, "acme-bsky", "bluesky")
-    await orgs.profile(org, "acme-ig", "instagram")
-    await orgs.profile(org, "acme-yt", "youtube")
-    return org
+    return await orgs.with_profiles("x", "bluesky", "instagram", "youtube")
 
 
 async def _tool(http, token: str, name: str, arguments: dict) -> dict:

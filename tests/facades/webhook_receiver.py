@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from harness.stack import Stack
+from harness.stack import Stack, stop_processes
 
 # The stacks' schedule (harness/stack.py stack_env): every worker of a stack has it.
 RETRIES = [0.3, 0.3, 0.3]
@@ -84,8 +84,7 @@ def deliverer(stack: Stack) -> Iterator[None]:
     }
     proc = stack.start_worker(f"webhook-worker-{uuid.uuid4().hex[:8]}", **env)
     yield
-    proc.terminate()
-    proc.wait(timeout=10)
+    stop_processes([proc])
 
 
 async def until(check, within: float = 30.0):

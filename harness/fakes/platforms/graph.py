@@ -565,6 +565,8 @@ class FakeGraph(OAuthPlatform):
 
 class FakeThreads(ThreadsReplies, FakeGraph):
     name = "threads"
+    hosts = ("threads.net", "www.threads.net", "graph.threads.net")
+    settings_name = "THREADS"
     create_edge = "threads"
     publish_edge = "threads_publish"
     text_field = "text"
@@ -630,6 +632,8 @@ class FakeThreads(ThreadsReplies, FakeGraph):
 
 class FakeInstagram(InstagramComments, FakeGraph):
     name = "instagram"
+    hosts = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
+    settings_name = "INSTAGRAM"
     create_edge = "media"
     publish_edge = "media_publish"
     text_field = "caption"

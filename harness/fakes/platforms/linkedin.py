@@ -113,6 +113,8 @@ class Post:
 
 class FakeLinkedIn(LinkedInComments, OAuthPlatform):
     name = "linkedin"
+    hosts = ("api.linkedin.com", "www.linkedin.com")
+    settings_name = "LINKEDIN"
     code_lifetime = CODE_LIFETIME
     scope_separator = r"[,\s]+"
     denial = {"error": "user_cancelled_authorize", "error_description": "The user cancelled the authorization"}

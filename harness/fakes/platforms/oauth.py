@@ -5,8 +5,8 @@ What is the same everywhere lives here: the authorization page that approves at 
 `sign_in_as` (or refuses once when `deny_next` is set), the codes it issues, the token endpoint's
 client authentication, the code's checks (used once, unexpired, issued to this client for this
 redirect URI, its PKCE verifier), refresh tokens (rotating or not), revocation, the grants every
-token stands for, and the test controls (`expire_access_tokens`, `revoke_refresh_tokens`,
-`issued_tokens`, `grant_count`, `grant_access`...).
+token stands for, and the test controls (`signed_in_as`, `expire_access_tokens`,
+`revoke_refresh_tokens`, `issued_tokens`, `grant_count`, `grant_access`...).
 
 What differs is each platform's, and each fake configures it: its paths (its own routes), where
 the client authenticates (`client_auth`), what the client id parameter is called, whether PKCE is
@@ -22,6 +22,8 @@ import hmac
 import re
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -79,6 +81,10 @@ class OAuthPlatform(FakePlatform):
     revoke_authenticates: ClassVar[bool] = True  # the revocation endpoint wants the client's credentials
     denial: ClassVar[dict[str, str]] = {"error": "access_denied"}  # where the browser goes when the user says no
     redirect_suffix: ClassVar[str] = ""  # appended to every redirect to the client (Meta's `#_`)
+    # The platform's hosts this fake stands for (HERALD_PLATFORM_HOST_OVERRIDES sends them here),
+    # and the name of the operator's app in Herald's settings (HERALD_<name>_CLIENT_ID, _SECRET).
+    hosts: ClassVar[tuple[str, ...]] = ()
+    settings_name: ClassVar[str] = ""
 
     client_id: str
     client_secret: str
@@ -92,6 +98,13 @@ class OAuthPlatform(FakePlatform):
         self.grants: list[tuple[str, str]] = []  # (grant type, subject) of every token answered, in order
         self.revoked: list[str] = []  # the tokens revoked at the revocation endpoint
         super().__init__()
+
+    def app_settings(self) -> dict[str, str]:
+        """Herald's settings that make this fake's client the operator's app on its platform."""
+        if not self.settings_name:
+            return {}  # Mastodon: Herald registers its app on each instance
+        prefix = f"HERALD_{self.settings_name}_CLIENT"
+        return {f"{prefix}_ID": self.client_id, f"{prefix}_SECRET": self.client_secret}
 
     # --- what each platform answers ------------------------------------------------------------
 
@@ -172,6 +185,15 @@ class OAuthPlatform(FakePlatform):
 
     def _client_id(self) -> str:
         return getattr(self, "client_id", "")  # Mastodon registers many clients, and has no one id
+
+    @contextmanager
+    def signed_in_as(self, subject: str) -> Iterator[None]:
+        """The authorization page approves as `subject` for the connections made inside."""
+        previous, self.sign_in_as = self.sign_in_as, subject
+        try:
+            yield
+        finally:
+            self.sign_in_as = previous
 
     def expire_access_tokens(self, subject: str) -> None:
         """The user's access tokens end now (the API refuses them; refresh tokens still work)."""

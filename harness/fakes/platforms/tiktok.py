@@ -126,6 +126,8 @@ class Publish:
 
 class FakeTikTok(OAuthPlatform):
     name = "tiktok"
+    hosts = ("open.tiktokapis.com", "www.tiktok.com")
+    settings_name = "TIKTOK"
     client_id_param = "client_key"
     code_lifetime = CODE_LIFETIME
     scope_separator = ","

@@ -89,6 +89,8 @@ class Tweet:
 
 class FakeX(OAuthPlatform):
     name = "x"
+    hosts = ("api.x.com", "x.com")
+    settings_name = "X"
     client_auth = ("basic",)  # a confidential client authenticates with HTTP Basic (docs.x.com)
     pkce = True
     code_lifetime = CODE_LIFETIME

@@ -95,6 +95,8 @@ class Session:
 
 class FakeYouTube(YouTubeComments, OAuthPlatform):
     name = "youtube"
+    hosts = ("www.googleapis.com", "oauth2.googleapis.com", "accounts.google.com")
+    settings_name = "YOUTUBE"
     client_auth = ("basic", "form")
     pkce = True  # optional: a code asked for without a challenge is exchanged without a verifier
     code_lifetime = CODE_LIFETIME

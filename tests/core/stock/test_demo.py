@@ -9,7 +9,7 @@ import io
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -21,23 +21,10 @@ from core.stock.demo import DEMO_PEXELS_KEY, DEMO_UNSPLASH_KEY, DemoStockServer
 from core.stock.demo_catalogue import CATALOGUE, ImageStore
 from harness.stack import free_port
 
-pytestmark = pytest.mark.one_backend
+pytestmark = [pytest.mark.one_backend, pytest.mark.usefixtures("no_faults_left")]
 PEXELS = {"Authorization": DEMO_PEXELS_KEY}
 ROOT = Path(__file__).resolve().parents[3]
 UNSPLASH = {"Authorization": f"Client-ID {DEMO_UNSPLASH_KEY}", "Accept-Version": "v1"}
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStockServer]:
-    # Shared with test_providers.py: the catalogue is drawn once per test session.
-    with DemoStockServer(tmp_path_factory.getbasetemp() / "stock-demo-data") as server:
-        yield server
-
-
-@pytest.fixture(autouse=True)
-def _no_faults_left(demo: DemoStockServer) -> Iterator[None]:
-    yield
-    demo.clear_faults()
 
 
 @pytest.fixture

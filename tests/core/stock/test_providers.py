@@ -8,7 +8,7 @@ import io
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -22,22 +22,9 @@ from core.stock.demo_catalogue import BY_PEXELS_ID, BY_UNSPLASH_ID, CATALOGUE
 from core.stock.providers import PexelsProvider, StockProvider, StockProviderError, UnsplashProvider
 from core.stock.providers.base import fitted_box, with_params
 
-pytestmark = pytest.mark.one_backend
+pytestmark = [pytest.mark.one_backend, pytest.mark.usefixtures("no_faults_left")]
 APP = "Herald Test"
 SECRET = "sk-very-secret-value-0123456789"
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStockServer]:
-    # Shared with test_demo.py: the catalogue is drawn once per test session.
-    with DemoStockServer(tmp_path_factory.getbasetemp() / "stock-demo-data") as server:
-        yield server
-
-
-@pytest.fixture(autouse=True)
-def _no_faults_left(demo: DemoStockServer) -> Iterator[None]:
-    yield
-    demo.clear_faults()
 
 
 @pytest.fixture
