@@ -114,7 +114,7 @@ async def test_request_errors_after_redirect_check_go_back_with_state(http, chan
 
 
 async def test_a_human_may_grant_scopes_beyond_the_registration(http, channel, orgs):
-    """Step-up (docs/oauth.md, "Scopes"): a client registered for posts:read (as the MCP SDK
+    """Step-up (docs/oauth.md, "Scopes, and stepping up"): a client registered for posts:read (as the MCP SDK
     registers, with the resource metadata's scopes) can ask for any scope Herald supports; the
     consent page names each one and the token carries what the human approved."""
     _, session = await _signed_in(http, channel, orgs)
