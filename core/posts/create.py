@@ -41,7 +41,7 @@ from core.rpc.convert import timestamp
 _INSERT_POSTS = Prepared(
     insert(posts),
     columns=[
-        "id", "org_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type", "status",
+        "id", "org_id", "group_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type", "status",
         "schedule_at", "due_at", "created_at", "updated_at", "attempts", "charged", "units", "delivery_key",
         "failure_reason", "failure_detail", "platform_error", "platform_post_id", "platform_url", "request_id",
         "language", "tiktok_options",
@@ -93,6 +93,7 @@ async def create_posts(
         locked_late = True
     rows, media_rows, part_rows = [], [], []
     request_id = REQUEST_ID.get()  # its publish events carry it later (core/posts/events.py)
+    group_id = new_id("grp")  # the request's posts, one group (docs/posts.md)
     for target in plan.targets:
         post_id = new_id("pst")
         when = slots.get(target.profile.id) or plan.schedule_at
@@ -101,6 +102,7 @@ async def create_posts(
             {
                 "id": post_id,
                 "org_id": org_id,
+                "group_id": group_id,
                 "profile_id": target.profile.id,
                 "profile_slug": target.profile.slug,
                 "connector": target.profile.connector,

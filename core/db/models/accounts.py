@@ -58,6 +58,8 @@ class Organization(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     # Stock providers turned off for this organization (comma-separated keys; docs/stock.md).
     stock_disabled: Mapped[str] = mapped_column(String(100), default="", server_default="")
+    # Where its people live: the IANA zone its pages show times in (docs/dashboard.md).
+    time_zone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
 
 
 class Membership(Base):

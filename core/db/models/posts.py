@@ -78,11 +78,15 @@ class Post(Base):
         Index("ix_posts_profile_id_schedule_at", "profile_id", "schedule_at"),
         # get_recent_posts: an organization's published posts, newest first.
         Index("ix_posts_org_id_published_at", "org_id", "published_at"),
+        # A post group: the posts one request created.
+        Index("ix_posts_org_id_group_id", "org_id", "group_id"),
     )
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
     profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    # The same for every post one request created (`grp_…`, never a post id): docs/posts.md.
+    group_id: Mapped[str] = mapped_column(ID)
     profile_slug: Mapped[str] = mapped_column(String(64))
     connector: Mapped[str] = mapped_column(String(16))
     content: Mapped[str] = mapped_column(Text)
