@@ -248,8 +248,6 @@ class Connector(ABC):
     """One platform. Stateless; one instance serves every profile of the platform."""
 
     key: ClassVar[str]
-    # The platform's public web host, for sandbox URLs that look like the real ones.
-    web_host: ClassVar[str]
     # Status polls (of a video's processing, a container) one attempt makes before it gives the
     # platform more time by retrying later; the progress saved lets that attempt resume the poll.
     poll_limit: ClassVar[int] = 30
@@ -305,32 +303,24 @@ class Connector(ABC):
         """The platform's documented answer to `request`, for the sandbox: success, with ids
         from `ids` (`ids.post` for the request that creates the post)."""
 
-    def sandbox_delivery(self, post: OutgoingPost) -> Delivery:
+    def sandbox_post_id(self, post: OutgoingPost) -> str:
         """The sandbox post id of a delivery (`SandboxIds.post`, which the sandbox answers to its
-        creating request) and its URL: deterministic per delivery key, shaped like the
-        platform's own, under a /sandbox/ path nothing real has."""
+        creating request): deterministic per delivery key, shaped like the platform's own. The
+        delivery's URL is not the connector's: a sandbox delivery links to Herald's page of the
+        post (core/connectors/sandbox.py)."""
         digest = hashlib.sha256(post.delivery_key.encode()).hexdigest()
-        platform_id = str(int(digest[:15], 16))
-        return Delivery(platform_id, self.sandbox_url(post, platform_id))
-
-    def sandbox_url(self, post: OutgoingPost, platform_id: str) -> str:
-        """The /sandbox/ URL of a sandbox delivery's post (or comment) `platform_id`."""
-        return f"https://{self.web_host}/sandbox/{post.account.profile_slug}/{platform_id}"
-
-    def sandboxed(self, post: OutgoingPost, delivered: Delivery) -> Delivery:
-        """What a sandbox run answers: the id (and cid) the connector read from the sandbox's
-        answers, which is what a later thread item or comment names, at its /sandbox/ URL. For a
-        post this is `sandbox_delivery(post)`, except on Bluesky: its record key, and so its
-        uri, is made from the time the record is sent (its cid is deterministic)."""
-        return Delivery(delivered.platform_post_id, self.sandbox_url(post, delivered.platform_post_id), delivered.cid)
+        return str(int(digest[:15], 16))
 
 
 class SandboxIds:
     """Ids for sandbox answers: `post` is the delivery's sandbox post id; `new()` gives the next
-    id of anything else (a media id, a container), deterministic per delivery."""
+    id of anything else (a media id, a container), deterministic per delivery. `page` is the
+    delivery's URL, Herald's page of the post, for an answer that names the post's URL ("" when
+    the run has none)."""
 
-    def __init__(self, post: str, seed: str) -> None:
+    def __init__(self, post: str, seed: str, page: str = "") -> None:
         self.post = post
+        self.page = page
         self._seed = seed
         self._n = 0
 

@@ -58,7 +58,6 @@ class BlueskyConnector(Connector):
     strong ref (uri and cid); the Delivery of every record carries its cid for the next one."""
 
     key = "bluesky"
-    web_host = "bsky.app"
     threads = True
     first_comment = True  # a self-reply, with the same app password
     language_field = "langs"
@@ -151,10 +150,6 @@ class BlueskyConnector(Connector):
             uri = f"at://{query.get('repo', '')}/{query.get('collection', POST)}/{query.get('rkey', '')}"
             return ok({"uri": uri, "cid": f"bafyrei{ids.post}", "value": {"$type": POST}})
         return ok({})
-
-    def sandbox_url(self, post: OutgoingPost, platform_id: str) -> str:
-        # A run's post id is the record's at:// uri: its URL names the record key, as the app's does.
-        return super().sandbox_url(post, platform_id.rsplit("/", 1)[-1])
 
     def _delivery(self, post: OutgoingPost, uri: str, cid: str) -> Delivery:
         handle = post.account.handle.lstrip("@") or _did(post)

@@ -49,6 +49,7 @@ class GraphConnector(Connector):
     is made again too."""
 
     api: ClassVar[str]  # the Graph host and version
+    web_host: ClassVar[str]  # the platform's public web host (a post's URL when its permalink is unknown)
     create_edge: ClassVar[str]  # POST /{user}/<edge> makes a container; GET lists the posts
     publish_edge: ClassVar[str]
     status_field: ClassVar[str]  # the container's status field
@@ -105,7 +106,8 @@ class GraphConnector(Connector):
         path, _, query = request.url.partition("?")
         object_id = path.rsplit("/", 1)[-1]
         if query == "fields=permalink":
-            return ok({"id": object_id, "permalink": f"https://{self.web_host}/sandbox/{object_id}"})
+            # The sandbox's post has no page on the platform: its permalink is Herald's page of it.
+            return ok({"id": object_id, "permalink": ids.page})
         if query == f"fields={self._status_fields}":
             return ok({self.status_field: FINISHED, "id": object_id})
         return ok({"data": [], "paging": {}})

@@ -91,7 +91,6 @@ class LinkedInConnector(Connector):
     a comment whose answer was lost cannot be told (UNCERTAIN)."""
 
     key = "linkedin"
-    web_host = "www.linkedin.com"
     first_comment = True
 
     async def deliver_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery:
@@ -192,12 +191,8 @@ class LinkedInConnector(Connector):
         ]
         return ok({"value": {"video": f"urn:li:video:{n}", "uploadToken": "", "uploadInstructions": parts}})
 
-    def sandbox_delivery(self, post: OutgoingPost) -> Delivery:
-        urn = f"urn:li:share:{super().sandbox_delivery(post).platform_post_id}"
-        return Delivery(urn, self.sandbox_url(post, urn))
-
-    def sandbox_url(self, post: OutgoingPost, platform_id: str) -> str:
-        return f"{super().sandbox_url(post, quote(platform_id, safe=':'))}/"
+    def sandbox_post_id(self, post: OutgoingPost) -> str:
+        return f"urn:li:share:{super().sandbox_post_id(post)}"
 
     async def _upload(self, owner: str, media: OutgoingMedia, api: PlatformAPI) -> str:
         urn = uploaded(api, media.media_id)

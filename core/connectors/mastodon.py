@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from core.connectors.base import (
     Connector,
@@ -44,7 +43,6 @@ class MastodonConnector(Connector):
 
     key = "mastodon"
     language_field = "language"
-    web_host = urlsplit(DEFAULT_INSTANCE).netloc
     poll_seconds = 1.0
     threads = True
     first_comment = True  # a self-reply; write:statuses covers replies
@@ -86,10 +84,6 @@ class MastodonConnector(Connector):
         if request.method == "GET":
             return ok({"id": request.url.rsplit("/", 1)[-1], "url": "https://files.example/sandbox"})
         return ok({"id": ids.new(), "type": "image", "url": "https://files.example/sandbox"})
-
-    def sandbox_url(self, post: OutgoingPost, platform_id: str) -> str:
-        url = super().sandbox_url(post, platform_id)
-        return url.replace(f"//{self.web_host}/", f"//{urlsplit(_instance(post)).netloc}/", 1)
 
     async def _upload(self, instance: str, media: OutgoingMedia, api: PlatformAPI) -> str:
         media_id = uploaded(api, media.media_id)

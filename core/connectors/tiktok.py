@@ -68,7 +68,6 @@ class TikTokConnector(Connector):
     threads and no first comments: the API has no comment endpoint."""
 
     key = "tiktok"
-    web_host = "www.tiktok.com"
     poll_seconds = 3.0  # the status endpoint allows 30 requests a minute per token
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:

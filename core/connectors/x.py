@@ -50,7 +50,6 @@ class XConnector(Connector):
     recent posts (its t.co links expanded back) before anything is sent again."""
 
     key = "x"
-    web_host = "x.com"
     threads = True
     first_comment = True  # a self-reply; tweet.write covers replies
 

@@ -49,7 +49,6 @@ class YouTubeConnector(Connector):
     newest comment threads (one page, 1 unit) by its text and the channel that wrote it."""
 
     key = "youtube"
-    web_host = "www.youtube.com"
     first_comment = True
     comment_scopes = (FORCE_SSL,)
     language_field = "snippet.defaultLanguage"

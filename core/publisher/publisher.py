@@ -30,6 +30,7 @@ import httpx2
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contract.logs import REQUEST_ID
+from contract.post_links import sandbox_url
 from core.connectors.base import Connector, Delivery, DeliveryError, ErrorClass, LeaseLost, OutgoingPost
 from core.connectors.live import LiveAPI, Progress
 from core.connectors.registry import CONNECTORS
@@ -42,7 +43,7 @@ from core.posts import outbox
 from core.publisher import outcomes, queue
 from core.publisher.attempt import FAILURE_REASONS, Attempt, log_problem, outgoing
 from core.publisher.progress import LeaseProgress
-from core.publisher.queue import Claim
+from core.publisher.queue import Claim, ClaimPart
 from core.publisher.thread_delivery import deliver_with_parts
 from core.settings import CoreSettings
 from core.storage.base import ObjectStorage
@@ -182,17 +183,19 @@ class Publisher:
         state: Mapping[str, Any],
         progress: Progress,
         *,
-        comment: bool = False,
+        part: ClaimPart | None = None,
     ) -> tuple[Delivery, list[dict[str, Any]], Mapping[str, Any]]:
-        """One delivery (the post, a thread item or a first comment) through the sandbox or the
-        live API: its Delivery, the requests sent and the progress state. Raises `Attempt` when
-        the platform refused or failed it, `LeaseLost` when another worker holds the post."""
+        """One delivery (the post, or its `part`: a thread item or the first comment) through the
+        sandbox or the live API: its Delivery, the requests sent and the progress state. Raises
+        `Attempt` when the platform refused or failed it, `LeaseLost` when another worker holds
+        the post."""
+        comment = part is not None and part.kind == "comment"
         if not self.live:
             try:
                 if self.settings.sandbox_latency_ms:
                     await asyncio.sleep(self.settings.sandbox_latency_ms / 1000)
                 run = sandbox_comment if comment else sandbox_delivery
-                delivery, requests = await run(connector, post)
+                delivery, requests = await run(connector, post, self.sandbox_page(claim, part))
             except DeliveryError as error:
                 raise Attempt(error, {}) from None
             return delivery, requests, {}
@@ -223,6 +226,15 @@ class Publisher:
             created = api.state.get("create_request")
             return found, [created, *api.requests] if isinstance(created, dict) else api.requests, api.state
         return delivery, api.requests, api.state
+
+    def sandbox_page(self, claim: Claim, part: ClaimPart | None) -> str:
+        """A sandbox delivery's URL: Herald's page of the post, at the part's outbox entry
+        (contract/post_links.py; docs/posts.md, "Sandbox links")."""
+        if part is None:
+            return sandbox_url(self.settings.base_url, claim.post_id)
+        if part.kind == "comment":
+            return sandbox_url(self.settings.base_url, claim.post_id, "first_comment")
+        return sandbox_url(self.settings.base_url, claim.post_id, "thread", part.position)
 
     async def _record(self, claim: Claim, mode: str, delivery: Delivery, requests: list[dict[str, Any]]) -> None:
         entry = await self.record_outbox(claim, mode, delivery, requests)

@@ -53,7 +53,7 @@ class Publisher(Protocol):
         state: Mapping[str, Any],
         progress: Progress,
         *,
-        comment: bool = False,
+        part: ClaimPart | None = None,
     ) -> tuple[Delivery, list[dict[str, Any]], Mapping[str, Any]]: ...
 
     async def record_outbox(
@@ -147,9 +147,7 @@ async def _send_part(
     )
     progress = _progress(publisher, claim, part.position)
     try:
-        delivery, requests, _ = await publisher.send(
-            connector, post, claim, part.delivery_state, progress, comment=part.kind == "comment"
-        )
+        delivery, requests, _ = await publisher.send(connector, post, claim, part.delivery_state, progress, part=part)
     except Attempt as failed:
         await _part_failed(publisher, claim, part, failed)
         return None

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from contract.logs import REQUEST_ID, JsonFormatter
+from contract.post_links import sandbox_url
 from core import admin
 from core.connectors.base import DeliveryError, ErrorClass
 from core.connectors.registry import CONNECTORS
@@ -145,8 +146,9 @@ def test_a_worker_that_lost_its_lease_cannot_record(url, caplog) -> None:
     caplog.set_level(logging.WARNING, logger="core.publisher")
     caplog.handler.setFormatter(JsonFormatter())  # as the worker writes its lines
 
-    async def run() -> tuple[bool, str, int]:
-        settings = CoreSettings(database_url=url, publish_lease_seconds=0.2)
+    settings = CoreSettings(database_url=url, publish_lease_seconds=0.2)
+
+    async def run() -> tuple[bool, str, str, int]:
         engine = create_engine(settings)
         try:
             boot = await admin.bootstrap(
@@ -167,13 +169,13 @@ def test_a_worker_that_lost_its_lease_cannot_record(url, caplog) -> None:
             async with engine.connect() as conn:
                 row = (await conn.execute(select(posts))).one()
                 balance = await conn.scalar(select(organizations.c.credit_balance))
-            return recorded, row.platform_url, balance
+            return recorded, row.id, row.platform_url, balance
         finally:
             await engine.dispose()
 
-    recorded, platform_url, balance = asyncio.run(run())
+    recorded, post_id, platform_url, balance = asyncio.run(run())
     assert recorded is False
-    assert "stale" not in platform_url and platform_url.startswith("https://")
+    assert platform_url == sandbox_url(settings.base_url, post_id)  # worker-b's sandbox delivery, not the stale one
     assert balance == 9  # the recovered claim was not charged again
     lines = [json.loads(line) for line in caplog.text.splitlines()]
     (recovered,) = [line for line in lines if "recovered" in line["message"]]

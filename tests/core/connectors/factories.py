@@ -7,8 +7,9 @@ import inspect
 from datetime import UTC, datetime
 from typing import Any
 
+from contract.post_links import sandbox_url
 from core.connectors.base import Account, Connector, Delivery, OutgoingMedia, OutgoingPost, ReplyTo
-from core.connectors.sandbox import SandboxAPI
+from core.connectors.sandbox import SandboxAPI, at_page
 from tests.core.connectors.scripted import ScriptedAPI
 
 ACCOUNTS = {
@@ -24,6 +25,8 @@ ACCOUNTS = {
     "linkedin": Account("acme-li", handle="acme", platform_user_id="AbC-123"),
 }
 CREATED = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+# The base URL of the Herald a sandbox delivery links to (docs/posts.md, "Sandbox links").
+HERALD = "https://herald.example"
 
 
 def image(n: int = 1, **kw: Any) -> OutgoingMedia:
@@ -79,12 +82,17 @@ def reply_post(parent: Delivery, root: Delivery, key: str, content: str, deliver
     return post(key, content, delivery_key=delivery_key, reply_to=ReplyTo(parent, root), **kw)
 
 
+def page_of(p: OutgoingPost, part: str = "post", position: int = 0) -> str:
+    """Herald's page of a sandbox delivery of `p` (or of its part), the URL it answers."""
+    return sandbox_url(HERALD, p.post_id, part, position)
+
+
 async def sandboxed(p: OutgoingPost) -> SandboxAPI:
     """The sandbox run of a post: its recorded requests in `.requests`, its answer in `.delivery`
-    (what `sandbox_delivery` answers: the ids the run read, at the /sandbox/ URL)."""
+    (what `sandbox_delivery` answers: the ids the run read, at Herald's page of the post)."""
     connector = connector_for(p.connector)
-    api = SandboxAPI(connector, p)
-    api.delivery = connector.sandboxed(p, await connector.deliver(p, api))
+    api = SandboxAPI(connector, p, page_of(p))
+    api.delivery = at_page(await connector.deliver(p, api), page_of(p))
     return api
 
 

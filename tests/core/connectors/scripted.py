@@ -39,7 +39,7 @@ class ScriptedAPI:
         self.script = list(script or [])
         self.state: dict[str, Any] = dict(state or {})
         self.pages = dict(pages or {})
-        self.ids = SandboxIds(connector.sandbox_delivery(post).platform_post_id, post.delivery_key)
+        self.ids = SandboxIds(connector.sandbox_post_id(post), post.delivery_key)
         self.requests: list[PlatformRequest] = []
         self.saves: list[dict[str, Any]] = []
         self.waited = 0.0

@@ -12,7 +12,7 @@ import pytest
 from core.connectors.base import DeliveryError, ErrorClass, MediaBytes
 from core.connectors.bluesky_richtext import created_at, page_card, text_facets, tid
 from core.db.types import utcnow
-from tests.core.connectors.factories import calls, connector_for, image, post, sandboxed, scripted, video
+from tests.core.connectors.factories import calls, connector_for, image, page_of, post, sandboxed, scripted, video
 from tests.core.connectors.scripted import reply
 
 B = connector_for("bluesky")
@@ -437,7 +437,8 @@ def test_classify(status: int, body: object, expected: ErrorClass) -> None:
 
 
 async def test_the_sandbox_answers_a_whole_video_delivery() -> None:
-    api = await sandboxed(post("bluesky", content="hi @alice.bsky.social", media=(video(),)))
+    sample = post("bluesky", content="hi @alice.bsky.social", media=(video(),))
+    api = await sandboxed(sample)
     names = [urlsplit(r["url"]).path.rsplit("/", 1)[-1] for r in api.requests]
     assert names == [
         "com.atproto.server.getServiceAuth",
@@ -448,4 +449,4 @@ async def test_the_sandbox_answers_a_whole_video_delivery() -> None:
     ]
     record = api.requests[-1]["json"]["record"]
     assert record["facets"][0]["features"][0]["did"].startswith("did:plc:")
-    assert api.delivery.url.startswith("https://bsky.app/sandbox/")
+    assert api.delivery.url == page_of(sample)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from core.connectors.base import ErrorClass, OutgoingPost
-from tests.core.connectors.factories import ACCOUNTS, connector_for, image, post, sandboxed, video
+from tests.core.connectors.factories import ACCOUNTS, HERALD, connector_for, image, post, sandboxed, video
 
 RETRYABLE, REAUTH, PERMANENT = ErrorClass.RETRYABLE, ErrorClass.NEEDS_REAUTH, ErrorClass.PERMANENT
 
@@ -76,13 +76,18 @@ async def test_exactly_one_request_creates_the_post(sample: OutgoingPost) -> Non
 
 
 @pytest.mark.parametrize("key", sorted(ACCOUNTS))
-def test_sandbox_delivery_is_deterministic_per_delivery_key(key: str) -> None:
+def test_sandbox_post_id_is_deterministic_per_delivery_key(key: str) -> None:
     connector = connector_for(key)
-    first = connector.sandbox_delivery(post(key))
-    assert first == connector.sandbox_delivery(post(key, content="other text"))
-    other = connector.sandbox_delivery(post(key, delivery_key="dk_2"))
-    assert other.platform_post_id != first.platform_post_id and other.url != first.url
-    assert first.url.startswith("https://") and "/sandbox/" in first.url
+    first = connector.sandbox_post_id(post(key))
+    assert first == connector.sandbox_post_id(post(key, content="other text"))
+    assert connector.sandbox_post_id(post(key, delivery_key="dk_2")) != first
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.connector}-{len(p.media)}")
+async def test_a_sandbox_delivery_links_to_herald_s_page_of_the_post(sample: OutgoingPost) -> None:
+    # Nothing is on the platform: the URL is the post's page on Herald, at its outbox entry.
+    api = await sandboxed(sample)
+    assert api.delivery.url == f"{HERALD}/dashboard/posts/{sample.post_id}#outbox-post"
 
 
 # Bluesky's record carries the time it is sent (createdAt, and the record key made from it).
@@ -92,7 +97,8 @@ def test_sandbox_delivery_is_deterministic_per_delivery_key(key: str) -> None:
 async def test_a_sandbox_run_records_the_same_requests_every_time(sample: OutgoingPost) -> None:
     first, second = await sandboxed(sample), await sandboxed(sample)
     assert first.requests == second.requests
-    assert first.delivery == connector_for(sample.connector).sandbox_delivery(sample)
+    assert first.delivery == second.delivery
+    assert first.delivery.platform_post_id == connector_for(sample.connector).sandbox_post_id(sample)
 
 
 # --- classify ---------------------------------------------------------------------------------

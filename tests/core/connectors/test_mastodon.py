@@ -9,7 +9,7 @@ import pytest
 
 from core.connectors.base import DeliveryError, ErrorClass, MediaBytes
 from core.db.types import utcnow
-from tests.core.connectors.factories import calls, connector_for, image, post, sandboxed, scripted, video
+from tests.core.connectors.factories import calls, connector_for, image, page_of, post, sandboxed, scripted, video
 from tests.core.connectors.scripted import reply
 
 M = connector_for("mastodon")
@@ -22,7 +22,7 @@ async def test_status_goes_to_the_profiles_instance_with_the_delivery_key() -> N
     request = api.requests[0]
     assert request["headers"]["Idempotency-Key"] == "dk_1"
     assert request["json"] == {"status": "hi", "visibility": "public"}
-    assert api.delivery.url.startswith("https://fosstodon.org/sandbox/")
+    assert api.delivery.url == page_of(post("mastodon"))
 
 
 async def test_media_with_alt_text_then_the_status_with_their_ids() -> None:

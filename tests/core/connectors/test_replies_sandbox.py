@@ -13,7 +13,7 @@ from core.connectors.base import Delivery, DeliveryError, ErrorClass, OutgoingPo
 from core.connectors.registry import CONNECTORS
 from core.connectors.sandbox import sandbox_comment, sandbox_delivery
 from core.platform_accounts.platforms import OAUTH_PLATFORMS
-from tests.core.connectors.factories import connector_for, image, post, reply_post, video
+from tests.core.connectors.factories import HERALD, connector_for, image, page_of, post, reply_post, video
 
 THREADING = ("x", "bluesky", "threads", "mastodon")
 
@@ -21,13 +21,14 @@ THREADING = ("x", "bluesky", "threads", "mastodon")
 async def thread(key: str, **kw: Any) -> list[tuple[Delivery, list[dict[str, Any]]]]:
     """The sandbox runs of a main post, its 3 thread items and its first comment, in order."""
     connector = connector_for(key)
-    main = await sandbox_delivery(connector, post(key, "the main post", delivery_key="dk_main", **kw))
+    first = post(key, "the main post", delivery_key="dk_main", **kw)
+    main = await sandbox_delivery(connector, first, page_of(first))
     runs = [main]
     for n in (1, 2, 3):
         item = reply_post(runs[-1][0], main[0], key, f"item {n}", f"dk_item_{n}")
-        runs.append(await sandbox_delivery(connector, item))
+        runs.append(await sandbox_delivery(connector, item, page_of(item, "thread", n - 1)))
     comment = reply_post(runs[-1][0], main[0], key, "the first comment", "dk_comment")
-    runs.append(await sandbox_comment(connector, comment))
+    runs.append(await sandbox_comment(connector, comment, page_of(comment, "first_comment")))
     return runs
 
 
@@ -72,7 +73,7 @@ async def test_bluesky_replies_carry_strong_refs_to_the_root_and_the_parent() ->
     for (delivery, _), body in zip(runs, records, strict=True):
         # The delivery is the record the request made: its uri names the record key sent, its cid the answer's.
         assert delivery.platform_post_id == f"at://{body['repo']}/app.bsky.feed.post/{body['rkey']}"
-        assert delivery.cid.startswith("bafyrei") and delivery.url.endswith(f"/sandbox/acme-bsky/{body['rkey']}")
+        assert delivery.cid.startswith("bafyrei")
     assert "reply" not in records[0]["record"]
     for (before, _), body in zip(runs, records[1:], strict=False):
         assert body["record"]["reply"] == {
@@ -94,17 +95,15 @@ async def test_threads_replies_are_containers_with_reply_to_id_then_published() 
             assert "reply_to_id" not in container
         else:
             assert container["reply_to_id"] == runs[n - 1][0].platform_post_id
-        assert (
-            delivery.platform_post_id
-            == connector_for("threads").sandbox_delivery(_post_of(n, "threads")).platform_post_id
-        )
+        assert delivery.platform_post_id == connector_for("threads").sandbox_post_id(_post_of(n, "threads"))
 
 
 async def test_threads_reply_items_may_carry_media_like_posts() -> None:
     connector = connector_for("threads")
-    main, _ = await sandbox_delivery(connector, post("threads", "main", delivery_key="dk_main"))
+    first = post("threads", "main", delivery_key="dk_main")
+    main, _ = await sandbox_delivery(connector, first, page_of(first))
     item = reply_post(main, main, "threads", "two pictures", "dk_item_1", media=(image(1), video(2)))
-    _, requests = await sandbox_delivery(connector, item)
+    _, requests = await sandbox_delivery(connector, item, page_of(item, "thread", 0))
     containers = [r["form"] for r in requests if r["method"] == "POST" and r["url"].endswith("/threads")]
     assert [c.get("is_carousel_item") for c in containers] == ["true", "true", None]
     assert containers[-1]["media_type"] == "CAROUSEL" and containers[-1]["reply_to_id"] == main.platform_post_id
@@ -120,7 +119,20 @@ async def test_mastodon_replies_keep_the_visibility_and_their_own_idempotency_ke
         assert status["json"]["in_reply_to_id"] == before.platform_post_id
     keys = [s["headers"]["Idempotency-Key"] for s in statuses]
     assert keys == ["dk_main", "dk_item_1", "dk_item_2", "dk_item_3", "dk_comment"]
-    assert all(d.url.startswith("https://fosstodon.org/sandbox/") for d, _ in runs)
+
+
+@pytest.mark.parametrize("key", THREADING)
+async def test_each_part_links_to_its_own_outbox_entry_on_herald(key: str) -> None:
+    # The platform ids chain the replies; the URLs are Herald's page of the post, one anchor a part.
+    runs = await thread(key)
+    page = f"{HERALD}/dashboard/posts/pst_1"
+    assert [d.url for d, _ in runs] == [
+        f"{page}#outbox-post",
+        f"{page}#outbox-thread-0",
+        f"{page}#outbox-thread-1",
+        f"{page}#outbox-thread-2",
+        f"{page}#outbox-first-comment",
+    ]
 
 
 @pytest.mark.parametrize("key", THREADING)
@@ -134,9 +146,10 @@ async def test_a_chain_is_the_same_every_time(key: str) -> None:
 
 async def test_an_instagram_first_comment_goes_on_the_media() -> None:
     connector = connector_for("instagram")
-    main, _ = await sandbox_delivery(connector, post("instagram", "caption", media=(image(),), delivery_key="dk_main"))
+    first = post("instagram", "caption", media=(image(),), delivery_key="dk_main")
+    main, _ = await sandbox_delivery(connector, first, page_of(first))
     comment = reply_post(main, main, "instagram", "link in bio", "dk_comment")
-    delivery, requests = await sandbox_comment(connector, comment)
+    delivery, requests = await sandbox_comment(connector, comment, page_of(comment, "first_comment"))
     assert requests == [
         {
             "method": "POST",
@@ -145,15 +158,16 @@ async def test_an_instagram_first_comment_goes_on_the_media() -> None:
             "form": {"message": "link in bio"},
         }
     ]
-    assert delivery.platform_post_id == connector.sandbox_delivery(comment).platform_post_id
-    assert "/sandbox/" in delivery.url
+    assert delivery.platform_post_id == connector.sandbox_post_id(comment)
+    assert delivery.url == page_of(comment, "first_comment")
 
 
 async def test_a_youtube_first_comment_is_a_comment_thread_on_the_video() -> None:
     connector = connector_for("youtube")
     upload = post("youtube", "description", media=(video(),), title="Launch", delivery_key="dk_main")
-    main, _ = await sandbox_delivery(connector, upload)
-    delivery, requests = await sandbox_comment(connector, reply_post(main, main, "youtube", "Chapters: …", "dk_c"))
+    main, _ = await sandbox_delivery(connector, upload, page_of(upload))
+    comment = reply_post(main, main, "youtube", "Chapters: …", "dk_c")
+    delivery, requests = await sandbox_comment(connector, comment, page_of(comment, "first_comment"))
     (request,) = requests
     assert (request["method"], request["url"]) == (
         "POST",
@@ -166,13 +180,15 @@ async def test_a_youtube_first_comment_is_a_comment_thread_on_the_video() -> Non
             "topLevelComment": {"snippet": {"textOriginal": "Chapters: …"}},
         }
     }
-    assert delivery.platform_post_id.startswith("Ugz") and delivery.url.startswith("https://www.youtube.com/sandbox/")
+    assert delivery.platform_post_id.startswith("Ugz") and delivery.url == page_of(comment, "first_comment")
 
 
 async def test_a_linkedin_first_comment_goes_to_the_posts_social_actions() -> None:
     connector = connector_for("linkedin")
-    main, _ = await sandbox_delivery(connector, post("linkedin", "news", delivery_key="dk_main"))
-    delivery, requests = await sandbox_comment(connector, reply_post(main, main, "linkedin", "more: (link)", "dk_c"))
+    first = post("linkedin", "news", delivery_key="dk_main")
+    main, _ = await sandbox_delivery(connector, first, page_of(first))
+    comment = reply_post(main, main, "linkedin", "more: (link)", "dk_c")
+    delivery, requests = await sandbox_comment(connector, comment, page_of(comment, "first_comment"))
     (request,) = requests
     encoded = main.platform_post_id.replace(":", "%3A")
     assert request["url"] == f"https://api.linkedin.com/rest/socialActions/{encoded}/comments"
@@ -184,14 +200,14 @@ async def test_a_linkedin_first_comment_goes_to_the_posts_social_actions() -> No
         "message": {"text": "more: (link)"},
     }
     assert delivery.platform_post_id.startswith(f"urn:li:comment:({main.platform_post_id},")
-    assert delivery.url.startswith("https://www.linkedin.com/sandbox/acme-li/urn:li:comment:")
+    assert delivery.url == page_of(comment, "first_comment")
 
 
 async def test_tiktok_refuses_a_first_comment_before_sending_anything() -> None:
     connector = connector_for("tiktok")
     main = Delivery("7301", "https://www.tiktok.com/@acme/video/7301")
     with pytest.raises(DeliveryError) as caught:
-        await sandbox_comment(connector, reply_post(main, main, "tiktok", "hello", "dk_c"))
+        await sandbox_comment(connector, reply_post(main, main, "tiktok", "hello", "dk_c"), "")
     assert (caught.value.error_class, caught.value.code) == (ErrorClass.PERMANENT, "COMMENTS_UNSUPPORTED")
 
 
@@ -199,11 +215,11 @@ async def test_tiktok_refuses_a_first_comment_before_sending_anything() -> None:
 async def test_a_comment_needs_its_post_and_its_text(key: str) -> None:
     connector = connector_for(key)
     with pytest.raises(DeliveryError) as caught:
-        await sandbox_comment(connector, post(key, "orphan", delivery_key="dk_c"))
+        await sandbox_comment(connector, post(key, "orphan", delivery_key="dk_c"), "")
     assert (caught.value.error_class, caught.value.code) == (ErrorClass.PERMANENT, "NO_PARENT")
     main = Delivery("1", "https://example.com/1")
     with pytest.raises(DeliveryError) as caught:
-        await sandbox_comment(connector, reply_post(main, main, key, "  ", "dk_c"))
+        await sandbox_comment(connector, reply_post(main, main, key, "  ", "dk_c"), "")
     assert caught.value.code == "TEXT_REQUIRED"
 
 
