@@ -27,6 +27,7 @@ OPERATIONS: tuple[Operation, ...] = (
 TAGS = {
     "profiles": "Destination profiles and the platform accounts connected to them.",
     "credits": "The organization's credit balance and ledger.",
+    "organization": "The organization's settings: its name and its time zone.",
     "posts": "Posts: create, list, edit, cancel and retry posts; recent posts; the dry run.",
     "media": "The media library: presign, confirm, manage; licensed stock photos.",
     "brand": "The brand voice: how the organization writes and what it never publishes.",

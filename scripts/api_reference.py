@@ -31,6 +31,7 @@ NAMED_ROUTE = re.compile(r"`(GET|POST|PUT|PATCH|DELETE) (/v1/[^`\s?]*)")
 TITLES = {
     "profiles": "Profiles and connections",
     "credits": "Credits",
+    "organization": "Organization",
     "posts": "Posts",
     "media": "Media and stock photos",
     "brand": "Brand voice",

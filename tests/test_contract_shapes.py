@@ -13,7 +13,7 @@ from herald.brand.v1 import brand_pb2
 from herald.connections.v1 import connections_pb2
 from herald.credits.v1 import credits_pb2
 from herald.generate.v1 import generate_pb2
-from herald.identity.v1 import identity_pb2
+from herald.identity.v1 import accounts_pb2, identity_pb2
 from herald.media.v1 import media_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
@@ -21,7 +21,7 @@ from herald.stock.v1 import stock_pb2
 from herald.webhooks.v1 import webhooks_pb2
 from jsonschema import Draft202012Validator
 
-from contract import brand, preview, stock, writing
+from contract import brand, organization, preview, stock, writing
 from contract import connections as conn
 from contract import generate as gen
 from contract import resources as rs
@@ -224,6 +224,12 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
     (brand.BrandVoice, brand_pb2.BrandVoice()),
     (rs.Profile, PROFILE),
     (rs.Profile, CONNECTED),
+    (
+        organization.Organization,
+        accounts_pb2.OrganizationSettings(
+            id="org_1", slug="acme", name="Acme", time_zone="Europe/Paris", create_time=NOW
+        ),
+    ),
     (
         conn.PlatformList,
         connections_pb2.ListPlatformsResponse(

@@ -1,10 +1,12 @@
-"""Operations on the organization's profiles and credits."""
+"""Operations on the organization's profiles, credits and settings."""
 
 from __future__ import annotations
 
 from herald.credits.v1 import credits_pb2
+from herald.identity.v1 import accounts_pb2
 from herald.profiles.v1 import profiles_pb2
 
+from contract import organization as org
 from contract import requests as rq
 from contract import resources as rs
 from contract.operation import Operation, Tool
@@ -125,5 +127,45 @@ ROWS = (
         request=rq.ListLedgerRequest,
         responses={200: rs.LedgerPage},
         errors=("VALIDATION_ERROR",),
+    ),
+    Operation(
+        id="getOrganization",
+        method="GET",
+        path="/v1/organization",
+        summary="The organization's settings: its name and time zone",
+        tag="organization",
+        rpc=rpc_path(accounts_pb2, "AccountService", "GetOrganization"),
+        request=org.GetOrganizationRequest,
+        responses={200: org.Organization},
+        description="The organization is the credential's. `time_zone` (an IANA name, `UTC` by default) is the "
+        "zone its people work in: the dashboard shows and chooses times in it. Every time the API takes or "
+        "answers (`schedule_at`, `created_at`…) stays an ISO 8601 instant.",
+        tool=Tool(
+            name="get_organization",
+            title="Read the organization's settings",
+            description="Read the organization you act for: id, slug, name and time_zone (an IANA name such as "
+            "Europe/Paris, UTC by default). time_zone is the organization's default zone for showing and choosing "
+            'times: when a person says "9:30 tomorrow" without a zone, it means 9:30 there, and show them times '
+            "in it. schedule_at and every time you send or read stay ISO 8601 instants: convert a local time to "
+            "an instant with its offset (e.g. 2026-11-28T09:30:00+01:00) before create_post. Read-only: agents "
+            "cannot change these settings.",
+            read_only=True,
+            idempotent=True,
+        ),
+    ),
+    Operation(
+        id="updateOrganization",
+        method="PATCH",
+        path="/v1/organization",
+        summary="Change the organization's settings (its name, its time zone)",
+        tag="organization",
+        rpc=rpc_path(accounts_pb2, "AccountService", "UpdateOrganization"),
+        request=org.UpdateOrganizationRequest,
+        responses={200: org.Organization},
+        errors=("VALIDATION_ERROR", "FORBIDDEN"),
+        description="Absent fields are kept; a GET body sent back is accepted (`id`, `slug` and `created_at` "
+        "are output only, ignored). `name` is trimmed, then 1 to 200 characters; `time_zone` must be an IANA "
+        "name (`UTC` included). A refused request changes nothing. API keys and dashboard sessions only: agents "
+        "do not change the organization's settings (no MCP tool; an OAuth access token is `FORBIDDEN`).",
     ),
 )

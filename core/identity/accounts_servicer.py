@@ -1,4 +1,4 @@
-"""herald.identity.v1.AccountService: sign-up, sign-in, sessions and organizations."""
+"""herald.identity.v1.AccountService: sign-up, sign-in, sessions, organizations and their settings."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import grpc
 from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc
 
 from core.errors import Forbidden
-from core.identity import accounts
+from core.identity import accounts, organization
 from core.identity.passwords import HashSlots
 from core.identity.principal import CredentialKind
 from core.rpc.context import current_call
@@ -14,6 +14,9 @@ from core.rpc.convert import PLAN_TO_PROTO, timestamp
 from core.rpc.policy import MethodPolicy
 
 _SESSIONS = frozenset({CredentialKind.SESSION})
+# Humans (dashboard) and servers (API keys) change the organization's settings, never agents:
+# settings decide how the organization works (docs/api.md, "Organization settings").
+_HUMANS_AND_SERVERS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
 
 POLICIES = {
     # The request carries its own proof (a password); hashing runs outside any transaction.
@@ -23,11 +26,26 @@ POLICIES = {
     "SignOut": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
     "ListOrganizations": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
     "SwitchOrganization": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+    # Every credential of the organization reads its settings; agents with posts:read.
+    "GetOrganization": MethodPolicy(scopes=frozenset({"posts:read"}), plan_exempt_for_sessions=True),
+    "UpdateOrganization": MethodPolicy(
+        credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True
+    ),
 }
 
 
 def _organization(org: accounts.OrganizationView) -> accounts_pb2.Organization:
     return accounts_pb2.Organization(id=org.id, slug=org.slug, role=org.role, plan=PLAN_TO_PROTO[org.plan])
+
+
+def _settings(settings: organization.OrganizationSettings) -> accounts_pb2.OrganizationSettings:
+    return accounts_pb2.OrganizationSettings(
+        id=settings.id,
+        slug=settings.slug,
+        name=settings.name,
+        time_zone=settings.time_zone,
+        create_time=timestamp(settings.created_at),
+    )
 
 
 def _session(view: accounts.SessionView) -> accounts_pb2.Session:
@@ -115,3 +133,21 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
     ) -> accounts_pb2.Organization:
         call = current_call()
         return _organization(await accounts.switch_organization(call.conn, call.principal, request.organization))
+
+    async def GetOrganization(
+        self, request: accounts_pb2.GetOrganizationRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.OrganizationSettings:
+        call = current_call()
+        return _settings(await organization.get_settings(call.conn, call.principal.org_id))
+
+    async def UpdateOrganization(
+        self, request: accounts_pb2.UpdateOrganizationRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.OrganizationSettings:
+        call = current_call()
+        updated = await organization.update_settings(
+            call.conn,
+            call.principal.org_id,
+            name=request.name if request.HasField("name") else None,
+            time_zone=request.time_zone if request.HasField("time_zone") else None,
+        )
+        return _settings(updated)

@@ -50,6 +50,7 @@ _SESSION_LOOKUP = (
         sessions.c.expires_at,
         sessions.c.revoked_at,
         users.c.email,
+        organizations.c.time_zone,
         *_ORG_COLUMNS,
     )
     .select_from(
@@ -132,6 +133,7 @@ async def _authenticate_session(conn: AsyncConnection, token: str, now: datetime
             row.plan,
             row.credit_balance,
             email=row.email,
+            time_zone=row.time_zone,
         )
     )
 

@@ -30,6 +30,9 @@ class Principal:
     credit_balance: int
     # Set for dashboard sessions only: the API key and access token lookups do not read users.
     email: str = ""
+    # Set for dashboard sessions only (the organization's row is read anyway): the zone its pages
+    # show times in (core/identity/organization.py).
+    time_zone: str = ""
     # Set for OAuth access tokens: the client they were issued to (its rate limit).
     client_id: str = ""
 

@@ -59,6 +59,7 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
             scopes=sorted(p.scopes),
             plan=PLAN_TO_PROTO[p.plan],
             email=p.email,
+            time_zone=p.time_zone,
         )
 
     async def CheckAccess(

@@ -22,8 +22,8 @@ async def agents_page(request: Request, viewer: Viewer, *, status: int = 200, er
             "client_name": grant.client_name or grant.client_id,
             "client_id": grant.client_id,
             "scopes": list(grant.scopes),
-            "created": when(grant.create_time),
-            "last_token": when(grant.last_token_time),
+            "created": when(grant.create_time, viewer.time_zone),
+            "last_token": when(grant.last_token_time, viewer.time_zone),
         }
         for grant in result.response.grants
         if not grant.HasField("revoke_time")

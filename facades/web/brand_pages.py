@@ -92,7 +92,7 @@ async def brand_voice_page(
         error=error,
         form=form or _form_of(voice),
         version=voice.version,
-        updated=when(voice.update_time, empty=""),
+        updated=when(voice.update_time, viewer.time_zone, empty=""),
         updated_by=voice.updated_by,
     )
 

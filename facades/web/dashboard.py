@@ -17,6 +17,7 @@ from facades.web import (
     overview_pages,
     posts_pages,
     records_pages,
+    settings_pages,
     webhooks_pages,
 )
 from facades.web.pages import Route, blueprint
@@ -34,6 +35,7 @@ PAGE_FAMILIES: dict[str, tuple[Route, ...]] = {
     "dashboard_media": media_pages.ROUTES,
     "dashboard_brand": brand_pages.ROUTES,
     "dashboard_webhooks": webhooks_pages.ROUTES,
+    "dashboard_settings": settings_pages.ROUTES,
 }
 
 

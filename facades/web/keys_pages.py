@@ -26,9 +26,9 @@ async def keys_page(request: Request, viewer: Viewer, *, status: int = 200, erro
         {
             "id": key.id,
             "prefix": key.display_prefix,
-            "created": when(key.create_time),
-            "last_used": when(key.last_use_time),
-            "revoked": when(key.revoke_time, empty=""),
+            "created": when(key.create_time, viewer.time_zone),
+            "last_used": when(key.last_use_time, viewer.time_zone),
+            "revoked": when(key.revoke_time, viewer.time_zone, empty=""),
         }
         for key in result.response.api_keys
     ]

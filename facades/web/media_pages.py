@@ -99,7 +99,7 @@ def _size(size_bytes: int) -> str:
     return f"{size_bytes / (1024 * 1024):.1f} MB"
 
 
-def _media_row(media: media_pb2.Media) -> dict[str, Any]:
+def _media_row(media: media_pb2.Media, zone: str) -> dict[str, Any]:
     # The Media message carries no viewable URL (the bytes sit in private storage) and no stock
     # origin: the page shows what it carries.
     return {
@@ -111,7 +111,7 @@ def _media_row(media: media_pb2.Media) -> dict[str, Any]:
         "size": _size(media.size_bytes),
         "dimensions": f"{media.width} × {media.height}" if media.width and media.height else "",
         "tags": [t.strip() for t in media.tags.split(",") if t.strip()],
-        "added": when(media.create_time),
+        "added": when(media.create_time, zone),
     }
 
 
@@ -211,7 +211,10 @@ async def media_page(
             media_pb2.ListMediaRequest(page_size=MEDIA_PER_PAGE, page_token=token),
             authorization=viewer.authorization,
         )
-        media, next_token = [_media_row(m) for m in listed.response.media], listed.response.next_page_token
+        media, next_token = (
+            [_media_row(m, viewer.time_zone) for m in listed.response.media],
+            listed.response.next_page_token,
+        )
     except ApiError as error:
         if error.code not in ("VALIDATION_ERROR", "SUBSCRIPTION_REQUIRED"):  # a bad page token; no plan
             raise

@@ -7,9 +7,10 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.identity.v1 import accounts_pb2, identity_pb2
@@ -63,6 +64,7 @@ NOTICES = {
     "webhook-disabled": "The endpoint is off: no events are delivered to it until it is turned on.",
     "webhook-deleted": "The endpoint is deleted.",
     "webhook-replayed": "The event is sent again (the same webhook-id).",
+    "settings-saved": "The settings are saved. Times are shown in the organization's time zone.",
 }
 
 
@@ -191,10 +193,22 @@ def form_value(request: Request, name: str) -> str:
     return ((request.form or {}).get(name) or "").strip() if request.form is not None else ""
 
 
-def when(stamp: Timestamp, empty: str = "never") -> str:
+def when(stamp: Timestamp, zone: str, empty: str = "never") -> str:
+    """An instant as the dashboard shows it: in the organization's time zone, named
+    ("2026-11-28 09:30 (Europe/Paris)"); `empty` for an unset time. `zone` is the viewer's
+    `time_zone`; one this host does not know is shown as UTC, named so."""
     if not stamp.seconds and not stamp.nanos:
         return empty
-    return datetime.fromtimestamp(stamp.seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    tz = _zone(zone)
+    return f"{datetime.fromtimestamp(stamp.seconds, tz).strftime('%Y-%m-%d %H:%M')} ({tz.key})"
+
+
+@functools.lru_cache(maxsize=64)
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError, OSError):  # not found, not a zone's name, not a TZif file
+        return ZoneInfo("UTC")
 
 
 def plan_name(plan: int) -> str:

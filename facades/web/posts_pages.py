@@ -20,7 +20,7 @@ def _status(post: posts_pb2.Post) -> str:
     return posts_pb2.PostStatus.Name(post.status).removeprefix("POST_STATUS_").lower()
 
 
-def _row(post: posts_pb2.Post) -> dict[str, object]:
+def _row(post: posts_pb2.Post, zone: str) -> dict[str, object]:
     text = " ".join(post.content.split())
     return {
         "id": post.id,
@@ -28,8 +28,8 @@ def _row(post: posts_pb2.Post) -> dict[str, object]:
         "platform": post.connector,
         "excerpt": text if len(text) <= EXCERPT else f"{text[: EXCERPT - 1]}…",
         "status": _status(post),
-        "scheduled": when(post.schedule_time, ""),
-        "published": when(post.publish_time, ""),
+        "scheduled": when(post.schedule_time, zone, ""),
+        "published": when(post.publish_time, zone, ""),
         # Only the platform's own https links are shown as links.
         "url": post.platform_url if post.platform_url.startswith("https://") else "",
         "platform_post_id": post.platform_post_id,
@@ -84,7 +84,7 @@ async def list_posts(request: Request, viewer: Viewer) -> HTTPResponse:
         viewer,
         "posts.html",
         "posts",
-        posts=[_row(p) for p in result.response.posts],
+        posts=[_row(p, viewer.time_zone) for p in result.response.posts],
         **pager("/dashboard/posts", token, result.response.next_page_token, status=status, profile=profile),
         **context,
     )

@@ -84,7 +84,7 @@ async def profiles_page(
             "platform": p.connector,
             "display_name": p.display_name,
             "tags": list(p.tags),
-            "created": when(p.create_time),
+            "created": when(p.create_time, viewer.time_zone),
             "status": p.connection.status or "disconnected",
             "handle": p.connection.handle,
             "instance": p.connection.instance_url,
@@ -165,7 +165,7 @@ async def show_credits(request: Request, viewer: Viewer) -> HTTPResponse:
         )
     entries = [
         {
-            "time": when(e.create_time),
+            "time": when(e.create_time, viewer.time_zone),
             "delta": e.delta,
             "balance_after": e.balance_after,
             "reason": e.reason,

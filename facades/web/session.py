@@ -30,6 +30,12 @@ class Viewer:
     session_token: str
     principal: identity_pb2.Principal
 
+    @property
+    def time_zone(self) -> str:
+        """The organization's time zone, which pages show times in (the session's principal
+        carries it: no call of its own)."""
+        return self.principal.time_zone or "UTC"
+
 
 def session_token(request: Request) -> str | None:
     token = request.cookies.get(SESSION_COOKIE)

@@ -26,7 +26,7 @@ async def _call(request: Request, viewer: Viewer, method: str, message: Any) -> 
     return (await core.call(core.method(path), message, authorization=viewer.authorization)).response
 
 
-def _endpoint(w: webhooks_pb2.Webhook) -> dict[str, Any]:
+def _endpoint(w: webhooks_pb2.Webhook, zone: str) -> dict[str, Any]:
     return {
         "id": w.id,
         "url": w.url,
@@ -34,7 +34,7 @@ def _endpoint(w: webhooks_pb2.Webhook) -> dict[str, Any]:
         "description": w.description,
         "enabled": w.enabled,
         "disabled_reason": w.disabled_reason,
-        "created": when(w.created_at),
+        "created": when(w.created_at, zone),
     }
 
 
@@ -51,7 +51,7 @@ async def webhooks_page(
         "webhooks",
         status=status,
         error=error,
-        endpoints=[_endpoint(w) for w in found.webhooks],
+        endpoints=[_endpoint(w, viewer.time_zone) for w in found.webhooks],
         event_types=[(e.type, e.description) for e in catalogue.event_types],
         form=form or {"url": "", "description": "", "events": ["*"]},
     )
@@ -78,8 +78,8 @@ async def endpoint_page(
             "duration_ms": d.duration_ms,
             "error": d.error,
             "response_body": d.response_body,
-            "at": when(d.delivered_at),
-            "next": when(d.next_attempt_at, empty=""),
+            "at": when(d.delivered_at, viewer.time_zone),
+            "next": when(d.next_attempt_at, viewer.time_zone, empty=""),
         }
         for d in log.deliveries
     ]
@@ -90,7 +90,7 @@ async def endpoint_page(
         "webhooks",
         status=status,
         error=error,
-        endpoint=_endpoint(endpoint),
+        endpoint=_endpoint(endpoint, viewer.time_zone),
         attempts=attempts,
     )
 
@@ -119,7 +119,13 @@ async def create_webhook(request: Request, viewer: Viewer) -> HTTPResponse:
         return await webhooks_page(request, viewer, status=error.http_status, error=error.message, form=form)
     # Rendered, not redirected: the secret exists only in this response (no-store).
     return await dashboard_page(
-        request, viewer, "webhook_secret.html", "webhooks", status=201, endpoint=_endpoint(made), secret=made.secret
+        request,
+        viewer,
+        "webhook_secret.html",
+        "webhooks",
+        status=201,
+        endpoint=_endpoint(made, viewer.time_zone),
+        secret=made.secret,
     )
 
 
@@ -141,9 +147,9 @@ async def rotate_secret(request: Request, viewer: Viewer, webhook_id: str) -> HT
         viewer,
         "webhook_secret.html",
         "webhooks",
-        endpoint=_endpoint(endpoint),
+        endpoint=_endpoint(endpoint, viewer.time_zone),
         secret=rotated.secret,
-        previous_valid_until=when(rotated.previous_valid_until),
+        previous_valid_until=when(rotated.previous_valid_until, viewer.time_zone),
     )
 
 

@@ -23,6 +23,7 @@ SIGNED_IN = {
     "brand-voice": "/dashboard/brand-voice",
     "webhooks": "/dashboard/webhooks",
     "credits": "/dashboard/credits",
+    "settings": "/dashboard/settings",
     # A refused input: the page with its alert.
     "posts-refused": "/dashboard/posts?page=not-a-page-token",
 }

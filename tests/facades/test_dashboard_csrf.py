@@ -53,6 +53,7 @@ async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs
         "/dashboard/agents/grt_unknown/revoke": {},
         "/dashboard/profiles": {"slug": "forged", "platform": "x"},
         "/dashboard/brand-voice": {"description": "forged", "never_publish": "forged"},
+        "/dashboard/settings": {"name": "forged", "time_zone": "Asia/Tokyo"},
         "/logout": {},
     }
     for path, fields in forms.items():
@@ -67,6 +68,8 @@ async def test_signed_in_forms_refuse_missing_or_wrong_tokens(browser_like, orgs
     assert (await http.get("/v1/profiles", headers=org.auth)).status_code == 200
     assert "forged" not in (await http.get("/dashboard/profiles")).text
     assert (await http.get("/v1/brand-voice", headers=org.auth)).json()["version"] == 0
+    settings = await http.get("/dashboard/settings")
+    assert "forged" not in settings.text and "Asia/Tokyo\" selected" not in settings.text
     overview = await http.get("/dashboard")
     assert overview.status_code == 200
     assert f'id="organization">{current}<' in overview.text

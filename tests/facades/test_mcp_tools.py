@@ -25,6 +25,7 @@ TOOLS = [
     "get_profile_slots",
     "set_profile_slots",
     "update_profile",
+    "get_organization",
     "create_post",
     "list_posts",
     "get_post",

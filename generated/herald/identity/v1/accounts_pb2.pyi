@@ -97,3 +97,29 @@ class SwitchOrganizationRequest(_message.Message):
     ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
     organization: str
     def __init__(self, organization: _Optional[str] = ...) -> None: ...
+
+class GetOrganizationRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class OrganizationSettings(_message.Message):
+    __slots__ = ("id", "slug", "name", "time_zone", "create_time")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    slug: str
+    name: str
+    time_zone: str
+    create_time: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., time_zone: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class UpdateOrganizationRequest(_message.Message):
+    __slots__ = ("name", "time_zone")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    time_zone: str
+    def __init__(self, name: _Optional[str] = ..., time_zone: _Optional[str] = ...) -> None: ...

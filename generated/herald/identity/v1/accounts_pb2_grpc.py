@@ -68,6 +68,16 @@ class AccountServiceStub:
                 request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SwitchOrganizationRequest.SerializeToString,
                 response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Organization.FromString,
                 _registered_method=True)
+        self.GetOrganization = channel.unary_unary(
+                '/herald.identity.v1.AccountService/GetOrganization',
+                request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.GetOrganizationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.OrganizationSettings.FromString,
+                _registered_method=True)
+        self.UpdateOrganization = channel.unary_unary(
+                '/herald.identity.v1.AccountService/UpdateOrganization',
+                request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.UpdateOrganizationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.OrganizationSettings.FromString,
+                _registered_method=True)
 
 
 class AccountServiceServicer:
@@ -140,6 +150,30 @@ class AccountServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetOrganization(self, request, context):
+        """The settings of the caller's organization: its name and its time zone.
+        API keys, dashboard sessions and OAuth access tokens (scope posts:read).
+        Errors: UNAUTHORIZED, INSUFFICIENT_SCOPE, SUBSCRIPTION_REQUIRED (not for
+        sessions).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateOrganization(self, request, context):
+        """Changes the caller's organization's settings: only the fields present
+        change. API keys and dashboard sessions only: an OAuth access token is
+        FORBIDDEN (PERMISSION_DENIED), whatever its scopes, since agents never
+        change how the organization works (docs/api.md, "Organization
+        settings"). Errors: UNAUTHORIZED, FORBIDDEN, SUBSCRIPTION_REQUIRED (not
+        for sessions), VALIDATION_ERROR (INVALID_ARGUMENT) for a name that is
+        empty or longer than 200 characters once trimmed, or holds a control
+        character, or a time zone that is not an IANA name; nothing changes then.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -172,6 +206,16 @@ def add_AccountServiceServicer_to_server(servicer, server):
                     servicer.SwitchOrganization,
                     request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SwitchOrganizationRequest.FromString,
                     response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Organization.SerializeToString,
+            ),
+            'GetOrganization': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetOrganization,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.GetOrganizationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.OrganizationSettings.SerializeToString,
+            ),
+            'UpdateOrganization': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateOrganization,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.UpdateOrganizationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.OrganizationSettings.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -340,6 +384,60 @@ class AccountService:
             '/herald.identity.v1.AccountService/SwitchOrganization',
             herald_dot_identity_dot_v1_dot_accounts__pb2.SwitchOrganizationRequest.SerializeToString,
             herald_dot_identity_dot_v1_dot_accounts__pb2.Organization.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetOrganization(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.AccountService/GetOrganization',
+            herald_dot_identity_dot_v1_dot_accounts__pb2.GetOrganizationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.OrganizationSettings.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateOrganization(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.AccountService/UpdateOrganization',
+            herald_dot_identity_dot_v1_dot_accounts__pb2.UpdateOrganizationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.OrganizationSettings.FromString,
             options,
             channel_credentials,
             insecure,

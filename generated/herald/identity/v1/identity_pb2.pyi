@@ -49,7 +49,7 @@ class CheckAccessResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class Principal(_message.Message):
-    __slots__ = ("user_id", "organization_id", "organization", "credential_kind", "credential_id", "scopes", "plan", "email")
+    __slots__ = ("user_id", "organization_id", "organization", "credential_kind", "credential_id", "scopes", "plan", "email", "time_zone")
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
     ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
@@ -58,6 +58,7 @@ class Principal(_message.Message):
     SCOPES_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
+    TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
     user_id: str
     organization_id: str
     organization: str
@@ -66,7 +67,8 @@ class Principal(_message.Message):
     scopes: _containers.RepeatedScalarFieldContainer[str]
     plan: Plan
     email: str
-    def __init__(self, user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., organization: _Optional[str] = ..., credential_kind: _Optional[_Union[CredentialKind, str]] = ..., credential_id: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., plan: _Optional[_Union[Plan, str]] = ..., email: _Optional[str] = ...) -> None: ...
+    time_zone: str
+    def __init__(self, user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., organization: _Optional[str] = ..., credential_kind: _Optional[_Union[CredentialKind, str]] = ..., credential_id: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., plan: _Optional[_Union[Plan, str]] = ..., email: _Optional[str] = ..., time_zone: _Optional[str] = ...) -> None: ...
 
 class ListApiKeysRequest(_message.Message):
     __slots__ = ("page_size", "page_token")
