@@ -366,6 +366,11 @@ class ListPostsRequest(Request):
     scheduled_before: Annotated[
         DateTime | None, InQuery(), Field(description="Only posts scheduled before this time (exclusive).")
     ] = None
+    group_id: Annotated[
+        str | None,
+        InQuery(),
+        Field(min_length=1, description="Only the posts of this post group (the posts one creating request made)."),
+    ] = None
     page_size: _page_size(rpc_path(posts_pb2, "PostService", "ListPosts")) = 0  # type: ignore[valid-type]
     page_token: PageToken = None
 
@@ -376,6 +381,7 @@ class ListPostsRequest(Request):
             connector=self.connector or "",
             scheduled_after=self.scheduled_after or "",
             scheduled_before=self.scheduled_before or "",
+            group_id=self.group_id or "",
             page_size=self.page_size,
             page_token=self.page_token or "",
         )
@@ -470,6 +476,41 @@ class SchedulePostRequest(Request):
         if self.schedule_at is not None:
             message.schedule_at = self.schedule_at
         return message
+
+
+GroupId = Annotated[
+    str, InPath(), Field(min_length=1, description="The post group's id (`grp_…`), the `group_id` of its posts.")
+]
+
+
+class GetPostGroupRequest(Request):
+    group_id: GroupId
+
+    def to_proto(self) -> posts_pb2.GetPostGroupRequest:
+        return posts_pb2.GetPostGroupRequest(group_id=self.group_id)
+
+
+class ReschedulePostGroupRequest(Request):
+    """Moves every post of the group that is not canceled, all or nothing."""
+
+    group_id: GroupId
+    schedule_at: Annotated[
+        DateTime,
+        Field(
+            description="ISO 8601 with an offset, checked for each post as PATCH checks it: at most 60 s in the "
+            "past and 366 days ahead (a draft takes any time and stays a draft)."
+        ),
+    ]
+
+    def to_proto(self) -> posts_pb2.ReschedulePostGroupRequest:
+        return posts_pb2.ReschedulePostGroupRequest(group_id=self.group_id, schedule_at=self.schedule_at)
+
+
+class CancelPostGroupRequest(Request):
+    group_id: GroupId
+
+    def to_proto(self) -> posts_pb2.CancelPostGroupRequest:
+        return posts_pb2.CancelPostGroupRequest(group_id=self.group_id)
 
 
 def _mime_types(catalog: Catalog) -> Any:  # a FieldInfo

@@ -138,6 +138,14 @@ class Post(Response):
     (docs/posts.md)."""
 
     id: Annotated[str, _id("pst")]
+    group_id: Annotated[
+        str,
+        _id(
+            "grp",
+            "Its post group: the same for every post one creating request made, never a post's id "
+            "(GET /v1/post-groups/{group_id}).",
+        ),
+    ]
     profile: str = Field(description="Slug of the profile it was created for.")
     connector: Connector
     content: str
@@ -151,7 +159,10 @@ class Post(Response):
     failure_detail: str | None = Field(description="Herald's explanation of failure_reason, when it has one.")
     platform_error: str | None = Field(description="The platform's own message.")
     platform_post_id: str | None
-    url: str | None = Field(description="The published post's URL.")
+    url: str | None = Field(
+        description="The published post's URL: the platform's page of it, or in sandbox mode (nothing is on the "
+        "platform) Herald's page of the post, at its outbox entry."
+    )
     published_at: UtcTimestamp | None
     attempts: int = Field(ge=0)
     updated_at: UtcTimestamp
@@ -169,6 +180,7 @@ class Post(Response):
         comment = p.first_comment if p.HasField("first_comment") else None
         return dict(
             id=p.id,
+            group_id=p.group_id,
             profile=p.profile,
             connector=p.connector,
             content=p.content,
@@ -395,6 +407,19 @@ class CreatedPosts(Response):
     @classmethod
     def from_proto(cls, r: posts_pb2.CreatePostsResponse) -> dict[str, Any]:
         return dict(posts=[Post.from_proto(p) for p in r.posts], notices=notices_of(r.notices))
+
+
+class PostGroup(Response):
+    """A post group: the posts one creating request made (one per profile), canceled ones too, in
+    creation order (docs/posts.md, "Post groups")."""
+
+    id: Annotated[str, _id("grp")]
+    created_at: UtcTimestamp = Field(description="When its posts were accepted.")
+    posts: list[Post]
+
+    @classmethod
+    def from_proto(cls, g: posts_pb2.PostGroup) -> dict[str, Any]:
+        return dict(id=g.id, created_at=timestamp(g.create_time), posts=[Post.from_proto(p) for p in g.posts])
 
 
 class OutboxEntries(Response):

@@ -56,6 +56,7 @@ CONNECTED = profiles_pb2.Profile(
 )
 POST = posts_pb2.Post(
     id="pst_1",
+    group_id="grp_1",
     profile="acme-x",
     connector="x",
     content="hi",
@@ -322,6 +323,7 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
     ),
     (rs.PostList, posts_pb2.ListPostsResponse(posts=[POST, PUBLISHED], next_page_token="n")),
     (rs.CreatedPosts, posts_pb2.CreatePostsResponse(posts=[POST])),
+    (rs.PostGroup, posts_pb2.PostGroup(id="grp_1", create_time=NOW, posts=[POST, DRAFT])),
     (rs.OutboxEntries, posts_pb2.ListOutboxEntriesResponse(entries=[OUTBOX])),
     (rs.Media, MEDIA),
     (rs.Media, CONFIRMED),

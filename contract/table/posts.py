@@ -74,7 +74,8 @@ ROWS = (
             title="List posts",
             description="List the organization's posts, newest first, optionally only those of one profile "
             "(its slug, the handle list_profiles shows), one platform (`connector`), one status (draft, scheduled, "
-            "queued, publishing, published, partially_published, failed, canceled) or a schedule window. A failed post says why in "
+            "queued, publishing, published, partially_published, failed, canceled), a schedule window or one post "
+            "group (`group_id`: the posts one create_post call made). A failed post says why in "
             "failure_reason. Paged: pass next_page_token back as page_token.",
             read_only=True,
             idempotent=True,
@@ -193,5 +194,80 @@ ROWS = (
         request=rq.ListOutboxRequest,
         responses={200: rs.OutboxEntries},
         errors=("NOT_FOUND",),
+    ),
+    Operation(
+        id="getPostGroup",
+        method="GET",
+        path="/v1/post-groups/{group_id}",
+        summary="A post group: the posts one creating request made",
+        tag="posts",
+        rpc=rpc_path(posts_pb2, "PostService", "GetPostGroup"),
+        request=rq.GetPostGroupRequest,
+        responses={200: rs.PostGroup},
+        errors=("NOT_FOUND",),
+        description="Every post of the group (one per profile the request named), canceled ones too, in creation "
+        "order. Each post carries its `group_id`.",
+        tool=Tool(
+            name="get_post_group",
+            title="Get a post group",
+            description="Read a post group: every post one create_post call made (one per profile), by the "
+            "group_id each of those posts carries. Answers {id, created_at, posts}, each post with its status "
+            "(draft, scheduled, queued, publishing, published, partially_published, failed, canceled), schedule, "
+            "published URL or failure_reason: follow a post to several destinations as one.",
+            read_only=True,
+            idempotent=True,
+        ),
+    ),
+    Operation(
+        id="reschedulePostGroup",
+        method="POST",
+        path="/v1/post-groups/{group_id}/reschedule",
+        summary="Move every post of a group to a new time, all or nothing",
+        tag="posts",
+        rpc=rpc_path(posts_pb2, "PostService", "ReschedulePostGroup"),
+        request=rq.ReschedulePostGroupRequest,
+        responses={200: rs.PostGroup},
+        errors=("NOT_FOUND", "INVALID_POST_STATE"),
+        description="One transaction: each post that is not canceled is moved as PATCH `{schedule_at}` moves it "
+        "(its rules, its time slot, a `post.updated` event each); drafts stay drafts. If any post refuses (one "
+        "publishing or done: INVALID_POST_STATE; a time in the past: VALIDATION_ERROR), nothing changes and the "
+        "error names it. A group whose every post is canceled is INVALID_POST_STATE. Answers the group.",
+        tool=Tool(
+            name="reschedule_post_group",
+            title="Reschedule a post group",
+            description="Move every post of a group (the posts one create_post call made; group_id is on each "
+            "of them) to a new schedule_at in one step, all or nothing: each post is checked as update_post "
+            "checks it, and if one cannot move (it is publishing or already out: INVALID_POST_STATE; the time is "
+            "in the past: VALIDATION_ERROR) nothing changes and the error names that post. Canceled posts are "
+            "left out; drafts keep being drafts with the new time. Returns the group with its posts.",
+            destructive=True,
+            idempotent=True,
+        ),
+    ),
+    Operation(
+        id="cancelPostGroup",
+        method="POST",
+        path="/v1/post-groups/{group_id}/cancel",
+        summary="Cancel every post of a group, all or nothing",
+        tag="posts",
+        rpc=rpc_path(posts_pb2, "PostService", "CancelPostGroup"),
+        request=rq.CancelPostGroupRequest,
+        responses={200: rs.PostGroup},
+        errors=("NOT_FOUND", "INVALID_POST_STATE"),
+        description="One transaction: each post that is not canceled yet is canceled as DELETE cancels it "
+        "(refunds, freed time slots, a `post.canceled` event each). If any post is publishing or done, nothing "
+        "changes (INVALID_POST_STATE naming it). A group already all canceled is answered as it is. Answers the "
+        "group.",
+        tool=Tool(
+            name="cancel_post_group",
+            title="Cancel a post group",
+            description="Cancel every post of a group (the posts one create_post call made; group_id is on each "
+            "of them) so none of them goes out, all or nothing: if one is already publishing or out, nothing is "
+            "canceled and the error (INVALID_POST_STATE) names that post. Posts canceled before are left as they "
+            "are, and canceling a group again answers it unchanged. Returns the group with its posts, now "
+            "`canceled`.",
+            destructive=True,
+            idempotent=True,
+        ),
     ),
 )

@@ -187,6 +187,7 @@ def _place(
 def _record(row: dict, version: Version, now: datetime) -> PostRecord:
     return PostRecord(
         id=row["id"],
+        group_id=row["group_id"],
         profile_id=row["profile_id"],
         profile=row["profile_slug"],
         connector=row["connector"],

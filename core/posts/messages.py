@@ -37,6 +37,7 @@ def _part(part: PartRecord) -> posts_pb2.PostPart:
 def post_message(record: PostRecord) -> posts_pb2.Post:
     message = posts_pb2.Post(
         id=record.id,
+        group_id=record.group_id,
         profile=record.profile,
         connector=record.connector,
         content=record.content,
@@ -64,6 +65,15 @@ def post_message(record: PostRecord) -> posts_pb2.Post:
     if (comment := record.first_comment) is not None:
         message.first_comment.CopyFrom(_part(comment))
     return message
+
+
+def group_message(records: list[PostRecord]) -> posts_pb2.PostGroup:
+    """A post group (core/posts/groups.py): its posts, in creation order."""
+    return posts_pb2.PostGroup(
+        id=records[0].group_id,
+        create_time=timestamp(min(r.created_at for r in records)),
+        posts=[post_message(r) for r in records],
+    )
 
 
 _TIKTOK_FIELDS = tuple(f.name for f in fields(TikTokOptions))

@@ -31,6 +31,7 @@ FAILURE_REASONS = (
 @dataclass(frozen=True, slots=True)
 class PostRecord:
     id: str
+    group_id: str  # the creating request's post group (docs/posts.md "Post groups")
     profile_id: str
     profile: str
     connector: str
@@ -64,6 +65,7 @@ class PostRecord:
 
 POST_COLUMNS = (
     posts.c.id,
+    posts.c.group_id,
     posts.c.profile_id,
     posts.c.profile_slug,
     posts.c.connector,
@@ -107,6 +109,7 @@ async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
     return [
         PostRecord(
             id=r.id,
+            group_id=r.group_id,
             profile_id=r.profile_id,
             profile=r.profile_slug,
             connector=r.connector,

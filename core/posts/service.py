@@ -59,6 +59,7 @@ class ListFilter:
     connector: str = ""
     scheduled_after: str = ""
     scheduled_before: str = ""
+    group_id: str = ""
 
 
 async def list_posts(
@@ -79,6 +80,8 @@ async def list_posts(
         stmt = stmt.where(posts.c.schedule_at >= parse_datetime(filters.scheduled_after, "scheduled_after"))
     if filters.scheduled_before:
         stmt = stmt.where(posts.c.schedule_at < parse_datetime(filters.scheduled_before, "scheduled_before"))
+    if filters.group_id:
+        stmt = stmt.where(posts.c.group_id == filters.group_id)
     if page.after:
         stmt = stmt.where(posts.c.id < page.after)
     found = await load(conn, stmt.order_by(posts.c.id.desc()).limit(page.size + 1))

@@ -8,10 +8,10 @@ import grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.pagination import page_request
-from core.posts import dry_run, outbox, preview, recent, service
+from core.posts import dry_run, groups, outbox, preview, recent, service
 from core.posts.create import create_posts
 from core.posts.idempotency import request_hash
-from core.posts.messages import post_message, tiktok_options
+from core.posts.messages import group_message, post_message, tiktok_options
 from core.posts.notices import Notice
 from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
@@ -31,6 +31,10 @@ POLICIES = {
     "RetryPost": MethodPolicy(scopes=_WRITE, writes=True),
     "SchedulePost": MethodPolicy(scopes=_WRITE, writes=True),
     "ListOutboxEntries": MethodPolicy(scopes=_READ),
+    # A post group: as the single-post actions its actions repeat (docs/posts.md, "Post groups").
+    "GetPostGroup": MethodPolicy(scopes=_READ),
+    "ReschedulePostGroup": MethodPolicy(scopes=_WRITE, writes=True),
+    "CancelPostGroup": MethodPolicy(scopes=_WRITE, writes=True),
     # A dry run of CreatePosts: it creates nothing, so reading posts is enough.
     "ValidatePosts": MethodPolicy(scopes=_READ),
     "PreviewPosts": MethodPolicy(scopes=_READ),
@@ -110,6 +114,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             connector=request.connector,
             scheduled_after=request.scheduled_after,
             scheduled_before=request.scheduled_before,
+            group_id=request.group_id,
         )
         records, token = await service.list_posts(call.conn, call.principal.org_id, filters, page)
         return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
@@ -168,6 +173,35 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
     async def RetryPost(self, request: posts_pb2.RetryPostRequest, context: grpc.aio.ServicerContext) -> posts_pb2.Post:
         call = current_call()
         return post_message(await service.retry_post(call.conn, call.principal.org_id, request.post_id, call.now))
+
+    async def GetPostGroup(
+        self, request: posts_pb2.GetPostGroupRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.PostGroup:
+        call = current_call()
+        return group_message(await groups.get_group(call.conn, call.principal.org_id, request.group_id))
+
+    async def ReschedulePostGroup(
+        self, request: posts_pb2.ReschedulePostGroupRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.PostGroup:
+        call = current_call()
+        records = await groups.reschedule_group(
+            call.conn,
+            call.principal.org_id,
+            request.group_id,
+            request.schedule_at,
+            call.now,
+            live=call.settings.publish_mode == "live",
+        )
+        return group_message(records)
+
+    async def CancelPostGroup(
+        self, request: posts_pb2.CancelPostGroupRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.PostGroup:
+        call = current_call()
+        records, balance = await groups.cancel_group(call.conn, call.principal.org_id, request.group_id, call.now)
+        if balance is not None:
+            call.credits_remaining = balance  # X-Credits-Remaining says what the refunds left
+        return group_message(records)
 
     async def ValidatePosts(
         self, request: posts_pb2.ValidatePostsRequest, context: grpc.aio.ServicerContext

@@ -33,6 +33,9 @@ TOOLS = [
     "cancel_post",
     "retry_post",
     "schedule_post",
+    "get_post_group",
+    "reschedule_post_group",
+    "cancel_post_group",
     "create_media",
     "confirm_media",
     "list_media",
@@ -56,6 +59,8 @@ WRITE_TOOLS = {
     "update_post": ("posts:write", {"post_id": "pst_x", "content": "hi"}),
     "cancel_post": ("posts:write", {"post_id": "pst_x"}),
     "retry_post": ("posts:write", {"post_id": "pst_x"}),
+    "reschedule_post_group": ("posts:write", {"group_id": "grp_x", "schedule_at": "2030-01-01T00:00:00Z"}),
+    "cancel_post_group": ("posts:write", {"group_id": "grp_x"}),
     "create_media": ("media:write", {"filename": "a.png", "mime_type": "image/png", "size_bytes": 10}),
     "confirm_media": ("media:write", {"media_id": "med_x"}),
 }
@@ -126,6 +131,8 @@ async def test_tools_list_shows_every_tool_with_schemas_and_annotations(agent) -
     by_name = {t["name"]: t for t in first}
     assert by_name["list_posts"]["annotations"]["readOnlyHint"] is True
     assert by_name["cancel_post"]["annotations"]["destructiveHint"] is True
+    assert by_name["get_post_group"]["annotations"]["readOnlyHint"] is True
+    assert by_name["cancel_post_group"]["annotations"]["destructiveHint"] is True
     assert by_name["create_post"]["annotations"]["openWorldHint"] is True
     create = by_name["create_post"]["inputSchema"]
     assert create["required"] == ["content", "profiles"]
@@ -197,6 +204,30 @@ async def test_a_profile_without_an_account_says_sandbox_over_rest_and_mcp(agent
     assert (one["connection"]["status"], one["connection"]["platform_account_id"]) == ("sandbox", None)
 
 
+async def test_the_post_group_tools(agent, orgs) -> None:
+    """A post group (docs/posts.md, "Post groups"): the posts one create_post call made, read,
+    rescheduled and canceled as one; the same rules as /v1 (tests/facades/test_post_groups.py)."""
+    await orgs.profile(agent.org, "acme-masto", "mastodon")
+    when = datetime.now(UTC) + timedelta(days=1)
+    created = await agent.ok(
+        "create_post", {"content": "Hi", "profiles": ["acme-x", "acme-masto"], "schedule_at": when.isoformat()}
+    )
+    group_id = created["posts"][0]["group_id"]
+    assert [p["group_id"] for p in created["posts"]] == [group_id] * 2
+    assert [p["id"] for p in (await agent.ok("list_posts", {"group_id": group_id}))["posts"]] == [
+        p["id"] for p in reversed(created["posts"])
+    ]
+    assert (await agent.ok("get_post_group", {"group_id": group_id}))["posts"] == created["posts"]
+    later = (when + timedelta(days=1)).replace(microsecond=0)
+    moved = await agent.ok("reschedule_post_group", {"group_id": group_id, "schedule_at": later.isoformat()})
+    assert {datetime.fromisoformat(p["schedule_at"].replace("Z", "+00:00")) for p in moved["posts"]} == {later}
+    canceled = await agent.ok("cancel_post_group", {"group_id": group_id})
+    assert [p["status"] for p in canceled["posts"]] == ["canceled"] * 2
+    refused = await agent.fails("reschedule_post_group", {"group_id": group_id, "schedule_at": later.isoformat()})
+    assert (refused["code"], refused["retryable"]) == ("INVALID_POST_STATE", False)
+    assert (await agent.fails("get_post_group", {"group_id": created["posts"][0]["id"]}))["code"] == "NOT_FOUND"
+
+
 async def test_retry_post_requeues_a_failed_post(agent, engine) -> None:
     from sqlalchemy import update
 
@@ -233,6 +264,10 @@ async def test_retry_post_requeues_a_failed_post(agent, engine) -> None:
         ("update_post", {"post_id": "pst_x", "content": None}, "content"),
         ("cancel_post", {"id": "pst_x"}, "post_id"),
         ("retry_post", {"post_id": ""}, "post_id"),
+        ("list_posts", {"group_id": ""}, "group_id"),
+        ("get_post_group", {}, "group_id"),
+        ("reschedule_post_group", {"group_id": "grp_x"}, "schedule_at"),
+        ("cancel_post_group", {"post_id": "pst_x"}, "group_id"),
         ("create_media", {"filename": "a.png", "mime_type": "image/png", "size_bytes": "10"}, "size_bytes"),
         ("create_media", {"filename": "a.png", "mime_type": "image/png", "size_bytes": 0}, "size_bytes"),
         (

@@ -114,7 +114,7 @@ class PostPart(_message.Message):
     def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ...) -> None: ...
 
 class Post(_message.Message):
-    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment", "language", "tiktok")
+    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment", "language", "tiktok", "group_id")
     ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -137,6 +137,7 @@ class Post(_message.Message):
     FIRST_COMMENT_FIELD_NUMBER: _ClassVar[int]
     LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     TIKTOK_FIELD_NUMBER: _ClassVar[int]
+    GROUP_ID_FIELD_NUMBER: _ClassVar[int]
     id: str
     profile: str
     connector: str
@@ -159,7 +160,8 @@ class Post(_message.Message):
     first_comment: PostPart
     language: str
     tiktok: TikTokOptions
-    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ...) -> None: ...
+    group_id: str
+    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ..., group_id: _Optional[str] = ...) -> None: ...
 
 class CreatePostsRequest(_message.Message):
     __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id", "thread", "first_comment", "customizations", "draft", "next_slot", "language", "tiktok")
@@ -216,7 +218,7 @@ class CreatePostsResponse(_message.Message):
     def __init__(self, posts: _Optional[_Iterable[_Union[Post, _Mapping]]] = ..., notices: _Optional[_Iterable[_Union[Notice, _Mapping]]] = ...) -> None: ...
 
 class ListPostsRequest(_message.Message):
-    __slots__ = ("status", "profile", "connector", "scheduled_after", "scheduled_before", "page_size", "page_token")
+    __slots__ = ("status", "profile", "connector", "scheduled_after", "scheduled_before", "page_size", "page_token", "group_id")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -224,6 +226,7 @@ class ListPostsRequest(_message.Message):
     SCHEDULED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    GROUP_ID_FIELD_NUMBER: _ClassVar[int]
     status: str
     profile: str
     connector: str
@@ -231,7 +234,8 @@ class ListPostsRequest(_message.Message):
     scheduled_before: str
     page_size: int
     page_token: str
-    def __init__(self, status: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., scheduled_after: _Optional[str] = ..., scheduled_before: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    group_id: str
+    def __init__(self, status: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., scheduled_after: _Optional[str] = ..., scheduled_before: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., group_id: _Optional[str] = ...) -> None: ...
 
 class ListPostsResponse(_message.Message):
     __slots__ = ("posts", "next_page_token")
@@ -290,6 +294,36 @@ class RetryPostRequest(_message.Message):
     POST_ID_FIELD_NUMBER: _ClassVar[int]
     post_id: str
     def __init__(self, post_id: _Optional[str] = ...) -> None: ...
+
+class GetPostGroupRequest(_message.Message):
+    __slots__ = ("group_id",)
+    GROUP_ID_FIELD_NUMBER: _ClassVar[int]
+    group_id: str
+    def __init__(self, group_id: _Optional[str] = ...) -> None: ...
+
+class ReschedulePostGroupRequest(_message.Message):
+    __slots__ = ("group_id", "schedule_at")
+    GROUP_ID_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
+    group_id: str
+    schedule_at: str
+    def __init__(self, group_id: _Optional[str] = ..., schedule_at: _Optional[str] = ...) -> None: ...
+
+class CancelPostGroupRequest(_message.Message):
+    __slots__ = ("group_id",)
+    GROUP_ID_FIELD_NUMBER: _ClassVar[int]
+    group_id: str
+    def __init__(self, group_id: _Optional[str] = ...) -> None: ...
+
+class PostGroup(_message.Message):
+    __slots__ = ("id", "create_time", "posts")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    POSTS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    create_time: _timestamp_pb2.Timestamp
+    posts: _containers.RepeatedCompositeFieldContainer[Post]
+    def __init__(self, id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., posts: _Optional[_Iterable[_Union[Post, _Mapping]]] = ...) -> None: ...
 
 class ListOutboxEntriesRequest(_message.Message):
     __slots__ = ("post_id",)

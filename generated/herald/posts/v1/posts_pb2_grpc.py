@@ -93,6 +93,21 @@ class PostServiceStub:
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesRequest.SerializeToString,
                 response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesResponse.FromString,
                 _registered_method=True)
+        self.GetPostGroup = channel.unary_unary(
+                '/herald.posts.v1.PostService/GetPostGroup',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.GetPostGroupRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+                _registered_method=True)
+        self.ReschedulePostGroup = channel.unary_unary(
+                '/herald.posts.v1.PostService/ReschedulePostGroup',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ReschedulePostGroupRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+                _registered_method=True)
+        self.CancelPostGroup = channel.unary_unary(
+                '/herald.posts.v1.PostService/CancelPostGroup',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+                _registered_method=True)
 
 
 class PostServiceServicer:
@@ -214,6 +229,39 @@ class PostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetPostGroup(self, request, context):
+        """Returns a post group: the posts one CreatePosts request made, in creation
+        order. Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND (no such
+        group in the caller's organization).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReschedulePostGroup(self, request, context):
+        """Moves every post of a group to schedule_at in one transaction, all or
+        nothing: each post is changed as UpdatePost changes its schedule_at (its
+        rules, its slot, its held credits, its post.updated event). Canceled posts
+        are left out; drafts stay drafts.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND, VALIDATION_ERROR
+        (schedule_at), INVALID_POST_STATE (a post publishing or done, or every
+        post canceled), naming the post that refused.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelPostGroup(self, request, context):
+        """Cancels every post of a group in one transaction, all or nothing, each as
+        CancelPost cancels it (refunds, slots, post.canceled events). Posts
+        already canceled are left out; a group all canceled is answered as it is.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND,
+        INVALID_POST_STATE (a post publishing or done), naming the post.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PostServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -271,6 +319,21 @@ def add_PostServiceServicer_to_server(servicer, server):
                     servicer.ListOutboxEntries,
                     request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesRequest.FromString,
                     response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesResponse.SerializeToString,
+            ),
+            'GetPostGroup': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPostGroup,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.GetPostGroupRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.SerializeToString,
+            ),
+            'ReschedulePostGroup': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReschedulePostGroup,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ReschedulePostGroupRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.SerializeToString,
+            ),
+            'CancelPostGroup': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelPostGroup,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -574,6 +637,87 @@ class PostService:
             '/herald.posts.v1.PostService/ListOutboxEntries',
             herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesRequest.SerializeToString,
             herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPostGroup(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/GetPostGroup',
+            herald_dot_posts_dot_v1_dot_posts__pb2.GetPostGroupRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReschedulePostGroup(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/ReschedulePostGroup',
+            herald_dot_posts_dot_v1_dot_posts__pb2.ReschedulePostGroupRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelPostGroup(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/CancelPostGroup',
+            herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
             options,
             channel_credentials,
             insecure,
