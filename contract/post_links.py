@@ -9,8 +9,7 @@ its anchor.
 
 from __future__ import annotations
 
-# The parts of a post, as the outbox names them (OutboxEntry.part).
-PARTS = ("post", "thread", "first_comment")
+from urllib.parse import urlsplit
 
 
 def post_page_path(post_id: str) -> str:
@@ -32,3 +31,13 @@ def outbox_anchor(part: str, position: int = 0) -> str:
 def sandbox_url(base_url: str, post_id: str, part: str = "post", position: int = 0) -> str:
     """The `url` of a sandbox delivery: `{base_url}/dashboard/posts/{post_id}#outbox-…`."""
     return f"{base_url.rstrip('/')}{post_page_path(post_id)}#{outbox_anchor(part, position)}"
+
+
+def sandbox_anchor(url: str, post_id: str) -> str | None:
+    """The anchor a sandbox delivery's `url` names on the post's page, or None when `url` is
+    not that page (a live delivery's platform URL). The base URL is not compared: a page links
+    to its own entries by path, whatever host the browser reached Herald by."""
+    parts = urlsplit(url)
+    if parts.path != post_page_path(post_id) or not parts.fragment.startswith("outbox-"):
+        return None
+    return parts.fragment

@@ -64,6 +64,8 @@ NOTICES = {
     "webhook-disabled": "The endpoint is off: no events are delivered to it until it is turned on.",
     "webhook-deleted": "The endpoint is deleted.",
     "webhook-replayed": "The event is sent again (the same webhook-id).",
+    "post-canceled": "The post is canceled: it will not be published, and what it held is refunded.",
+    "post-retried": "The post is back in the queue: it is published again shortly.",
     "settings-saved": "The settings are saved. Times are shown in the organization's time zone.",
 }
 

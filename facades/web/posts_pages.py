@@ -7,6 +7,7 @@ from herald.posts.v1 import posts_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
+from contract.post_links import post_page_path, sandbox_anchor
 from facades.errors import ApiError
 from facades.web.pages import Route, dashboard_page, page_token, pager, signed_in, when
 from facades.web.session import Viewer
@@ -30,14 +31,21 @@ def _row(post: posts_pb2.Post, zone: str) -> dict[str, object]:
         "status": _status(post),
         "scheduled": when(post.schedule_time, zone, ""),
         "published": when(post.publish_time, zone, ""),
-        # Only the platform's own https links are shown as links.
-        "url": post.platform_url if post.platform_url.startswith("https://") else "",
+        "url": _outcome_link(post),
         "platform_post_id": post.platform_post_id,
         "failure": post.failure_reason,
         "failure_detail": post.failure_detail or post.platform_error,
         "attempts": post.attempts,
         "parts": _parts(post),
     }
+
+
+def _outcome_link(post: posts_pb2.Post) -> str:
+    """Where the post is: the platform's own https page, or for a sandbox delivery its entry on
+    the post's page here (docs/posts.md, "Sandbox links"); "" when neither."""
+    if (anchor := sandbox_anchor(post.platform_url, post.id)) is not None:
+        return f"{post_page_path(post.id)}#{anchor}"
+    return post.platform_url if post.platform_url.startswith("https://") else ""
 
 
 def _parts(post: posts_pb2.Post) -> str:

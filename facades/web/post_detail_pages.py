@@ -1,0 +1,226 @@
+"""One post in the dashboard (docs/dashboard.md, "Post detail"): what it says and where it goes,
+its media, each part's delivery (thread items, first comment), why it failed, its outbox
+entries (the requests the platform received, or in the sandbox would have), and the actions
+"Cancel post" and "Retry". A sandbox delivery's `url` is this page, at the part's outbox entry
+(contract/post_links.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+from herald.media.v1 import media_pb2
+from herald.posts.v1 import posts_pb2
+from sanic import Request
+from sanic.response import HTTPResponse
+
+from contract.post_links import outbox_anchor, post_page_path, sandbox_anchor
+from facades.errors import ApiError
+from facades.web.pages import Route, dashboard_page, see_other, signed_in, when
+from facades.web.session import Viewer
+
+# What an id of a post looks like (core/ids.py: a prefix and a base32 body). Anything else is
+# a post no organization has: the 404 page, without asking the core.
+POST_ID = re.compile(r"pst_[0-9a-z]{1,64}")
+# Media looked up for the page at most (a post, its thread items and its first comment).
+MEDIA_SHOWN = 50
+CANCELABLE = ("draft", "scheduled", "queued")
+RETRYABLE = ("failed",)
+# Refusals of the actions shown on the page, the post as it is under them; anything else
+# (NOT_FOUND: another organization's post) is a failure page.
+_SHOWN = ("INVALID_POST_STATE", "SUBSCRIPTION_REQUIRED", "INSUFFICIENT_CREDITS", "VALIDATION_ERROR")
+PART_NAMES = {"post": "Post", "thread": "Thread item", "first_comment": "First comment"}
+
+
+def _status(post: posts_pb2.Post) -> str:
+    return posts_pb2.PostStatus.Name(post.status).removeprefix("POST_STATUS_").lower()
+
+
+def _checked(post_id: str) -> str:
+    if not POST_ID.fullmatch(post_id):
+        raise ApiError("NOT_FOUND", "no such post in this organization")
+    return post_id
+
+
+def _link(post_id: str, url: str) -> dict[str, str] | None:
+    """How the page links to where a delivery is: this page's own outbox entry for a sandbox
+    delivery (an anchor), the platform's https page for a live one, nothing otherwise."""
+    if (anchor := sandbox_anchor(url, post_id)) is not None:
+        return {"href": f"#{anchor}", "text": "its outbox entry (sandbox)", "external": ""}
+    if url.startswith("https://"):
+        return {"href": url, "text": url, "external": "true"}
+    return None
+
+
+def _part(post_id: str, part: posts_pb2.PostPart) -> dict[str, Any]:
+    return {
+        "content": part.content,
+        "media_ids": list(part.media_ids),
+        "status": part.status,
+        "platform_post_id": part.platform_post_id,
+        "link": _link(post_id, part.platform_url),
+    }
+
+
+def _cancel(status: str) -> dict[str, str]:
+    """The "Cancel post" button: enabled, or disabled with the reason."""
+    if status in CANCELABLE:
+        return {"enabled": "true", "why": ""}
+    return {"enabled": "", "why": f"Only drafts, scheduled and queued posts can be canceled: this post is {status}."}
+
+
+def _retry(status: str) -> dict[str, str]:
+    """The "Retry" button: enabled for a failed post, else disabled with the reason."""
+    if status in RETRYABLE:
+        return {"enabled": "true", "why": ""}
+    return {"enabled": "", "why": f"Only failed posts can be retried: this post is {status}."}
+
+
+def _entries(entries: list[posts_pb2.OutboxEntry], zone: str) -> list[dict[str, Any]]:
+    """The outbox entries, oldest first; the newest entry of each part carries the part's anchor
+    (the one its `url` names)."""
+    shown = []
+    for e in entries:
+        try:
+            requests = json.loads(e.requests_json or "[]")
+        except ValueError:
+            requests = e.requests_json
+        shown.append(
+            {
+                "id": e.id,
+                "part": e.part,
+                "name": PART_NAMES.get(e.part, e.part) + (f" {e.position + 1}" if e.part == "thread" else ""),
+                "position": e.position,
+                "mode": e.mode,
+                "created": when(e.create_time, zone, ""),
+                "platform_post_id": e.platform_post_id,
+                "requests": json.dumps(requests, indent=2, ensure_ascii=False),
+                "request_count": len(requests) if isinstance(requests, list) else 0,
+                "anchor": "",
+            }
+        )
+    seen = set()
+    for entry in reversed(shown):
+        anchor = outbox_anchor(entry["part"], entry["position"])
+        if anchor not in seen:
+            seen.add(anchor)
+            entry["anchor"] = anchor
+    return shown
+
+
+async def _media(request: Request, viewer: Viewer, media_ids: list[str]) -> dict[str, dict[str, str]]:
+    """The library's record of each media id (type and name); a media deleted since is shown by
+    its id alone."""
+    core = request.app.ctx.core
+
+    async def one(media_id: str) -> dict[str, str]:
+        try:
+            found = await core.call(
+                core.media.GetMedia, media_pb2.GetMediaRequest(media_id=media_id), authorization=viewer.authorization
+            )
+        except ApiError as error:
+            if error.code != "NOT_FOUND":
+                raise
+            return {"id": media_id, "type": "", "name": "", "missing": "true"}
+        m = found.response
+        return {"id": media_id, "type": m.type, "name": m.name, "missing": ""}
+
+    wanted = list(dict.fromkeys(media_ids))[:MEDIA_SHOWN]
+    return {m["id"]: m for m in await asyncio.gather(*(one(i) for i in wanted))}
+
+
+async def post_page(
+    request: Request, viewer: Viewer, post_id: str, *, status: int = 200, failure: ApiError | None = None
+) -> HTTPResponse:
+    """The post, its parts and its outbox (and, after a refused action, why it was refused)."""
+    core = request.app.ctx.core
+    post_id = _checked(post_id)
+    found = await core.call(
+        core.posts.GetPost, posts_pb2.GetPostRequest(post_id=post_id), authorization=viewer.authorization
+    )
+    post = found.response
+    outbox = await core.call(
+        core.posts.ListOutboxEntries,
+        posts_pb2.ListOutboxEntriesRequest(post_id=post_id),
+        authorization=viewer.authorization,
+    )
+    thread = [_part(post.id, t) for t in post.thread]
+    comment = _part(post.id, post.first_comment) if post.HasField("first_comment") else None
+    every_media = [*post.media_ids, *(m for t in thread for m in t["media_ids"])]
+    every_media += comment["media_ids"] if comment else []
+    state, zone = _status(post), viewer.time_zone
+    return await dashboard_page(
+        request,
+        viewer,
+        "post.html",
+        "posts",
+        status=status,
+        failure={"code": failure.code, "message": failure.message} if failure else None,
+        post={
+            "id": post.id,
+            "profile": post.profile,
+            "platform": post.connector,
+            "status": state,
+            "content": post.content,
+            "title": post.title if post.HasField("title") else "",
+            "post_type": post.post_type,
+            "language": post.language if post.HasField("language") else "",
+            "media_ids": list(post.media_ids),
+            "scheduled": when(post.schedule_time, zone, ""),
+            "published": when(post.publish_time, zone, ""),
+            "created": when(post.create_time, zone, ""),
+            "updated": when(post.update_time, zone, ""),
+            "attempts": post.attempts,
+            "failure_reason": post.failure_reason,
+            "failure_detail": post.failure_detail,
+            "platform_error": post.platform_error,
+            "platform_post_id": post.platform_post_id,
+            "link": _link(post.id, post.platform_url),
+        },
+        thread=thread,
+        comment=comment,
+        media=await _media(request, viewer, every_media),
+        entries=_entries(list(outbox.response.entries), zone),
+        cancel=_cancel(state),
+        retry=_retry(state),
+    )
+
+
+@signed_in
+async def show_post(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
+    """One post of the organization: content, media, parts, failure, outbox, actions."""
+    return await post_page(request, viewer, post_id)
+
+
+@signed_in
+async def cancel_post(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
+    """Cancels the post (a draft, scheduled or queued one); a refusal is shown on its page."""
+    return await _act(request, viewer, post_id, "CancelPost", "post-canceled")
+
+
+@signed_in
+async def retry_post(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
+    """Puts a failed post back in the queue; a refusal is shown on its page."""
+    return await _act(request, viewer, post_id, "RetryPost", "post-retried")
+
+
+async def _act(request: Request, viewer: Viewer, post_id: str, method: str, notice: str) -> HTTPResponse:
+    core = request.app.ctx.core
+    post_id = _checked(post_id)
+    message = (posts_pb2.CancelPostRequest if method == "CancelPost" else posts_pb2.RetryPostRequest)(post_id=post_id)
+    try:
+        await core.call(getattr(core.posts, method), message, authorization=viewer.authorization)
+    except ApiError as error:
+        if error.code not in _SHOWN:
+            raise
+        return await post_page(request, viewer, post_id, status=error.http_status, failure=error)
+    return see_other(f"{post_page_path(post_id)}?notice={notice}")
+
+
+ROUTES = (
+    Route("GET", "/dashboard/posts/<post_id:str>", show_post),
+    Route("POST", "/dashboard/posts/<post_id:str>/cancel", cancel_post),
+    Route("POST", "/dashboard/posts/<post_id:str>/retry", retry_post),
+)
