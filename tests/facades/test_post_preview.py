@@ -134,3 +134,20 @@ async def test_preview_post_over_mcp_with_its_ui_resource(http, channel, org) ->
     assert not [e.message for e in Draft202012Validator(tool["outputSchema"]).iter_errors(out)]
     assert json.loads(result["content"][0]["text"]) == out
     assert [d["valid"] for d in out["destinations"]] == [False, True]
+
+
+async def test_the_app_inlines_the_dashboards_card_renderer(http, channel, org) -> None:
+    """One renderer for the cards (docs/dashboard.md, "Compose"): the dashboard serves
+    preview_cards.js and .css from /static, and the app's resource carries both inline, whole, so it
+    stays self-contained under its own policy."""
+    session = await sign_in(channel, org.email)
+    token = (await tokens_for(http, session, (await register(http))["client_id"], "posts:read"))["access_token"]
+    read = (await mcp(http, token, "resources/read", {"uri": "ui://herald/post-preview"})).json()["result"]
+    html = read["contents"][0]["text"]
+    for name in ("preview_cards.js", "preview_cards.css"):
+        served = await http.get(f"/static/{name}")
+        assert served.status_code == 200
+        assert served.text.rstrip("\n") in html, name
+    assert "herald:include" not in html
+    assert "<script src" not in html and "<link" not in html
+    assert html.index("const HeraldPreviewCards") < html.index("HeraldPreviewCards;")  # defined before used

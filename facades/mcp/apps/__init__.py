@@ -4,13 +4,16 @@ host renders a tool's result in. Herald has one, the post preview (`preview_post
 
 The HTML is self-contained (its style and script inline, no external load) and declares a
 strict Content-Security-Policy of its own; its `_meta.ui.csp` asks the host for no domains at
-all. It speaks the Apps dialect over postMessage: `ui/initialize`, then it renders the
+all. The preview cards are the dashboard's: `facades/web/static/preview_cards.{js,css}`, the one
+renderer the compose page loads from /static, are inlined where the HTML says
+`// herald:include <file>` or `/* herald:include <file> */` when the resource is read. It speaks the Apps dialect over postMessage: `ui/initialize`, then it renders the
 `ui/notifications/tool-result` the host pushes, and its button calls `create_post` through
 the host's `tools/call` with the arguments of `ui/notifications/tool-input`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -22,6 +25,9 @@ from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 from contract.operations import TOOLS
 
 HERE = Path(__file__).resolve().parent
+# The dashboard's static files, which an app's HTML may inline (the preview cards).
+SHARED = HERE.parent.parent / "web" / "static"
+_INCLUDE = re.compile(r"^(?://|/\*) herald:include ([\w.-]+)(?: \*/)?$", re.MULTILINE)
 # The URI is the operation table's (the tool names it); this module serves it.
 POST_PREVIEW_URI = TOOLS["preview_post"].tool.ui
 # No connect, resource or frame domains: everything the page needs is inline.
@@ -41,9 +47,18 @@ class AppResource:
         return _read(self.file)
 
 
+def _inline(match: re.Match[str]) -> str:
+    text = (SHARED / match.group(1)).read_text(encoding="utf-8").rstrip("\n")
+    # Inlined into <script> or <style>: a closing tag inside would end the element early.
+    if re.search(r"</(script|style)", text, re.IGNORECASE):
+        raise RuntimeError(f"{match.group(1)} cannot be inlined: it contains a closing script or style tag")
+    return text
+
+
 @cache
 def _read(file: str) -> str:
-    return (HERE / file).read_text(encoding="utf-8")
+    """The app's HTML with the shared files it names inlined: one self-contained document."""
+    return _INCLUDE.sub(_inline, (HERE / file).read_text(encoding="utf-8"))
 
 
 RESOURCES = {
