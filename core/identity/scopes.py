@@ -17,7 +17,9 @@ class Scope:
 
 SCOPES: dict[str, Scope] = {
     "posts:write": Scope("create, schedule, update and delete posts", advertised=True),
-    "posts:read": Scope("read posts, their status and your connected profiles", advertised=True),
+    "posts:read": Scope(
+        "read posts, their status, your connected profiles and the organization's settings", advertised=True
+    ),
     "media:write": Scope("upload media and attach it to posts", advertised=True),
     "generate:read": Scope("read brand voice, recent posts and destination limits", advertised=False),
     "generate:write": Scope("run writing tools", advertised=False),
