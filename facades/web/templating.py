@@ -21,11 +21,13 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-def content_security_policy(image_origins: Iterable[str] = ()) -> str:
+def content_security_policy(image_origins: Iterable[str] = (), *, connect_self: bool = False) -> str:
     """The policy, with images also allowed from exactly these origins (the stock picker's
-    previews: each `scheme://host[:port]`, checked by the page that shows them)."""
+    previews: each `scheme://host[:port]`, checked by the page that shows them), and, for a page
+    whose script calls the dashboard's own endpoints (compose), `connect-src 'self'`."""
     extra = "".join(f" {origin}" for origin in sorted(set(image_origins)))
-    return CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", f"img-src 'self' data:{extra}")
+    policy = CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", f"img-src 'self' data:{extra}")
+    return policy.replace("; frame-ancestors", "; connect-src 'self'; frame-ancestors") if connect_self else policy
 
 
 def discovery_links(base_url: str) -> str:
@@ -42,9 +44,9 @@ def discovery_links(base_url: str) -> str:
     return ", ".join(f'<{base_url}{path}>; rel="{rel}"' for path, rel in targets)
 
 
-def page_headers(base_url: str, image_origins: Iterable[str] = ()) -> dict[str, str]:
+def page_headers(base_url: str, image_origins: Iterable[str] = (), *, connect_self: bool = False) -> dict[str, str]:
     return {
-        "Content-Security-Policy": content_security_policy(image_origins),
+        "Content-Security-Policy": content_security_policy(image_origins, connect_self=connect_self),
         "X-Frame-Options": "DENY",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
@@ -54,10 +56,17 @@ def page_headers(base_url: str, image_origins: Iterable[str] = ()) -> dict[str, 
 
 
 def render(
-    request: Request, template: str, *, status: int = 200, image_origins: Iterable[str] = (), **context: Any
+    request: Request,
+    template: str,
+    *,
+    status: int = 200,
+    image_origins: Iterable[str] = (),
+    connect_self: bool = False,
+    **context: Any,
 ) -> HTTPResponse:
     settings = request.app.ctx.settings
     body = _ENV.get_template(template).render(csrf_token=form_token(request), base_url=settings.base_url, **context)
-    response = html(body, status=status, headers=page_headers(settings.base_url, image_origins))
+    headers = page_headers(settings.base_url, image_origins, connect_self=connect_self)
+    response = html(body, status=status, headers=headers)
     ensure_nonce_cookie(request, response)
     return response

@@ -23,6 +23,7 @@ SIGNED_IN = {
     "profiles": "/dashboard/profiles",
     "media": "/dashboard/media",
     "posts": "/dashboard/posts",
+    "compose": "/dashboard/compose",
     "brand-voice": "/dashboard/brand-voice",
     "webhooks": "/dashboard/webhooks",
     "credits": "/dashboard/credits",

@@ -1,0 +1,273 @@
+// The compose page's script (docs/dashboard.md, "Compose"). The form works without it; with it:
+// - the preview follows the typing: 250 ms after the last change the form is sent to
+//   /dashboard/compose/preview (the core's PreviewPosts) and its answer drawn with the preview
+//   cards (preview_cards.js); the counts, the problems, the cost and why a button cannot act are
+//   all in that answer, none is worked out here;
+// - the buttons create the posts through /dashboard/compose/create and go where it says;
+// - profiles are picked by tag, thread items added and removed, and each chosen profile's
+//   version is a tab, without a round trip;
+// - what is typed is kept in this tab's sessionStorage on every change and put back when the page
+//   opens empty, so a session that ends (401: "Sign in again") loses nothing.
+"use strict";
+(() => {
+  const form = document.getElementById("compose");
+  if (!form || typeof HeraldPreviewCards === "undefined") return;
+  const Cards = HeraldPreviewCards;
+  const byId = (id) => document.getElementById(id);
+  const DEBOUNCE_MS = 250;
+  const ACTIONS = ["schedule", "publish", "draft"];
+  const content = byId("compose-content");
+  const storageKey = form.dataset.draftKey;
+  const maxItems = Number(form.dataset.maxThreadItems) || 25;
+  const list = byId("thread-items");
+  const itemTemplate = byId("thread-item-template");
+  const addButton = byId("thread-add");
+  const tablist = byId("version-tabs");
+  const panels = Array.from(form.querySelectorAll("section.version"));
+  let timer = null;
+  let sequence = 0;
+  let busy = false;
+  let sessionGone = false;
+  let current = null; // the profile whose version tab is open
+  form.classList.add("js");
+
+  // -- the draft kept in this tab ---------------------------------------------------------------
+  function fields() {
+    const pairs = [];
+    for (const [name, value] of new FormData(form)) {
+      if (name !== "csrf_token" && name !== "request_key" && typeof value === "string") pairs.push([name, value]);
+    }
+    return pairs;
+  }
+  function save() {
+    try { sessionStorage.setItem(storageKey, JSON.stringify(fields())); } catch (e) { /* storage full or off */ }
+  }
+  function forget() {
+    try { sessionStorage.removeItem(storageKey); } catch (e) { /* nothing kept */ }
+  }
+  function restore() {
+    if (form.dataset.fresh !== "true" || content.value.trim()) return;
+    let pairs = null;
+    try { pairs = JSON.parse(sessionStorage.getItem(storageKey) || "null"); } catch (e) { return; }
+    if (!Array.isArray(pairs)) return;
+    for (const [name, value] of pairs) {
+      if (name === "thread") { addItem(value); continue; }
+      const inputs = Array.from(form.elements).filter((input) => input.name === name && input.type !== "submit");
+      const box = inputs.find((input) => input.type === "checkbox" && input.value === value);
+      if (box) box.checked = true;
+      else if (inputs.length && inputs[0].type !== "checkbox") inputs[0].value = value;
+    }
+  }
+
+  // -- thread items ----------------------------------------------------------------------------
+  function renumber() {
+    Array.from(list.children).forEach((item, index) => {
+      const n = String(index + 1);
+      const label = item.querySelector("label");
+      const text = item.querySelector("textarea");
+      const remove = item.querySelector("button");
+      text.id = "thread-" + n;
+      label.htmlFor = text.id;
+      label.textContent = "Thread item " + n;
+      remove.value = n;
+      remove.textContent = "Remove thread item " + n;
+    });
+    addButton.disabled = list.children.length >= maxItems;
+  }
+  function addItem(text) {
+    const item = itemTemplate.content.firstElementChild.cloneNode(true);
+    item.querySelector("textarea").value = text || "";
+    list.append(item);
+    renumber();
+    return item;
+  }
+  function removeItem(n) {
+    const item = list.children[n - 1];
+    if (item) item.remove();
+    renumber();
+  }
+
+  // -- versions: one tab per chosen profile -----------------------------------------------------
+  function chosen() {
+    return Array.from(form.querySelectorAll('input[name="profiles"]:checked'), (input) => input.value);
+  }
+  function renderTabs(focus) {
+    const slugs = chosen();
+    if (!slugs.includes(current)) current = slugs.length ? slugs[0] : null;
+    byId("versions-none").hidden = slugs.length > 0;
+    tablist.hidden = slugs.length === 0;
+    tablist.replaceChildren(...slugs.map((slug) => {
+      const tab = document.createElement("button");
+      tab.type = "button";
+      tab.id = "version-tab-" + slug;
+      tab.textContent = slug;
+      tab.setAttribute("role", "tab");
+      tab.setAttribute("aria-controls", "version-" + slug);
+      tab.setAttribute("aria-selected", String(slug === current));
+      tab.tabIndex = slug === current ? 0 : -1;
+      tab.dataset.profile = slug;
+      return tab;
+    }));
+    for (const panel of panels) {
+      const slug = panel.dataset.profile;
+      const open = slugs.includes(slug);
+      panel.hidden = slug !== current;
+      if (open) {
+        panel.setAttribute("role", "tabpanel");
+        panel.setAttribute("aria-labelledby", "version-tab-" + slug);
+      } else {
+        panel.removeAttribute("role");
+        panel.setAttribute("aria-labelledby", "version-" + slug + "-title");
+      }
+    }
+    if (focus && current) byId("version-tab-" + current).focus();
+  }
+  tablist.addEventListener("click", (event) => {
+    const tab = event.target.closest('[role="tab"]');
+    if (!tab) return;
+    current = tab.dataset.profile;
+    renderTabs(true);
+  });
+  tablist.addEventListener("keydown", (event) => {
+    const slugs = chosen();
+    const at = slugs.indexOf(current);
+    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: slugs.length - 1 }[event.key];
+    if (next === undefined || !slugs.length) return;
+    event.preventDefault();
+    current = slugs[(next + slugs.length) % slugs.length];
+    renderTabs(true);
+  });
+
+  // -- the preview and the buttons --------------------------------------------------------------
+  function post(url, extra) {
+    const data = new URLSearchParams(new FormData(form));
+    for (const [name, value] of extra || []) data.append(name, value);
+    return fetch(url, { method: "POST", body: data, credentials: "same-origin", headers: { Accept: "application/json" } });
+  }
+  function button(action) {
+    return form.querySelector('button[name="action"][value="' + action + '"]');
+  }
+  function setActions(actions) {
+    for (const action of ACTIONS) {
+      const state = actions[action];
+      button(action).disabled = busy || !state.enabled;
+      byId("why-" + action).textContent = state.enabled ? "" : state.reason;
+    }
+  }
+  function blockActions(reason) {
+    setActions(Object.fromEntries(ACTIONS.map((action) => [action, { enabled: false, reason }])));
+  }
+  function failure(text, code) {
+    const alert = byId("compose-failure");
+    alert.hidden = !text;
+    alert.textContent = text || "";
+    if (code) alert.dataset.code = code; else delete alert.dataset.code;
+  }
+  function sessionEnded() {
+    sessionGone = true;
+    save();
+    byId("compose-session").hidden = false;
+    blockActions("Sign in again first: your session has ended.");
+  }
+  function draw(answer) {
+    const preview = answer.preview;
+    const summary = byId("compose-summary");
+    const problems = byId("compose-problems");
+    const holder = byId("compose-cards");
+    problems.replaceChildren();
+    if (preview) {
+      summary.replaceChildren(Cards.verdict(preview), document.createTextNode(" · "), Cards.cost(preview));
+      if (preview.problems.length) problems.append(Cards.issues(preview.problems, "problem"));
+      holder.replaceChildren(Cards.cards(preview));
+    } else {
+      summary.replaceChildren();
+      if (answer.problem) problems.append(Cards.issues([answer.problem], "problem"));
+      holder.replaceChildren();
+    }
+    setActions(answer.actions);
+  }
+  async function refresh() {
+    const mine = ++sequence;
+    let response;
+    try {
+      response = await post(form.dataset.preview);
+    } catch (e) {
+      if (mine === sequence) failure("Herald cannot be reached: the preview is not up to date.");
+      return;
+    }
+    if (mine !== sequence) return; // a newer preview is on its way
+    if (response.status === 401) { sessionEnded(); return; }
+    const answer = await response.json().catch(() => null);
+    if (!response.ok || !answer) {
+      failure(answer ? answer.code + ": " + answer.error : "The preview failed (HTTP " + response.status + ").", answer && answer.code);
+      blockActions("The preview failed: reload the page.");
+      return;
+    }
+    if (sessionGone) { sessionGone = false; byId("compose-session").hidden = true; }
+    failure("");
+    draw(answer);
+  }
+  function changed() {
+    save();
+    clearTimeout(timer);
+    timer = setTimeout(refresh, DEBOUNCE_MS);
+  }
+  async function create(action) {
+    if (busy) return;
+    busy = true;
+    clearTimeout(timer);
+    sequence += 1; // an answer of a preview still on its way is stale now
+    blockActions("Sending…");
+    let response;
+    try {
+      response = await post(form.dataset.create, [["action", action]]);
+    } catch (e) {
+      busy = false;
+      failure("Herald cannot be reached: nothing was sent. Try again.");
+      refresh();
+      return;
+    }
+    if (response.status === 401) { busy = false; sessionEnded(); return; }
+    const answer = await response.json().catch(() => ({}));
+    if (response.status === 201 && answer.location) {
+      forget();
+      window.location.assign(answer.location);
+      return;
+    }
+    busy = false;
+    failure((answer.code || "HTTP " + response.status) + ": " + (answer.error || "the posts were not created"), answer.code);
+    refresh();
+  }
+
+  form.addEventListener("input", changed);
+  form.addEventListener("change", (event) => {
+    if (event.target.name === "profiles") renderTabs(false);
+    changed();
+  });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const pressed = event.submitter;
+    if (!pressed) return;
+    if (pressed.name === "select_tag") {
+      for (const box of form.querySelectorAll('input[name="profiles"]')) {
+        if (box.dataset.tags.split(" ").includes(pressed.value)) box.checked = true;
+      }
+      renderTabs(false);
+      changed();
+    } else if (pressed.name === "thread_add") {
+      addItem("").querySelector("textarea").focus();
+      changed();
+    } else if (pressed.name === "thread_remove") {
+      removeItem(Number(pressed.value));
+      addButton.focus();
+      changed();
+    } else if (pressed.name === "action" && ACTIONS.includes(pressed.value)) {
+      create(pressed.value);
+    }
+  });
+
+  restore();
+  renumber();
+  renderTabs(false);
+  refresh();
+})();

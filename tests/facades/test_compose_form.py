@@ -1,0 +1,284 @@
+"""The compose page over plain HTTP (docs/dashboard.md, "Compose"): the form without its script
+creates the posts or shows itself again with the error and everything typed; the endpoints its
+script calls (preview, create) take the session and the form's CSRF token, answer JSON, and 401
+when the session is gone; the preview is the core's, in /v1/posts:preview's shape."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+
+from tests.dashboard_forms import signed_in
+
+REQUEST_KEY = re.compile(r'name="request_key" value="([^"]+)"')
+ZONE = "Europe/Paris"
+
+
+def _checked(html: str, slug: str) -> bool:
+    """Whether the page shows the profile's checkbox checked."""
+    box = re.search(rf'<input type="checkbox" id="profile-{slug}"[^>]*>', html)
+    assert box, slug
+    return " checked" in box.group(0)
+
+
+@pytest.fixture
+async def client(stack):
+    async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http:
+        yield http
+
+
+@pytest.fixture
+async def org(orgs):
+    org = await orgs(credits=100)
+    for slug, platform in (("acme-x", "x"), ("acme-bsky", "bluesky"), ("acme-yt", "youtube")):
+        await orgs.profile(org, slug, platform, ("launch",) if platform != "youtube" else ())
+    return org
+
+
+async def _signed_in(client: httpx.AsyncClient, org) -> tuple[str, str]:
+    """Signs in; the compose form's CSRF token and request key."""
+    token = await signed_in(client, org.email, "/dashboard/compose")
+    page = await client.get("/dashboard/compose")
+    assert page.status_code == 200, page.text
+    return token, REQUEST_KEY.search(page.text).group(1)
+
+
+def _local(days: int = 2, hour: int = 10) -> datetime:
+    return (datetime.now(ZoneInfo(ZONE)) + timedelta(days=days)).replace(hour=hour, minute=15, second=0, microsecond=0)
+
+
+async def test_the_form_creates_the_posts_without_a_script(client, http, org) -> None:
+    token, key = await _signed_in(client, org)
+    when = _local()
+    form = {
+        "csrf_token": token,
+        "request_key": key,
+        "content": "Hello from the form",
+        "profiles": ["acme-x", "acme-bsky"],
+        "thread": ["Second part", ""],
+        "first_comment": "More soon",
+        "v.acme-bsky.content": "Bluesky's own words",
+        "v.acme-bsky.no_thread": "1",
+        "schedule_at": when.strftime("%Y-%m-%dT%H:%M"),
+        "time_zone": ZONE,
+        "action": "schedule",
+    }
+    response = await client.post("/dashboard/compose", data=form)
+    assert response.status_code == 303, response.text
+    assert response.headers["location"] == "/dashboard/posts?notice=posts-scheduled"
+    posts = {p["profile"]: p for p in (await http.get("/v1/posts", headers=org.auth)).json()["posts"]}
+    assert set(posts) == {"acme-x", "acme-bsky"}
+    x, bsky = posts["acme-x"], posts["acme-bsky"]
+    assert (
+        datetime.fromisoformat(x["schedule_at"]) == when.astimezone(UTC) == datetime.fromisoformat(bsky["schedule_at"])
+    )
+    assert (x["content"], [t["content"] for t in x["thread"]], x["first_comment"]) == (
+        "Hello from the form",
+        ["Second part"],
+        "More soon",
+    )
+    assert (bsky["content"], bsky["thread"], bsky["first_comment"]) == ("Bluesky's own words", [], "More soon")
+    # The same form again (a double click, a retry) creates nothing more: the page's request key.
+    again = await client.post("/dashboard/compose", data=form)
+    assert again.status_code == 303
+    assert len((await http.get("/v1/posts", headers=org.auth)).json()["posts"]) == 2
+
+
+async def test_the_form_refuses_without_its_csrf_token(client, http, org) -> None:
+    token, key = await _signed_in(client, org)
+    form = {"request_key": key, "content": "Forged", "profiles": ["acme-x"], "action": "publish"}
+    for sent in (None, "", "x" * 43, token + "x"):
+        data = form | ({} if sent is None else {"csrf_token": sent})
+        response = await client.post("/dashboard/compose", data=data)
+        assert response.status_code == 403, sent
+        preview = await client.post("/dashboard/compose/preview", data=data)
+        assert (preview.status_code, preview.json()["code"]) == (403, "FORBIDDEN")
+        create = await client.post("/dashboard/compose/create", data=data)
+        assert (create.status_code, create.json()["code"]) == (403, "FORBIDDEN")
+    assert (await http.get("/v1/posts", headers=org.auth)).json()["posts"] == []
+
+
+async def test_a_refused_form_is_shown_again_with_everything_typed(client, http, org) -> None:
+    token, key = await _signed_in(client, org)
+    form = {
+        "csrf_token": token,
+        "request_key": key,
+        "content": "z" * 300,
+        "profiles": ["acme-x"],
+        "thread": ["kept item"],
+        "v.acme-x.first_comment": "kept comment",
+        "time_zone": ZONE,
+        "action": "publish",
+    }
+    response = await client.post("/dashboard/compose", data=form)
+    assert response.status_code == 400
+    assert 'data-error-code="VALIDATION_ERROR"' in response.text
+    assert response.text.count('role="alert"') == 3  # the error, and the script's two (hidden)
+    assert "z" * 300 + "</textarea>" in response.text and ">kept item</textarea>" in response.text
+    assert ">kept comment</textarea>" in response.text
+    assert _checked(response.text, "acme-x")
+    assert f'<option value="{ZONE}" selected>' in response.text
+    # A time the zone skips (the spring-forward hour) is refused, not moved.
+    gap = {**form, "content": "ok", "schedule_at": "2031-03-30T02:30", "action": "schedule"}
+    skipped = await client.post("/dashboard/compose", data=gap)
+    assert skipped.status_code == 400 and 'data-error-code="VALIDATION_ERROR"' in skipped.text
+    assert (await http.get("/v1/posts", headers=org.auth)).json()["posts"] == []
+
+
+async def test_the_form_buttons_without_a_script(client, org) -> None:
+    token, key = await _signed_in(client, org)
+    base = {"csrf_token": token, "request_key": key, "content": "Typed text", "thread": ["one", "two"]}
+    tagged = await client.post("/dashboard/compose", data={**base, "select_tag": "launch"})
+    assert tagged.status_code == 200
+    assert [_checked(tagged.text, slug) for slug in ("acme-x", "acme-bsky", "acme-yt")] == [True, True, False]
+    assert ">Typed text</textarea>" in tagged.text
+    added = await client.post("/dashboard/compose", data={**base, "thread_add": "1"})
+    assert added.text.count('name="thread" rows="3"') == 3 + 1  # three items, and the template's
+    removed = await client.post("/dashboard/compose", data={**base, "thread_remove": "1"})
+    assert ">two</textarea>" in removed.text and ">one</textarea>" not in removed.text
+
+
+async def test_the_preview_is_the_cores(client, http, org) -> None:
+    token, _ = await _signed_in(client, org)
+    when = _local(days=3, hour=8)
+    form = {
+        "csrf_token": token,
+        "content": "Launch 🚀 https://example.com/launch",
+        "profiles": ["acme-x", "acme-yt"],
+        "v.acme-yt.title": "Launch video",
+        "v.acme-yt.post_type": "short",
+        "schedule_at": when.strftime("%Y-%m-%dT%H:%M"),
+        "time_zone": ZONE,
+    }
+    answer = await client.post("/dashboard/compose/preview", data=form)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["cache-control"] == "no-store"
+    shown = answer.json()
+    body = {
+        "content": form["content"],
+        "profiles": ["acme-x", "acme-yt"],
+        "customizations": {"acme-yt": {"title": "Launch video", "post_type": "short"}},
+        "schedule_at": when.astimezone(UTC).isoformat(),
+    }
+    assert shown["preview"] == (await http.post("/v1/posts:preview", json=body, headers=org.auth)).json()
+    youtube = shown["preview"]["destinations"][1]
+    assert [p["role"] for p in youtube["parts"]] == ["title", "content"] and youtube["post_type"] == "short"
+    # YouTube needs a video: not ready, and every button that needs a valid post says why.
+    assert shown["preview"]["valid"] is False
+    assert shown["actions"]["schedule"] == {
+        "enabled": False,
+        "reason": "Fix the problems of acme-yt first (shown on its card).",
+    }
+    assert shown["actions"]["draft"] == {"enabled": True, "reason": ""}
+
+    ready = await client.post("/dashboard/compose/preview", data={**form, "profiles": ["acme-x"]})
+    assert ready.json()["actions"] == {
+        "schedule": {"enabled": True, "reason": ""},
+        "publish": {"enabled": True, "reason": ""},
+        "draft": {"enabled": True, "reason": ""},
+    }
+    empty = (await client.post("/dashboard/compose/preview", data={"csrf_token": token, "profiles": ["acme-x"]})).json()
+    assert empty["preview"] is None
+    assert {a["reason"] for a in empty["actions"].values()} == {"Write the post's text in Content first."}
+    # A request the contract refuses before any check: its problem names the argument.
+    many = {**form, "profiles": ["acme-x"], "thread": [f"item {i}" for i in range(40)]}
+    refused = (await client.post("/dashboard/compose/preview", data=many)).json()
+    assert (refused["preview"], refused["problem"]["code"], refused["problem"]["argument"]) == (
+        None,
+        "VALIDATION_ERROR",
+        "thread",
+    )
+    assert not any(a["enabled"] for a in refused["actions"].values())
+    gap = {**form, "schedule_at": "2031-03-30T02:30"}
+    skipped = (await client.post("/dashboard/compose/preview", data=gap)).json()
+    assert (skipped["problem"]["code"], skipped["problem"]["argument"]) == ("VALIDATION_ERROR", "schedule_at")
+    for zone in ("Mars/Olympus", None):
+        sent = {**form, "time_zone": zone} if zone else {k: v for k, v in form.items() if k != "time_zone"}
+        refused = (await client.post("/dashboard/compose/preview", data=sent)).json()
+        assert (refused["problem"]["code"], refused["problem"]["argument"]) == ("VALIDATION_ERROR", "time_zone")
+
+
+async def test_publishing_now_needs_the_credits(client, orgs) -> None:
+    poor = await orgs(credits=0)
+    await orgs.profile(poor, "poor-x", "x")
+    token, _ = await _signed_in(client, poor)
+    form = {"csrf_token": token, "content": "No credits", "profiles": ["poor-x"], "next_slot": "1"}
+    shown = (await client.post("/dashboard/compose/preview", data=form)).json()
+    assert shown["preview"]["deliverable"] is False
+    assert shown["actions"]["publish"] == {
+        "enabled": False,
+        "reason": "Not enough credits: this costs 1, the balance is 0.",
+    }
+    assert shown["actions"]["schedule"]["enabled"] is True  # charged when it goes out
+
+
+async def test_the_scripts_create_endpoint(client, http, org) -> None:
+    token, key = await _signed_in(client, org)
+    form = {"csrf_token": token, "request_key": key, "content": "From the script", "profiles": ["acme-x"]}
+    odd = await client.post("/dashboard/compose/create", data={**form, "action": "shout"})
+    assert (odd.status_code, odd.json()["code"], odd.json()["argument"]) == (400, "VALIDATION_ERROR", "action")
+    refused = await client.post("/dashboard/compose/create", data={**form, "action": "schedule", "next_slot": "1"})
+    assert (refused.status_code, refused.json()["code"]) == (400, "VALIDATION_ERROR")  # acme-x has no slots
+    created = await client.post("/dashboard/compose/create", data={**form, "action": "draft"})
+    assert created.status_code == 201, created.text
+    assert created.json() == {"created": 1, "location": "/dashboard/posts?notice=drafts-saved"}
+    (draft,) = (await http.get("/v1/posts", headers=org.auth)).json()["posts"]
+    assert (draft["status"], draft["content"]) == ("draft", "From the script")
+
+
+async def test_the_scripts_endpoints_answer_401_when_the_session_is_gone(client, org) -> None:
+    token, key = await _signed_in(client, org)
+    form = {"csrf_token": token, "request_key": key, "content": "x", "profiles": ["acme-x"], "action": "publish"}
+    # A session the core no longer accepts (signed out elsewhere): 401, and the cookie is dropped.
+    session = client.cookies["herald_session"]
+    async with httpx.AsyncClient(base_url=str(client.base_url), timeout=30) as other:
+        other.cookies.set("herald_session", session)
+        assert (await other.post("/logout", data={"csrf_token": token})).status_code == 303
+    for path in ("/dashboard/compose/preview", "/dashboard/compose/create"):
+        client.cookies.set("herald_session", session)
+        answer = await client.post(path, data=form)
+        assert answer.status_code == 401, path
+        assert answer.json()["code"] == "UNAUTHORIZED"
+        assert answer.json()["sign_in"] == "/login?next=%2Fdashboard%2Fcompose"
+        assert 'herald_session=""' in answer.headers.get("set-cookie", "")
+    # No cookie at all: the same.
+    client.cookies.clear()
+    bare = await client.post("/dashboard/compose/preview", data=form)
+    assert (bare.status_code, bare.json()["code"]) == (401, "UNAUTHORIZED")
+    # The page itself sends a visitor without a session to sign in, and back.
+    page = await client.get("/dashboard/compose")
+    assert (page.status_code, page.headers["location"]) == (303, "/login?next=%2Fdashboard%2Fcompose")
+
+
+async def test_the_page_opens_only_what_its_script_needs(client, org) -> None:
+    await _signed_in(client, org)
+    page = await client.get("/dashboard/compose")
+    policy = page.headers["content-security-policy"]
+    assert "connect-src 'self'" in policy and "script-src 'self'" in policy
+    assert "connect-src" not in (await client.get("/dashboard/posts")).headers["content-security-policy"]
+    # The organization's zone is the default, named beside the field.
+    assert '<option value="UTC" selected>UTC</option>' in page.text
+
+
+async def test_times_are_read_in_the_organizations_zone_by_default(client, http, org) -> None:
+    changed = await http.patch("/v1/organization", json={"time_zone": "Asia/Tokyo"}, headers=org.auth)
+    assert changed.status_code == 200, changed.text
+    token, key = await _signed_in(client, org)
+    page = await client.get("/dashboard/compose")
+    assert '<option value="Asia/Tokyo" selected>Asia/Tokyo</option>' in page.text
+    assert "the organization's (Asia/Tokyo)" in page.text
+    # Without its zone field, the form's time is read in the organization's zone.
+    local = (datetime.now(ZoneInfo("Asia/Tokyo")) + timedelta(days=1)).replace(
+        hour=7, minute=0, second=0, microsecond=0
+    )
+    form = {"csrf_token": token, "request_key": key, "content": "Tokyo morning", "profiles": ["acme-x"]}
+    sent = await client.post(
+        "/dashboard/compose", data=form | {"schedule_at": local.strftime("%Y-%m-%dT%H:%M"), "action": "schedule"}
+    )
+    assert sent.status_code == 303, sent.text
+    (post,) = (await http.get("/v1/posts", headers=org.auth)).json()["posts"]
+    assert datetime.fromisoformat(post["schedule_at"]) == local.astimezone(UTC)
