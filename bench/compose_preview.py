@@ -123,12 +123,12 @@ def form_fields(video: str, csrf_token: str) -> list[tuple[str, str]]:
 
 def preview_message(fields: list[tuple[str, str]]) -> bytes:
     """The PreviewPosts request the endpoint sends for these fields, read by the facade's own
-    code (compose_pages.read_form, the contract's model), so the floor asks the core exactly what
+    code (compose_form.read_form, the contract's model), so the floor asks the core exactly what
     the page makes it ask."""
     from sanic.request import RequestParameters
 
     from contract.writing import PreviewPostsRequest
-    from facades.web.compose_pages import read_form
+    from facades.web.compose_form import read_form
 
     form = RequestParameters()
     for name, value in fields:

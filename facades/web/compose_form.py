@@ -1,0 +1,167 @@
+"""The compose form (docs/dashboard.md, "Compose"): its fields as the page, the preview and the
+creation read them, the POST /v1/posts body they stand for, and whether each button can act
+and why not, read off the form and the core's preview (never counted here)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from contract.organization import DEFAULT_TIME_ZONE
+from facades.errors import ApiError
+from facades.web.local_time import instant
+
+MAX_FORM_ITEMS = 100  # items of a list field read from a form; the contract refuses more than its bound
+ACTIONS = ("schedule", "publish", "draft")
+
+
+@dataclass(slots=True)
+class Version:
+    """One profile's own version, as its panel of the form holds it ("" = the post's value)."""
+
+    content: str = ""
+    first_comment: str = ""
+    title: str = ""
+    post_type: str = ""
+    no_thread: bool = False
+
+    def customization(self) -> dict[str, Any]:
+        """The profile's entry of `customizations` (POST /v1/posts): only what it changes."""
+        entry: dict[str, Any] = {
+            name: value
+            for name in ("content", "first_comment", "title", "post_type")
+            if (value := getattr(self, name)).strip()
+        }
+        if self.no_thread:
+            entry["thread"] = []
+        return entry
+
+
+@dataclass(slots=True)
+class Compose:
+    """The form's fields, read once for the page, the preview and the creation alike."""
+
+    content: str = ""
+    profiles: list[str] = field(default_factory=list)
+    thread: list[str] = field(default_factory=list)
+    first_comment: str = ""
+    media_ids: list[str] = field(default_factory=list)
+    schedule_at: str = ""  # the datetime-local field: "YYYY-MM-DDTHH:MM", local to time_zone
+    time_zone: str = DEFAULT_TIME_ZONE
+    next_slot: bool = False
+    versions: dict[str, Version] = field(default_factory=dict)
+    request_key: str = ""
+
+    def body(self, action: str) -> dict[str, Any]:
+        """The JSON body of POST /v1/posts this form stands for, for `action` (schedule, publish,
+        draft; the preview shows what Schedule would do, or Publish now without a time)."""
+        body: dict[str, Any] = {"content": self.content, "profiles": self.profiles}
+        thread = [item for item in self.thread if item.strip()]
+        if thread:
+            body["thread"] = [{"content": item} for item in thread]
+        if self.first_comment.strip():
+            body["first_comment"] = self.first_comment
+        if self.media_ids:
+            body["media_ids"] = self.media_ids
+        customizations = {
+            slug: entry
+            for slug in self.profiles
+            if slug in self.versions and (entry := self.versions[slug].customization())
+        }
+        if customizations:
+            body["customizations"] = customizations
+        if action == "draft":
+            body["draft"] = True
+            if self.schedule_at:
+                body["schedule_at"] = instant(self.schedule_at, self.time_zone)
+        elif action == "schedule":
+            if self.next_slot:
+                body["next_slot"] = True
+            elif self.schedule_at:
+                body["schedule_at"] = instant(self.schedule_at, self.time_zone)
+        return body
+
+
+def text_field(values: Mapping[str, Any] | None, name: str, limit: int = 100_000) -> str:
+    value = (values.get(name) or "") if values is not None else ""
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _list(values: Any, name: str) -> list[str]:
+    return [v for v in (values.getlist(name) or []) if isinstance(v, str)] if values is not None else []
+
+
+def read_form(values: Any, *, default_zone: str = "") -> Compose:  # request.form
+    """The form as sent. Text is kept as typed (the core trims nothing either); lists keep their
+    order, without repeats. The form always sends its time zone; without one, a time is read in
+    `default_zone` (the page: the organization's; the script's endpoints: none, so refused)."""
+    profiles = list(dict.fromkeys(v.strip() for v in _list(values, "profiles") if v.strip()))
+    versions = {}
+    for slug in profiles:
+        prefix = f"v.{slug}."
+        versions[slug] = Version(
+            content=text_field(values, prefix + "content"),
+            first_comment=text_field(values, prefix + "first_comment"),
+            title=text_field(values, prefix + "title", 1000),
+            post_type=text_field(values, prefix + "post_type", 40).strip(),
+            no_thread=bool(text_field(values, prefix + "no_thread", 10)),
+        )
+    return Compose(
+        content=text_field(values, "content"),
+        profiles=profiles,
+        thread=_list(values, "thread")[:MAX_FORM_ITEMS],
+        first_comment=text_field(values, "first_comment"),
+        media_ids=list(dict.fromkeys(v.strip() for v in _list(values, "media_ids") if v.strip())),
+        schedule_at=text_field(values, "schedule_at", 40).strip(),
+        time_zone=text_field(values, "time_zone", 64).strip() or default_zone,
+        next_slot=bool(text_field(values, "next_slot", 10)),
+        versions=versions,
+        request_key=text_field(values, "request_key", 64).strip(),
+    )
+
+
+def _action(enabled: bool, reason: str = "") -> dict[str, Any]:
+    return {"enabled": enabled, "reason": "" if enabled else reason}
+
+
+def _not_ready(preview: dict[str, Any]) -> str:
+    """Why the preview's post cannot be created, in a line: the first problem, and who has one."""
+    if preview["problems"]:
+        first = preview["problems"][0]
+        return f"Fix the post first: {first['code']}: {first['message']}"
+    failing = [d["profile"] for d in preview["destinations"] if not d["valid"]]
+    return f"Fix the problems of {', '.join(failing)} first (shown on {'its card' if len(failing) == 1 else 'their cards'})."
+
+
+def actions(form: Compose, preview: dict[str, Any] | None, problem: ApiError | None) -> dict[str, Any]:
+    """Whether each button can act, and why not: read off the form and the core's preview (the
+    verdicts, the cost and the balance), never counted here."""
+    missing = (
+        "Write the post's text in Content first."
+        if not form.content.strip()
+        else "Choose at least one profile first."
+        if not form.profiles
+        else ""
+    )
+    if missing or problem is not None or preview is None:
+        reason = missing or (f"{problem.message[:1].upper()}{problem.message[1:]}." if problem else "")
+        return {name: _action(False, reason) for name in ACTIONS}
+    not_ready = "" if preview["valid"] else _not_ready(preview)
+    credits = preview["credits"]
+    if not_ready:
+        publish = _action(False, not_ready)
+    elif not preview["deliverable"]:
+        publish = _action(
+            False, f"Not enough credits: this costs {credits['required']}, the balance is {credits['balance']}."
+        )
+    else:
+        publish = _action(True)
+    when = (
+        "" if form.next_slot or form.schedule_at else "Choose a date and time in Schedule at, or Next free slot, first."
+    )
+    return {
+        "schedule": _action(not when and not not_ready, when or not_ready),
+        "publish": publish,
+        "draft": _action(True),
+    }
