@@ -50,6 +50,9 @@ class Media(Base):
     # still-valid upload URL replaces nothing confirmed. None: the local backend (its objects are
     # never replaced) and stored objects that no upload URL names.
     storage_generation: Mapped[Optional[int]] = mapped_column(BigInteger)
+    # The thumbnail confirm made (docs/media.md, "Thumbnails"): its object key, `{storage_key}.thumb`.
+    # None: none was made (confirmed before thumbnails existed, or not decodable).
+    thumbnail_key: Mapped[Optional[str]] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     confirmed_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     # A stock photo's origin (docs/stock.md): the provider, its handle there, the search it came
