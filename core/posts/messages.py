@@ -8,6 +8,7 @@ from dataclasses import fields
 from herald.posts.v1 import posts_pb2
 
 from core.connectors.base import TikTokOptions
+from core.posts.group_listing import ListedGroup
 from core.posts.records import PostRecord
 from core.posts.thread_parts import PartRecord
 from core.rpc.convert import timestamp
@@ -73,6 +74,16 @@ def group_message(records: list[PostRecord]) -> posts_pb2.PostGroup:
         id=records[0].group_id,
         create_time=timestamp(min(r.created_at for r in records)),
         posts=[post_message(r) for r in records],
+    )
+
+
+def listed_group_message(listed: ListedGroup) -> posts_pb2.ListedPostGroup:
+    """A group as the posts page lists it (core/posts/group_listing.py)."""
+    return posts_pb2.ListedPostGroup(
+        group=group_message(listed.posts),
+        section=listed.position.section,
+        send_time=timestamp(listed.position.at),
+        matching_post_ids=[r.id for r in listed.posts if r.id in listed.matching],
     )
 
 

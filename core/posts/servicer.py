@@ -8,10 +8,10 @@ import grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.pagination import page_request
-from core.posts import dry_run, groups, outbox, preview, recent, service
+from core.posts import dry_run, group_listing, groups, outbox, preview, recent, service
 from core.posts.create import create_posts
 from core.posts.idempotency import request_hash
-from core.posts.messages import group_message, post_message, tiktok_options
+from core.posts.messages import group_message, listed_group_message, post_message, tiktok_options
 from core.posts.notices import Notice
 from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
@@ -35,6 +35,8 @@ POLICIES = {
     "GetPostGroup": MethodPolicy(scopes=_READ),
     "ReschedulePostGroup": MethodPolicy(scopes=_WRITE, writes=True),
     "CancelPostGroup": MethodPolicy(scopes=_WRITE, writes=True),
+    # The dashboard's posts page (docs/dashboard.md, "Posts"): groups, 25 a page.
+    "ListPostGroups": MethodPolicy(scopes=_READ, page=PageBounds(default=25, maximum=100)),
     # A dry run of CreatePosts: it creates nothing, so reading posts is enough.
     "ValidatePosts": MethodPolicy(scopes=_READ),
     "PreviewPosts": MethodPolicy(scopes=_READ),
@@ -202,6 +204,27 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         if balance is not None:
             call.credits_remaining = balance  # X-Credits-Remaining says what the refunds left
         return group_message(records)
+
+    async def ListPostGroups(
+        self, request: posts_pb2.ListPostGroupsRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.ListPostGroupsResponse:
+        call = current_call()
+        page = page_request(request.page_size, "", POLICIES["ListPostGroups"].page)
+        filters = group_listing.GroupFilter(
+            status=request.status,
+            profile=request.profile,
+            tag=request.tag,
+            scheduled_after=request.scheduled_after,
+            scheduled_before=request.scheduled_before,
+        )
+        found = await group_listing.list_groups(
+            call.conn, call.principal.org_id, filters, size=page.size, token=request.page_token
+        )
+        return posts_pb2.ListPostGroupsResponse(
+            groups=[listed_group_message(g) for g in found.groups],
+            next_page_token=found.next_token,
+            previous_page_token=found.previous_token,
+        )
 
     async def ValidatePosts(
         self, request: posts_pb2.ValidatePostsRequest, context: grpc.aio.ServicerContext

@@ -325,6 +325,46 @@ class PostGroup(_message.Message):
     posts: _containers.RepeatedCompositeFieldContainer[Post]
     def __init__(self, id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., posts: _Optional[_Iterable[_Union[Post, _Mapping]]] = ...) -> None: ...
 
+class ListPostGroupsRequest(_message.Message):
+    __slots__ = ("status", "profile", "tag", "scheduled_after", "scheduled_before", "page_size", "page_token")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    profile: str
+    tag: str
+    scheduled_after: str
+    scheduled_before: str
+    page_size: int
+    page_token: str
+    def __init__(self, status: _Optional[str] = ..., profile: _Optional[str] = ..., tag: _Optional[str] = ..., scheduled_after: _Optional[str] = ..., scheduled_before: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListedPostGroup(_message.Message):
+    __slots__ = ("group", "section", "send_time", "matching_post_ids")
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    SECTION_FIELD_NUMBER: _ClassVar[int]
+    SEND_TIME_FIELD_NUMBER: _ClassVar[int]
+    MATCHING_POST_IDS_FIELD_NUMBER: _ClassVar[int]
+    group: PostGroup
+    section: str
+    send_time: _timestamp_pb2.Timestamp
+    matching_post_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, group: _Optional[_Union[PostGroup, _Mapping]] = ..., section: _Optional[str] = ..., send_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., matching_post_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListPostGroupsResponse(_message.Message):
+    __slots__ = ("groups", "next_page_token", "previous_page_token")
+    GROUPS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    groups: _containers.RepeatedCompositeFieldContainer[ListedPostGroup]
+    next_page_token: str
+    previous_page_token: str
+    def __init__(self, groups: _Optional[_Iterable[_Union[ListedPostGroup, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., previous_page_token: _Optional[str] = ...) -> None: ...
+
 class ListOutboxEntriesRequest(_message.Message):
     __slots__ = ("post_id",)
     POST_ID_FIELD_NUMBER: _ClassVar[int]

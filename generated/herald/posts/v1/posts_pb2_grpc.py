@@ -108,6 +108,11 @@ class PostServiceStub:
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.SerializeToString,
                 response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
                 _registered_method=True)
+        self.ListPostGroups = channel.unary_unary(
+                '/herald.posts.v1.PostService/ListPostGroups',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostGroupsRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostGroupsResponse.FromString,
+                _registered_method=True)
 
 
 class PostServiceServicer:
@@ -262,6 +267,19 @@ class PostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPostGroups(self, request, context):
+        """Lists the organization's post groups, for the dashboard's posts page
+        (docs/dashboard.md, "Posts"; not a /v1 operation): the groups of the
+        posts that match the filters, the upcoming ones first (a matching post
+        draft, scheduled, queued or publishing; soonest first), then the others
+        (newest first), each with every post of the group. Keyset paging both
+        ways. Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, VALIDATION_ERROR (a
+        status, a bound, a page size or a page token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PostServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -334,6 +352,11 @@ def add_PostServiceServicer_to_server(servicer, server):
                     servicer.CancelPostGroup,
                     request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.FromString,
                     response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.SerializeToString,
+            ),
+            'ListPostGroups': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPostGroups,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostGroupsRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostGroupsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -718,6 +741,33 @@ class PostService:
             '/herald.posts.v1.PostService/CancelPostGroup',
             herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.SerializeToString,
             herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPostGroups(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/ListPostGroups',
+            herald_dot_posts_dot_v1_dot_posts__pb2.ListPostGroupsRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.ListPostGroupsResponse.FromString,
             options,
             channel_credentials,
             insecure,
