@@ -22,6 +22,7 @@ class MediaRecord:
     height: int | None
     created_at: datetime
     storage_key: str
+    thumbnail_key: str | None = None
 
 
 def media_record(row) -> MediaRecord:  # a Row of the media table
@@ -39,4 +40,5 @@ def media_record(row) -> MediaRecord:  # a Row of the media table
         row.height,
         row.created_at,
         row.storage_key,
+        row.thumbnail_key,
     )

@@ -46,6 +46,8 @@ HASH_RE = re.compile(r"^[0-9a-f]{64}$")
 MAX_FILENAME = 255
 MAX_DESCRIPTION = 5000
 ACTIVE_POST_STATES = ("scheduled", "queued", "publishing")
+MAX_DETAILS = 100  # media ids one ListMediaDetails call describes
+USES_SHOWN = 10  # posts listed per media by ListMediaDetails
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +164,12 @@ async def mark_confirmed(
     now: datetime,
     *,
     generation: int | None = None,
+    thumbnail_key: str | None = None,
 ) -> tuple[MediaRecord, bool]:
     """Confirms the record, pinned to the object `generation` that was inspected (None: the
-    backend has none), or, when the library already holds these bytes, drops it and returns the
-    existing media (True: the caller deletes the duplicate bytes)."""
+    backend has none), with the thumbnail made of it (None: none), or, when the library already
+    holds these bytes, drops it and returns the existing media (True: the caller deletes the
+    duplicate bytes and their thumbnail)."""
     existing = await find_duplicate(conn, org_id, found.sha256)
     if existing is not None:
         await conn.execute(delete(media).where(media.c.id == record.id, media.c.status == "pending"))
@@ -180,6 +184,7 @@ async def mark_confirmed(
             height=found.height,
             confirmed_at=now,
             storage_generation=generation,
+            thumbnail_key=thumbnail_key,
         )
     )
     if not result.rowcount:
@@ -256,9 +261,10 @@ async def insert_confirmed(
     name: str,
     found: Inspection,
     now: datetime,
+    thumbnail_key: str | None = None,
 ) -> tuple[MediaRecord, bool]:
     """Records a file that arrived whole (legacy upload), or returns the library's existing copy
-    of the same bytes (True: the caller deletes the new bytes)."""
+    of the same bytes (True: the caller deletes the new bytes and their thumbnail)."""
     existing = await find_duplicate(conn, org_id, found.sha256)
     if existing is not None:
         return existing, True
@@ -279,6 +285,7 @@ async def insert_confirmed(
             storage_key=key,
             created_at=now,
             confirmed_at=now,
+            thumbnail_key=thumbnail_key,
         )
     )
     confirmed = await get_media(conn, org_id, media_id)
@@ -292,3 +299,50 @@ async def get_many(conn: AsyncConnection, org_id: str, media_ids: list[str]) -> 
         r.id: r for r in await conn.execute(select(media).where(media.c.org_id == org_id, media.c.id.in_(media_ids)))
     }
     return [media_record(rows[i]) for i in media_ids if i in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class MediaDetails:
+    """What the dashboard's media page shows of a media besides its record."""
+
+    media_id: str
+    has_thumbnail: bool
+    uses: list[tuple[str, str]]  # (post id, status), newest first, at most USES_SHOWN
+    use_count: int
+    blocking_post_id: str  # a post that keeps it from being deleted (MEDIA_IN_USE), or ""
+
+
+async def media_details(conn: AsyncConnection, org_id: str, media_ids: list[str]) -> list[MediaDetails]:
+    """The posts using each of these media of the library and whether each has a thumbnail, in
+    the order asked; ids the library does not hold are left out."""
+    if len(media_ids) > MAX_DETAILS:
+        raise ValidationError(f"describe at most {MAX_DETAILS} media at a time")
+    wanted = list(dict.fromkeys(media_ids))
+    held = {
+        row.id: row.thumbnail_key
+        for row in await conn.execute(
+            select(media.c.id, media.c.thumbnail_key).where(media.c.org_id == org_id, media.c.id.in_(wanted))
+        )
+    }
+    uses: dict[str, list[tuple[str, str]]] = {media_id: [] for media_id in held}
+    if held:
+        rows = await conn.execute(
+            select(post_media.c.media_id, posts.c.id, posts.c.status)
+            .select_from(post_media.join(posts, posts.c.id == post_media.c.post_id))
+            .where(post_media.c.org_id == org_id, post_media.c.media_id.in_(list(held)))
+            .distinct()
+            .order_by(posts.c.id.desc())
+        )
+        for row in rows:
+            uses[row.media_id].append((row.id, row.status))
+    return [
+        MediaDetails(
+            media_id,
+            held[media_id] is not None,
+            uses[media_id][:USES_SHOWN],
+            len(uses[media_id]),
+            next((post_id for post_id, status in uses[media_id] if status in ACTIVE_POST_STATES), ""),
+        )
+        for media_id in wanted
+        if media_id in held
+    ]

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
+from urllib.parse import urlsplit
 
 UPLOAD_URL_LIFETIME = 3600  # seconds (docs/api.md, "Limits")
 READ_URL_LIFETIME = 900  # seconds: long enough for a platform to fetch a video, short enough to leak little
@@ -55,6 +56,12 @@ class ObjectStorage(Protocol):
     def upload_url(self, key: str, *, content_type: str, size_bytes: int, expires_in: int = UPLOAD_URL_LIFETIME) -> str:
         """A URL that accepts exactly one `PUT` of the object's bytes with this Content-Type
         until it expires. Tampering with it (key, type, size, expiry) invalidates it."""
+        ...
+
+    def upload_origin(self) -> str:
+        """The origin (`scheme://host[:port]`) every upload URL points at: the dashboard's
+        Content-Security-Policy lets its upload script reach it (docs/media.md, "Uploads from the
+        browser")."""
         ...
 
     async def stat(self, key: str) -> StoredObject | None:
@@ -123,6 +130,12 @@ def check_read_range(chunk_size: int, start: int, end: int | None) -> None:
         raise ValueError("start must not be negative")
     if end is not None and end < start:
         raise ValueError("end must not be before start")
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of a URL (the port only when it names one)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
 
 
 def check_lifetime(expires_in: int) -> int:

@@ -51,10 +51,13 @@ from core.storage.base import (
     StoredObject,
     check_lifetime,
     check_read_range,
+    origin_of,
 )
 from core.storage.local import in_thread
 
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
+# Where signed URLs point without HERALD_GCS_ENDPOINT (google-cloud-storage's default).
+GCS_ENDPOINT = "https://storage.googleapis.com"
 # One ranged GET fetches at least this much (one round trip per MiB would cap throughput).
 RANGE_BYTES = 8 * 1024 * 1024
 SPOOL_BUFFER = 1024 * 1024
@@ -103,6 +106,9 @@ class GcsStorage:
             api_access_endpoint=self.endpoint or None,
             **self._signing(),
         )
+
+    def upload_origin(self) -> str:
+        return origin_of(self.endpoint or GCS_ENDPOINT)
 
     def read_url(self, key: str, *, expires_in: int = READ_URL_LIFETIME, generation: int | None = None) -> str:
         """With a generation, the signed query names it (`generation=`): GCS serves that

@@ -38,6 +38,7 @@ from core.storage.base import (
     StoredObject,
     check_lifetime,
     check_read_range,
+    origin_of,
 )
 from core.storage.fileio import Writeback, write_all
 
@@ -119,6 +120,9 @@ class LocalStorage:
             raise ValueError("size_bytes must not be negative")
         query = signing.signed_query(self._secret, key, content_type, size_bytes, expires_in)
         return f"{self.public_url}/upload/{key}?{urlencode(query)}"
+
+    def upload_origin(self) -> str:
+        return origin_of(self.public_url)
 
     def verify(
         self, key: str, *, size: str | None, content_type: str | None, expires: str | None, sig: str | None

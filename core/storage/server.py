@@ -19,6 +19,14 @@ ranges included: core/storage/downloads.py.) Decisions on uploads (documented he
   atomically. Ask the API for a new upload URL to upload again.
 - 200 `{"key", "size_bytes"}` when the object landed.
 
+Browsers (the dashboard's upload script) may PUT from one origin only, the dashboard's
+(`HERALD_BASE_URL`'s): a preflight `OPTIONS /upload/{key}` from it asking for `PUT` with at most
+the `Content-Type` header answers 204 with `Access-Control-Allow-Origin: {that origin}`, and every
+answer to a `PUT` from it (errors included, so the script can read their code) carries the same;
+a preflight from any other origin, or asking for another method or header, is 403
+`CORS_REFUSED` without them, so the browser sends nothing. Clients that are not browsers send no
+`Origin` and are unaffected. Read URLs are not for browsers: they answer no CORS.
+
 After a refusal the server reads and drops a body of at most 1 MiB, so the client reads the
 answer on a reusable connection; a larger body is not read: the connection is closed instead.
 
@@ -43,7 +51,7 @@ from sanic.http.http1 import HTTP_CONTINUE
 from sanic.response import HTTPResponse, json
 
 from core.settings import CoreSettings
-from core.storage.base import ObjectTooLarge
+from core.storage.base import ObjectTooLarge, origin_of
 from core.storage.downloads import serve_object
 from core.storage.fileio import HAVE_SPLICE, SocketPipe, Writeback, splice_to_file, write_all
 from core.storage.local import InvalidKey, LocalStorage, ObjectExists, check_key, in_thread
@@ -53,6 +61,7 @@ from core.storage.signing import Verdict
 # signs.
 MAX_UPLOAD_BYTES = 1024**3
 REFUSED_BODY_DRAIN = 1024 * 1024
+CORS_MAX_AGE = 600  # seconds a browser may keep a preflight's answer
 _SANIC_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 408: "REQUEST_TIMEOUT", 413: "FILE_TOO_LARGE"}
 log = logging.getLogger(__name__)
 
@@ -143,6 +152,32 @@ async def _splice_body(request: Request, storage: LocalStorage, key: str, conten
     return length
 
 
+def _cors_preflight(request: Request, allowed_origin: str) -> HTTPResponse:
+    """The answer to a browser's preflight of an upload: allowed for the dashboard's origin, a
+    PUT, and no header but Content-Type."""
+    asked_headers = {
+        h.strip().lower() for h in (request.headers.get("access-control-request-headers") or "").split(",") if h.strip()
+    }
+    if (
+        request.headers.get("origin") != allowed_origin
+        or request.headers.get("access-control-request-method") != "PUT"
+        or not asked_headers <= {"content-type"}
+    ):
+        response = _error(403, "CORS_REFUSED", "uploads from a browser are allowed from the dashboard's origin only")
+        response.headers["Vary"] = "Origin"
+        return response
+    return HTTPResponse(
+        status=204,
+        headers={
+            "Access-Control-Allow-Origin": allowed_origin,
+            "Access-Control-Allow-Methods": "PUT",
+            "Access-Control-Allow-Headers": "Content-Type",
+            "Access-Control-Max-Age": str(CORS_MAX_AGE),
+            "Vary": "Origin",
+        },
+    )
+
+
 def _single(request: Request, name: str) -> str | None:
     values = request.get_args(keep_blank_values=True).getlist(name) or []
     return values[0] if len(values) == 1 else None
@@ -162,6 +197,15 @@ def create_storage_app(settings: CoreSettings) -> Sanic:
     app.ctx.settings = settings
     storage = LocalStorage(settings)
     app.ctx.storage = storage
+    # The one origin whose pages may upload from a browser: the dashboard's.
+    allowed_origin = origin_of(settings.base_url)
+
+    @app.on_response
+    async def allow_the_dashboard(request: Request, response: HTTPResponse) -> None:
+        if request.method == "PUT" and request.path.startswith("/upload/"):
+            response.headers["Vary"] = "Origin"
+            if request.headers.get("origin") == allowed_origin:
+                response.headers["Access-Control-Allow-Origin"] = allowed_origin
 
     @app.exception(Exception)
     async def on_error(request: Request, error: Exception) -> HTTPResponse:
@@ -179,6 +223,10 @@ def create_storage_app(settings: CoreSettings) -> Sanic:
     @app.route("/objects/<key:path>", methods=["GET", "HEAD"])
     async def download(request: Request, key: str) -> HTTPResponse | None:
         return await serve_object(request, storage, key)
+
+    @app.options("/upload/<key:path>")
+    async def preflight(request: Request, key: str) -> HTTPResponse:
+        return _cors_preflight(request, allowed_origin)
 
     @app.put("/upload/<key:path>", stream=True)
     async def upload(request: Request, key: str) -> HTTPResponse:

@@ -8,11 +8,12 @@ while its upload was still landing) and temp files of uploads that never complet
 process that died midway). They are swept from a listing of the storage (`list_objects`), at most
 once per ORPHAN_SWEEP_INTERVAL per worker, under these rules:
 
-- only objects whose key has the shape the API gives media (`org_.../med_...`): anything else in
-  the bucket is not ours to remove;
+- only objects whose key has the shape the API gives media (`org_.../med_...`) or their
+  thumbnails (`org_.../med_....thumb`): anything else in the bucket is not ours to remove;
 - only what was last modified before the upload URL lifetime plus ORPHAN_GRACE: an upload still
   allowed to land (its URL is valid) or still arriving (its temp file is being written) is younger;
-- a complete object only when no media record has it as `storage_key`, whatever the record's state
+- a complete object only when no media record has it as `storage_key` or `thumbnail_key`, whatever
+  the record's state
   (a pending record's bytes go with the record, above). Media keys embed a new media id, so no record
   referencing an object older than the lifetime can appear after the check;
 - `delete_listed` removes exactly what was listed: an object replaced since is kept.
@@ -27,12 +28,13 @@ import re
 import time
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.db.models import media
 from core.db.types import utcnow
 from core.identity.cleanup import purge_expired_credentials
+from core.media.thumbnails import THUMBNAIL_SUFFIX
 from core.posts import slot_lock_turns
 from core.posts.idempotency import purge_expired
 from core.storage.base import UPLOAD_URL_LIFETIME, ListedObject, ObjectStorage
@@ -44,7 +46,7 @@ PENDING_GRACE = timedelta(minutes=10)
 BATCH = 200
 ORPHAN_GRACE = timedelta(minutes=10)
 ORPHAN_SWEEP_INTERVAL = 3600.0  # seconds; a sweep lists every stored object
-MEDIA_KEY_RE = re.compile(r"^org_[A-Za-z0-9_-]+/med_[A-Za-z0-9_-]+$")
+MEDIA_KEY_RE = re.compile(r"^org_[A-Za-z0-9_-]+/med_[A-Za-z0-9_-]+(?:\.thumb)?$")
 
 
 async def remove_expired_uploads(engine: AsyncEngine, storage: ObjectStorage, now: datetime) -> int:
@@ -90,14 +92,19 @@ async def _remove_unreferenced(engine: AsyncEngine, storage: ObjectStorage, cand
     referenced: set[str] = set()
     if complete:
         async with engine.connect() as conn:
-            # By primary key first (a media key ends with its record's id), which settles the many
-            # objects that are in use; then by storage_key for the rest, whatever their ids.
-            ids = [key.rpartition("/")[2] for key in complete]
-            rows = await conn.execute(select(media.c.storage_key).where(media.c.id.in_(ids)))
-            referenced = {row.storage_key for row in rows} & complete
+            # By primary key first (a media key ends with its record's id, a thumbnail's with it and
+            # `.thumb`), which settles the many objects that are in use; then by storage_key and
+            # thumbnail_key for the rest, whatever their ids.
+            ids = sorted({key.rpartition("/")[2].removesuffix(THUMBNAIL_SUFFIX) for key in complete})
+            rows = await conn.execute(select(media.c.storage_key, media.c.thumbnail_key).where(media.c.id.in_(ids)))
+            referenced = {key for row in rows for key in row if key} & complete
             if rest := sorted(complete - referenced):
-                rows = await conn.execute(select(media.c.storage_key).where(media.c.storage_key.in_(rest)))
-                referenced |= {row.storage_key for row in rows}
+                rows = await conn.execute(
+                    select(media.c.storage_key, media.c.thumbnail_key).where(
+                        or_(media.c.storage_key.in_(rest), media.c.thumbnail_key.in_(rest))
+                    )
+                )
+                referenced |= {key for row in rows for key in row if key}
     removed = 0
     for listed in candidates:
         if listed.partial or listed.key not in referenced:

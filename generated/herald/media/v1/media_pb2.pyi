@@ -123,3 +123,65 @@ class DeleteMediaRequest(_message.Message):
     MEDIA_ID_FIELD_NUMBER: _ClassVar[int]
     media_id: str
     def __init__(self, media_id: _Optional[str] = ...) -> None: ...
+
+class ListMediaDetailsRequest(_message.Message):
+    __slots__ = ("media_ids",)
+    MEDIA_IDS_FIELD_NUMBER: _ClassVar[int]
+    media_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, media_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class MediaUse(_message.Message):
+    __slots__ = ("post_id", "status")
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    status: str
+    def __init__(self, post_id: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...
+
+class MediaDetails(_message.Message):
+    __slots__ = ("media_id", "has_thumbnail", "uses", "use_count", "blocking_post_id")
+    MEDIA_ID_FIELD_NUMBER: _ClassVar[int]
+    HAS_THUMBNAIL_FIELD_NUMBER: _ClassVar[int]
+    USES_FIELD_NUMBER: _ClassVar[int]
+    USE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    BLOCKING_POST_ID_FIELD_NUMBER: _ClassVar[int]
+    media_id: str
+    has_thumbnail: bool
+    uses: _containers.RepeatedCompositeFieldContainer[MediaUse]
+    use_count: int
+    blocking_post_id: str
+    def __init__(self, media_id: _Optional[str] = ..., has_thumbnail: _Optional[bool] = ..., uses: _Optional[_Iterable[_Union[MediaUse, _Mapping]]] = ..., use_count: _Optional[int] = ..., blocking_post_id: _Optional[str] = ...) -> None: ...
+
+class ListMediaDetailsResponse(_message.Message):
+    __slots__ = ("details",)
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    details: _containers.RepeatedCompositeFieldContainer[MediaDetails]
+    def __init__(self, details: _Optional[_Iterable[_Union[MediaDetails, _Mapping]]] = ...) -> None: ...
+
+class GetMediaThumbnailRequest(_message.Message):
+    __slots__ = ("media_id",)
+    MEDIA_ID_FIELD_NUMBER: _ClassVar[int]
+    media_id: str
+    def __init__(self, media_id: _Optional[str] = ...) -> None: ...
+
+class MediaThumbnail(_message.Message):
+    __slots__ = ("media_id", "type", "mime_type", "data")
+    MEDIA_ID_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    media_id: str
+    type: str
+    mime_type: str
+    data: bytes
+    def __init__(self, media_id: _Optional[str] = ..., type: _Optional[str] = ..., mime_type: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class GetUploadOriginRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class UploadOrigin(_message.Message):
+    __slots__ = ("origin",)
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    origin: str
+    def __init__(self, origin: _Optional[str] = ...) -> None: ...

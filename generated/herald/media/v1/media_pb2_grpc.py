@@ -73,6 +73,21 @@ class MediaServiceStub:
                 request_serializer=herald_dot_media_dot_v1_dot_media__pb2.DeleteMediaRequest.SerializeToString,
                 response_deserializer=herald_dot_media_dot_v1_dot_media__pb2.Media.FromString,
                 _registered_method=True)
+        self.ListMediaDetails = channel.unary_unary(
+                '/herald.media.v1.MediaService/ListMediaDetails',
+                request_serializer=herald_dot_media_dot_v1_dot_media__pb2.ListMediaDetailsRequest.SerializeToString,
+                response_deserializer=herald_dot_media_dot_v1_dot_media__pb2.ListMediaDetailsResponse.FromString,
+                _registered_method=True)
+        self.GetMediaThumbnail = channel.unary_unary(
+                '/herald.media.v1.MediaService/GetMediaThumbnail',
+                request_serializer=herald_dot_media_dot_v1_dot_media__pb2.GetMediaThumbnailRequest.SerializeToString,
+                response_deserializer=herald_dot_media_dot_v1_dot_media__pb2.MediaThumbnail.FromString,
+                _registered_method=True)
+        self.GetUploadOrigin = channel.unary_unary(
+                '/herald.media.v1.MediaService/GetUploadOrigin',
+                request_serializer=herald_dot_media_dot_v1_dot_media__pb2.GetUploadOriginRequest.SerializeToString,
+                response_deserializer=herald_dot_media_dot_v1_dot_media__pb2.UploadOrigin.FromString,
+                _registered_method=True)
 
 
 class MediaServiceServicer:
@@ -151,6 +166,35 @@ class MediaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMediaDetails(self, request, context):
+        """The dashboard's media page (docs/dashboard.md, "Media"); not on /v1.
+        Which posts use each of these media and whether each has a thumbnail.
+        Ids this library does not hold are left out (another organization's too).
+        Errors: UNAUTHORIZED, VALIDATION_ERROR (more than 100 ids).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMediaThumbnail(self, request, context):
+        """The thumbnail confirm made of a media (a WebP at most 320 pixels on its
+        long side); empty data when it has none (confirmed before thumbnails
+        existed, not decodable, or still pending): show a placeholder of its type.
+        Errors: UNAUTHORIZED, NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetUploadOrigin(self, request, context):
+        """The origin upload URLs point at (`scheme://host[:port]`), which the
+        dashboard's Content-Security-Policy lets its upload script reach.
+        Errors: UNAUTHORIZED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MediaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -188,6 +232,21 @@ def add_MediaServiceServicer_to_server(servicer, server):
                     servicer.DeleteMedia,
                     request_deserializer=herald_dot_media_dot_v1_dot_media__pb2.DeleteMediaRequest.FromString,
                     response_serializer=herald_dot_media_dot_v1_dot_media__pb2.Media.SerializeToString,
+            ),
+            'ListMediaDetails': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMediaDetails,
+                    request_deserializer=herald_dot_media_dot_v1_dot_media__pb2.ListMediaDetailsRequest.FromString,
+                    response_serializer=herald_dot_media_dot_v1_dot_media__pb2.ListMediaDetailsResponse.SerializeToString,
+            ),
+            'GetMediaThumbnail': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMediaThumbnail,
+                    request_deserializer=herald_dot_media_dot_v1_dot_media__pb2.GetMediaThumbnailRequest.FromString,
+                    response_serializer=herald_dot_media_dot_v1_dot_media__pb2.MediaThumbnail.SerializeToString,
+            ),
+            'GetUploadOrigin': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetUploadOrigin,
+                    request_deserializer=herald_dot_media_dot_v1_dot_media__pb2.GetUploadOriginRequest.FromString,
+                    response_serializer=herald_dot_media_dot_v1_dot_media__pb2.UploadOrigin.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -383,6 +442,87 @@ class MediaService:
             '/herald.media.v1.MediaService/DeleteMedia',
             herald_dot_media_dot_v1_dot_media__pb2.DeleteMediaRequest.SerializeToString,
             herald_dot_media_dot_v1_dot_media__pb2.Media.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMediaDetails(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.media.v1.MediaService/ListMediaDetails',
+            herald_dot_media_dot_v1_dot_media__pb2.ListMediaDetailsRequest.SerializeToString,
+            herald_dot_media_dot_v1_dot_media__pb2.ListMediaDetailsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMediaThumbnail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.media.v1.MediaService/GetMediaThumbnail',
+            herald_dot_media_dot_v1_dot_media__pb2.GetMediaThumbnailRequest.SerializeToString,
+            herald_dot_media_dot_v1_dot_media__pb2.MediaThumbnail.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetUploadOrigin(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.media.v1.MediaService/GetUploadOrigin',
+            herald_dot_media_dot_v1_dot_media__pb2.GetUploadOriginRequest.SerializeToString,
+            herald_dot_media_dot_v1_dot_media__pb2.UploadOrigin.FromString,
             options,
             channel_credentials,
             insecure,
