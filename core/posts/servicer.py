@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 import grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
+from core.identity.principal import CredentialKind
 from core.pagination import page_request
 from core.posts import dry_run, group_listing, groups, outbox, preview, recent, service
+from core.posts.calendar import CalendarFilter, list_calendar
 from core.posts.create import create_posts
 from core.posts.idempotency import request_hash
-from core.posts.messages import group_message, listed_group_message, post_message, tiktok_options
+from core.posts.messages import STATUS_TO_PROTO, group_message, listed_group_message, post_message, tiktok_options
 from core.posts.notices import Notice
 from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
@@ -40,6 +43,8 @@ POLICIES = {
     # A dry run of CreatePosts: it creates nothing, so reading posts is enough.
     "ValidatePosts": MethodPolicy(scopes=_READ),
     "PreviewPosts": MethodPolicy(scopes=_READ),
+    # The dashboard's calendar (docs/dashboard.md, "Calendar"): sessions only, no surface of its own.
+    "ListCalendarPosts": MethodPolicy(credential_kinds=frozenset({CredentialKind.SESSION}), scopes=_READ),
     # Writing tools (docs/api.md, "Authentication": generate:read reads recent posts).
     "ListRecentPosts": MethodPolicy(scopes=frozenset({"generate:read"}), page=PageBounds(default=20, maximum=100)),
 }
@@ -120,6 +125,35 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         )
         records, token = await service.list_posts(call.conn, call.principal.org_id, filters, page)
         return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
+
+    async def ListCalendarPosts(
+        self, request: posts_pb2.ListCalendarPostsRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.ListCalendarPostsResponse:
+        call = current_call()
+        found = await list_calendar(
+            call.conn,
+            call.principal.org_id,
+            request.start_time.ToDatetime(tzinfo=UTC),
+            request.end_time.ToDatetime(tzinfo=UTC),
+            CalendarFilter(profile=request.profile, tag=request.tag, status=request.status),
+            call.now,
+        )
+        return posts_pb2.ListCalendarPostsResponse(
+            posts=[
+                posts_pb2.CalendarPost(
+                    id=p.id,
+                    group_id=p.group_id,
+                    profile=p.profile,
+                    connector=p.connector,
+                    status=STATUS_TO_PROTO[p.status],
+                    schedule_time=timestamp(p.schedule_at),
+                    excerpt=p.excerpt,
+                )
+                for p in found.posts
+            ],
+            truncated=found.truncated,
+            free_slots=[timestamp(at) for at in found.free_slots],
+        )
 
     async def GetPost(self, request: posts_pb2.GetPostRequest, context: grpc.aio.ServicerContext) -> posts_pb2.Post:
         call = current_call()

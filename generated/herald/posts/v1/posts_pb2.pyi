@@ -546,3 +546,45 @@ class PreviewPostsResponse(_message.Message):
     draft: bool
     schedule_time: _timestamp_pb2.Timestamp
     def __init__(self, valid: _Optional[bool] = ..., deliverable: _Optional[bool] = ..., problems: _Optional[_Iterable[_Union[Problem, _Mapping]]] = ..., credits_required: _Optional[int] = ..., credit_balance: _Optional[int] = ..., destinations: _Optional[_Iterable[_Union[DestinationPreview, _Mapping]]] = ..., draft: _Optional[bool] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListCalendarPostsRequest(_message.Message):
+    __slots__ = ("start_time", "end_time", "profile", "tag", "status")
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    profile: str
+    tag: str
+    status: str
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., profile: _Optional[str] = ..., tag: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...
+
+class CalendarPost(_message.Message):
+    __slots__ = ("id", "group_id", "profile", "connector", "status", "schedule_time", "excerpt")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    GROUP_ID_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    CONNECTOR_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_TIME_FIELD_NUMBER: _ClassVar[int]
+    EXCERPT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    group_id: str
+    profile: str
+    connector: str
+    status: PostStatus
+    schedule_time: _timestamp_pb2.Timestamp
+    excerpt: str
+    def __init__(self, id: _Optional[str] = ..., group_id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., excerpt: _Optional[str] = ...) -> None: ...
+
+class ListCalendarPostsResponse(_message.Message):
+    __slots__ = ("posts", "truncated", "free_slots")
+    POSTS_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    FREE_SLOTS_FIELD_NUMBER: _ClassVar[int]
+    posts: _containers.RepeatedCompositeFieldContainer[CalendarPost]
+    truncated: bool
+    free_slots: _containers.RepeatedCompositeFieldContainer[_timestamp_pb2.Timestamp]
+    def __init__(self, posts: _Optional[_Iterable[_Union[CalendarPost, _Mapping]]] = ..., truncated: _Optional[bool] = ..., free_slots: _Optional[_Iterable[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]]] = ...) -> None: ...

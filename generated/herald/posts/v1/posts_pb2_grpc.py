@@ -83,6 +83,11 @@ class PostServiceStub:
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.SerializeToString,
                 response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.FromString,
                 _registered_method=True)
+        self.ListCalendarPosts = channel.unary_unary(
+                '/herald.posts.v1.PostService/ListCalendarPosts',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListCalendarPostsRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListCalendarPostsResponse.FromString,
+                _registered_method=True)
         self.SchedulePost = channel.unary_unary(
                 '/herald.posts.v1.PostService/SchedulePost',
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.SchedulePostRequest.SerializeToString,
@@ -213,6 +218,18 @@ class PostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListCalendarPosts(self, request, context):
+        """The dashboard's calendar (docs/dashboard.md, "Calendar"; not a /v1
+        operation): the organization's posts scheduled in [start_time, end_time),
+        earliest first, each with only what a calendar shows, and for one profile
+        its free time slots in the range. Dashboard sessions only.
+        Errors: UNAUTHORIZED, FORBIDDEN (not a session), SUBSCRIPTION_REQUIRED,
+        VALIDATION_ERROR (the range, the status).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SchedulePost(self, request, context):
         """Takes a draft out of draft: scheduled at schedule_at, at the profile's
         next free time slot (next_slot), or published now (neither), after every
@@ -327,6 +344,11 @@ def add_PostServiceServicer_to_server(servicer, server):
                     servicer.ListRecentPosts,
                     request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.FromString,
                     response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.SerializeToString,
+            ),
+            'ListCalendarPosts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCalendarPosts,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListCalendarPostsRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListCalendarPostsResponse.SerializeToString,
             ),
             'SchedulePost': grpc.unary_unary_rpc_method_handler(
                     servicer.SchedulePost,
@@ -606,6 +628,33 @@ class PostService:
             '/herald.posts.v1.PostService/ListRecentPosts',
             herald_dot_posts_dot_v1_dot_posts__pb2.ListRecentPostsRequest.SerializeToString,
             herald_dot_posts_dot_v1_dot_posts__pb2.ListPostsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListCalendarPosts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/ListCalendarPosts',
+            herald_dot_posts_dot_v1_dot_posts__pb2.ListCalendarPostsRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.ListCalendarPostsResponse.FromString,
             options,
             channel_credentials,
             insecure,
