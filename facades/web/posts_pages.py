@@ -1,43 +1,140 @@
-"""The organization's posts in the dashboard: newest first, filtered by status or profile, each
-with where it went (the platform's post, linked) or why it did not."""
+"""The organization's posts in the dashboard (docs/dashboard.md, "Posts"), grouped by the request
+that created them: one row per post group with its destinations, upcoming groups soonest first and
+then history newest first (`PostService/ListPostGroups`, keyset pages both ways), filtered by
+status, profile, tag and a date range in the organization's time zone; each group canceled or
+rescheduled as a whole (`CancelPostGroup`, `ReschedulePostGroup`), each destination on its own
+page (post_detail_pages.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+from zoneinfo import ZoneInfo
+
+from google.protobuf.timestamp_pb2 import Timestamp
 from herald.posts.v1 import posts_pb2
+from herald.profiles.v1 import profiles_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
 from contract.post_links import post_page_path, sandbox_anchor
 from facades.errors import ApiError
-from facades.web.pages import Route, dashboard_page, page_token, pager, signed_in, when
+from facades.web.local_time import instant
+from facades.web.pages import Route, dashboard_page, form_value, notice, see_other, signed_in, when
 from facades.web.session import Viewer
 
-POSTS_PER_PAGE = 25
+GROUPS_PER_PAGE = 25
+PROFILES_SHOWN = 500  # ListProfiles' largest page: the profile and tag filters list every profile up to it
 STATUSES = ("draft", "scheduled", "queued", "publishing", "published", "partially_published", "failed", "canceled")
+UPCOMING = ("draft", "scheduled", "queued", "publishing")
+EDITABLE = ("draft", "scheduled", "queued")  # what a group action changes (docs/posts.md, "Post groups")
 EXCERPT = 140
+# What an id of a group looks like (core/ids.py: a prefix and a base32 body). Anything else is a
+# group no organization has: the 404 page, without asking the core.
+GROUP_ID = re.compile(r"grp_[0-9a-z]{1,64}")
+# The list's query: what a group action's form carries back, so its answer shows the same list.
+QUERY_KEYS = ("status", "profile", "tag", "from", "to", "page")
+# Refusals of the group actions shown on the list; anything else (NOT_FOUND: another
+# organization's group) is a failure page.
+_SHOWN = ("INVALID_POST_STATE", "VALIDATION_ERROR", "SUBSCRIPTION_REQUIRED")
+GROUP_NOTICES = {
+    "group-canceled": "The post is canceled for every destination: it will not be published, and what it held "
+    "is refunded.",
+    "group-rescheduled": "The post is rescheduled for every destination.",
+}
+
+
+# -- the filters ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    status: str = ""
+    profile: str = ""
+    tag: str = ""
+    start: str = ""  # from, a date (YYYY-MM-DD) in the organization's zone
+    end: str = ""  # to, a date, included
+    page: str = ""
+
+    @property
+    def any(self) -> bool:
+        return bool(self.status or self.profile or self.tag or self.start or self.end)
+
+    def query(self, **changed: str) -> dict[str, str]:
+        """The list's query string values (the empty ones left out), with `changed` applied."""
+        values = {
+            "status": self.status,
+            "profile": self.profile,
+            "tag": self.tag,
+            "from": self.start,
+            "to": self.end,
+            "page": self.page,
+        }
+        return {name: value for name, value in (values | changed).items() if value}
+
+    def path(self, **changed: str) -> str:
+        query = urlencode(self.query(**changed))
+        return f"/dashboard/posts?{query}" if query else "/dashboard/posts"
+
+
+def read_filters(values: dict[str, str]) -> Filters:
+    """The filters a query asks for: a status Herald does not have is dropped, the rest kept as
+    given (bounded) for the core and read_dates to judge."""
+    status = values.get("status", "")
+    page = values.get("page", "")
+    return Filters(
+        status=status if status in STATUSES else "",
+        profile=values.get("profile", "")[:64],
+        tag=values.get("tag", "")[:64],
+        start=values.get("from", "")[:10],
+        end=values.get("to", "")[:10],
+        page=page if len(page) <= 512 else "",
+    )
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError, OSError):
+        return ZoneInfo("UTC")
+
+
+def day_bounds(filters: Filters, zone: str) -> tuple[str, str]:
+    """From and to, dates in the organization's zone, as the instants the core filters on: from's
+    first instant (included) and the first instant of the day after to (excluded)."""
+    tz = _zone(zone)
+
+    def start_of(text: str, argument: str, days: int = 0) -> str:
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            raise ApiError(
+                "VALIDATION_ERROR", f"{argument.capitalize()} must be a date (YYYY-MM-DD)", {"argument": argument}
+            ) from None
+        moment = datetime.combine(day + timedelta(days=days), time(0), tzinfo=tz).astimezone(UTC)
+        return moment.isoformat().replace("+00:00", "Z")
+
+    after = start_of(filters.start, "from") if filters.start else ""
+    before = start_of(filters.end, "to", days=1) if filters.end else ""
+    if filters.start and filters.end and filters.end < filters.start:
+        raise ApiError("VALIDATION_ERROR", "To must not be before From", {"argument": "to"})
+    return after, before
+
+
+# -- what a row shows ------------------------------------------------------------------------------
 
 
 def _status(post: posts_pb2.Post) -> str:
     return posts_pb2.PostStatus.Name(post.status).removeprefix("POST_STATUS_").lower()
 
 
-def _row(post: posts_pb2.Post, zone: str) -> dict[str, object]:
-    text = " ".join(post.content.split())
-    return {
-        "id": post.id,
-        "profile": post.profile,
-        "platform": post.connector,
-        "excerpt": text if len(text) <= EXCERPT else f"{text[: EXCERPT - 1]}…",
-        "status": _status(post),
-        "scheduled": when(post.schedule_time, zone, ""),
-        "published": when(post.publish_time, zone, ""),
-        "url": _outcome_link(post),
-        "platform_post_id": post.platform_post_id,
-        "failure": post.failure_reason,
-        "failure_detail": post.failure_detail or post.platform_error,
-        "attempts": post.attempts,
-        "parts": _parts(post),
-    }
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT else f"{text[: EXCERPT - 1]}…"
 
 
 def _outcome_link(post: posts_pb2.Post) -> str:
@@ -59,43 +156,217 @@ def _parts(post: posts_pb2.Post) -> str:
     return ", ".join(out)
 
 
-@signed_in
-async def list_posts(request: Request, viewer: Viewer) -> HTTPResponse:
-    """The organization's posts, newest first, filtered by `?status=` and `?profile=`."""
+def local_input(stamp: Timestamp, zone: str) -> str:
+    """An instant as a datetime-local field's value in the organization's zone."""
+    if not stamp.seconds:
+        return ""
+    return datetime.fromtimestamp(stamp.seconds, _zone(zone)).strftime("%Y-%m-%dT%H:%M")
+
+
+def _actions(posts: list[dict[str, Any]]) -> dict[str, str]:
+    """The group's "Reschedule" and "Cancel post": enabled while every destination not
+    canceled is a draft, scheduled or queued, and one is (what the core's group actions require);
+    else disabled, with the reason."""
+    live = [p for p in posts if p["status"] != "canceled"]
+    if not live:
+        return {"enabled": "", "why": "Every destination of this post is canceled: there is nothing to change."}
+    if stuck := next((p for p in live if p["status"] not in EDITABLE), None):
+        return {
+            "enabled": "",
+            "why": "A post is rescheduled or canceled as a whole only while each destination is a draft, "
+            f"scheduled or queued: {stuck['profile']} is {stuck['status'].replace('_', ' ')}. "
+            "Open a destination to act on it alone.",
+        }
+    return {"enabled": "true", "why": ""}
+
+
+def group_row(listed: posts_pb2.ListedPostGroup, zone: str) -> dict[str, Any]:
+    group = listed.group
+    matching = set(listed.matching_post_ids)
+    send_time = listed.send_time
+    posts = [
+        {
+            "id": p.id,
+            "profile": p.profile,
+            "platform": p.connector,
+            "status": _status(p),
+            "matching": p.id in matching,
+            # A destination's own time, shown when it is not the group's.
+            "at": when(p.schedule_time, zone, "") if p.schedule_time.seconds != send_time.seconds else "",
+            "url": _outcome_link(p),
+            "parts": _parts(p),
+            "failure": p.failure_reason,
+        }
+        for p in group.posts
+    ]
+    first = next((p for p in group.posts if p.id in matching), group.posts[0])
+    return {
+        "id": group.id,
+        "section": listed.section,
+        "send_time": when(send_time, zone, ""),
+        "schedule_value": local_input(send_time, zone),
+        "excerpt": _excerpt(first.content),
+        "versions": len({p.content for p in group.posts}) > 1,
+        "posts": posts,
+        "hidden": sum(1 for p in posts if not p["matching"]),
+        "actions": _actions(posts),
+    }
+
+
+# -- the page ---------------------------------------------------------------------------------------
+
+
+async def _profiles(request: Request, viewer: Viewer) -> list[profiles_pb2.Profile]:
     core = request.app.ctx.core
-    status = request.args.get("status", "")
-    status = status if status in STATUSES else ""
-    profile = request.args.get("profile", "")[:64]
-    token = page_token(request)
-    context: dict[str, object] = {"statuses": STATUSES, "filters": {"status": status, "profile": profile}}
-    try:
-        result = await core.call(
-            core.posts.ListPosts,
-            posts_pb2.ListPostsRequest(status=status, profile=profile, page_size=POSTS_PER_PAGE, page_token=token),
-            authorization=viewer.authorization,
-        )
-    except ApiError as error:
-        if error.code not in ("VALIDATION_ERROR", "NOT_FOUND"):
-            raise
-        return await dashboard_page(
-            request,
-            viewer,
-            "posts.html",
-            "posts",
-            status=error.http_status,
-            posts=[],
-            error=error.message,
-            **context,
-        )
+    listed = await core.call(
+        core.profiles.ListProfiles,
+        profiles_pb2.ListProfilesRequest(page_size=PROFILES_SHOWN),
+        authorization=viewer.authorization,
+    )
+    return list(listed.response.profiles)
+
+
+async def _groups(request: Request, viewer: Viewer, filters: Filters) -> posts_pb2.ListPostGroupsResponse:
+    core = request.app.ctx.core
+    after, before = day_bounds(filters, viewer.time_zone)
+    listed = await core.call(
+        core.posts.ListPostGroups,
+        posts_pb2.ListPostGroupsRequest(
+            status=filters.status,
+            profile=filters.profile,
+            tag=filters.tag,
+            scheduled_after=after,
+            scheduled_before=before,
+            page_size=GROUPS_PER_PAGE,
+            page_token=filters.page,
+        ),
+        authorization=viewer.authorization,
+    )
+    return listed.response
+
+
+async def posts_page(
+    request: Request,
+    viewer: Viewer,
+    filters: Filters,
+    *,
+    status: int = 200,
+    failure: ApiError | None = None,
+    flash: str | None = None,
+) -> HTTPResponse:
+    """The list for these filters (and, after a refused action, why it was refused)."""
+    profiles, groups = await asyncio.gather(
+        _profiles(request, viewer), _groups(request, viewer, filters), return_exceptions=True
+    )
+    if isinstance(profiles, BaseException):
+        raise profiles
+    problem = failure
+    if isinstance(groups, ApiError) and groups.code == "VALIDATION_ERROR":
+        problem, status, groups = groups, groups.http_status, None
+    elif isinstance(groups, BaseException):
+        raise groups
+    rows = [group_row(g, viewer.time_zone) for g in groups.groups] if groups is not None else []
+    sections = [
+        {"name": name, "title": title, "groups": [r for r in rows if r["section"] == name]}
+        for name, title in (("upcoming", "Upcoming"), ("history", "History"))
+    ]
+    next_token = groups.next_page_token if groups is not None else ""
+    previous_token = groups.previous_page_token if groups is not None else ""
     return await dashboard_page(
         request,
         viewer,
         "posts.html",
         "posts",
-        posts=[_row(p, viewer.time_zone) for p in result.response.posts],
-        **pager("/dashboard/posts", token, result.response.next_page_token, status=status, profile=profile),
-        **context,
+        status=status,
+        flash=flash,
+        failure={"code": problem.code, "message": problem.message} if problem else None,
+        filters=filters,
+        back=urlencode(filters.query()),
+        statuses=STATUSES,
+        profiles=[{"slug": p.slug, "platform": p.connector} for p in profiles],
+        tags=sorted({t for p in profiles for t in p.tags}),
+        sections=[s for s in sections if s["groups"]],
+        listed=bool(rows),
+        pages={
+            "first": filters.path(page="") if filters.page else "",
+            "previous": filters.path(page=previous_token) if previous_token else "",
+            "next": filters.path(page=next_token) if next_token else "",
+        },
+        zone=_zone(viewer.time_zone).key,
     )
 
 
-ROUTES = (Route("GET", "/dashboard/posts", list_posts),)
+@signed_in
+async def list_posts(request: Request, viewer: Viewer) -> HTTPResponse:
+    """The organization's post groups: upcoming soonest first, then history newest first,
+    filtered by `?status=&profile=&tag=&from=&to=`, paged by `?page=`."""
+    filters = read_filters({name: request.args.get(name, "") for name in QUERY_KEYS})
+    flash = GROUP_NOTICES.get(request.args.get("notice", "")) or notice(request)
+    return await posts_page(request, viewer, filters, flash=flash)
+
+
+# -- the group actions ---------------------------------------------------------------------------------
+
+
+def _checked(group_id: str) -> str:
+    if not GROUP_ID.fullmatch(group_id):
+        raise ApiError("NOT_FOUND", "no such post group in this organization")
+    return group_id
+
+
+def _back(request: Request) -> Filters:
+    """The list the form was on (its `back` field: the list's query), read as the list reads it."""
+    sent = dict(parse_qsl(form_value(request, "back")[:2048]))
+    return read_filters({name: sent.get(name, "") for name in QUERY_KEYS})
+
+
+@signed_in
+async def cancel_group(request: Request, viewer: Viewer, group_id: str) -> HTTPResponse:
+    """Cancels every destination of a post group ("Cancel post"); a refusal is shown on the list."""
+    core = request.app.ctx.core
+    group_id = _checked(group_id)
+    back = _back(request)
+    try:
+        await core.call(
+            core.posts.CancelPostGroup,
+            posts_pb2.CancelPostGroupRequest(group_id=group_id),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.code not in _SHOWN:
+            raise
+        return await posts_page(request, viewer, back, status=error.http_status, failure=error)
+    return see_other(_with_notice(back, "group-canceled"))
+
+
+@signed_in
+async def reschedule_group(request: Request, viewer: Viewer, group_id: str) -> HTTPResponse:
+    """Moves every destination of a post group to the form's "Schedule at", read in the
+    organization's time zone; a refusal is shown on the list."""
+    core = request.app.ctx.core
+    group_id = _checked(group_id)
+    back = _back(request)
+    try:
+        schedule_at = instant(form_value(request, "schedule_at")[:40], _zone(viewer.time_zone).key)
+        await core.call(
+            core.posts.ReschedulePostGroup,
+            posts_pb2.ReschedulePostGroupRequest(group_id=group_id, schedule_at=schedule_at),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.code not in _SHOWN:
+            raise
+        return await posts_page(request, viewer, back, status=error.http_status, failure=error)
+    return see_other(_with_notice(back, "group-rescheduled"))
+
+
+def _with_notice(back: Filters, name: str) -> str:
+    path = back.path()
+    return f"{path}{'&' if '?' in path else '?'}notice={name}"
+
+
+ROUTES = (
+    Route("GET", "/dashboard/posts", list_posts),
+    Route("POST", "/dashboard/post-groups/<group_id:str>/cancel", cancel_group),
+    Route("POST", "/dashboard/post-groups/<group_id:str>/reschedule", reschedule_group),
+)

@@ -218,16 +218,18 @@ async def test_the_posts_page_links_each_post_to_the_platform(tab, human, fake_x
 
     await page.get_by_role("link", name="Posts").click()
     await page.wait_for_url("**/dashboard/posts")
-    out = page.locator(f'tr[data-post="{ids[x_slug]}"] td.outcome a')
+    # One row for the request, a destination each (docs/dashboard.md, "Posts").
+    out = page.locator(f'li[data-post="{ids[x_slug]}"] a.outcome')
     assert await out.get_attribute("href") == by_profile[x_slug]["url"]
     assert by_profile[x_slug]["url"].startswith("https://x.com/")
-    assert "thread 2/2 out" in await page.locator(f'tr[data-post="{ids[x_slug]}"]').inner_text()
-    failed = page.locator(f'tr[data-post="{ids[m_slug]}"]')
+    assert "thread 2/2 out" in await page.locator(f'li[data-post="{ids[x_slug]}"]').inner_text()
+    failed = page.locator(f'li[data-post="{ids[m_slug]}"]')
     assert await failed.get_attribute("data-status") == "failed"
     assert by_profile[m_slug]["failure_reason"] in await failed.inner_text()
+    assert await page.locator("li.group").count() == 1
 
     await page.get_by_label("Status").select_option("failed")
     await page.get_by_role("button", name="Filter").click()
     await page.wait_for_url("**/dashboard/posts?status=failed*")
-    shown = await page.locator("#posts tbody tr").evaluate_all("rows => rows.map(r => r.dataset.status)")
+    shown = await page.locator("li[data-matching]").evaluate_all("items => items.map(i => i.dataset.status)")
     assert shown and set(shown) == {"failed"}

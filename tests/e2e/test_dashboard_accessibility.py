@@ -23,6 +23,7 @@ SIGNED_IN = {
     "profiles": "/dashboard/profiles",
     "media": "/dashboard/media",
     "posts": "/dashboard/posts",
+    "posts-filtered": "/dashboard/posts?tag=launch&status=scheduled&profile=a11y-bsky",
     "compose": "/dashboard/compose",
     "brand-voice": "/dashboard/brand-voice",
     "webhooks": "/dashboard/webhooks",
@@ -41,7 +42,8 @@ async def test_every_page_passes_axe_at_desktop_and_phone_widths(
         await check_page(page, artifacts_dir, backend, f"a11y-{name}")
 
     org = await orgs()
-    await orgs.profile(org, "a11y-x", "x")
+    await orgs.profile(org, "a11y-x", "x", tags=("launch",))
+    await orgs.profile(org, "a11y-bsky", "bluesky", tags=("launch",))
     created = await http.post(
         "/v1/posts", json={"content": "Hello from the a11y test.", "profiles": ["a11y-x"]}, headers=org.auth
     )
@@ -75,6 +77,17 @@ async def test_every_page_passes_axe_at_desktop_and_phone_widths(
         headers=org.auth,
     )
     assert scheduled.status_code == 201, scheduled.text
+    # The posts page with a group of two destinations (its actions enabled) beside published ones.
+    grouped = await http.post(
+        "/v1/posts",
+        json={
+            "content": "One post, two destinations.",
+            "profiles": ["a11y-x", "a11y-bsky"],
+            "schedule_at": (datetime.now(UTC) + timedelta(days=2)).isoformat(),
+        },
+        headers=org.auth,
+    )
+    assert grouped.status_code == 201, grouped.text
     for _ in range(300):
         if (await http.get(f"/v1/posts/{threaded_id}", headers=org.auth)).json()["status"] == "published":
             break
