@@ -21,6 +21,9 @@ from facades.web.session import session_token
 
 CSRF_COOKIE = "herald_csrf"
 FIELD = "csrf_token"
+# Scripts calling a dashboard endpoint with a JSON body send the token in this header instead (a
+# page on another origin cannot set it without a CORS preflight the facade never allows).
+HEADER = "X-CSRF-Token"
 
 
 class CsrfRejected(Exception):
@@ -62,8 +65,9 @@ def ensure_nonce_cookie(request: Request, response: HTTPResponse) -> None:
 
 
 def check(request: Request, *, signed_in: bool) -> None:
-    """Refuses a form whose token is not the one its cookie's secret gives."""
-    sent = (request.form or {}).get(FIELD, "") if request.form is not None else ""
+    """Refuses a form whose token (its `csrf_token` field, or the X-CSRF-Token header) is not
+    the one its cookie's secret gives."""
+    sent = request.headers.get(HEADER) or ((request.form or {}).get(FIELD, "") if request.form is not None else "")
     key = session_token(request) if signed_in else (session_token(request) or _nonce(request))
     if not key or not sent or not hmac.compare_digest(sent.encode(), _token_for(key).encode()):
         raise CsrfRejected("the form's CSRF token is missing or wrong: reload the page and try again")

@@ -1,10 +1,16 @@
-"""The organization's media library in the dashboard, and the stock picker that adds licensed
-photos to it: search, pick, choose a crop, source (issue 16, docs/stock.md)."""
+"""The organization's media library in the dashboard: thumbnails, where each media is used, its
+description and tags edited, unused media deleted, files uploaded from the browser straight to
+storage (static/media_upload.js through this module's endpoints), and the stock picker that adds
+licensed photos: search, pick, choose a crop, source (issues 16 and 31; docs/dashboard.md,
+"Media", docs/media.md, "Uploads from the browser", docs/stock.md)."""
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import json as jsonlib
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -12,11 +18,25 @@ from herald.credits.v1 import credits_pb2
 from herald.media.v1 import media_pb2
 from herald.stock.v1 import stock_pb2
 from sanic import Request
-from sanic.response import HTTPResponse
+from sanic.response import HTTPResponse, json, raw
 
+from contract.requests import PresignRequest
 from facades.errors import ApiError
-from facades.web.pages import Route, dashboard_page, notice, page_token, pager, see_other, signed_in, when
-from facades.web.session import Viewer
+from facades.validation import json_object, validate
+from facades.web import csrf
+from facades.web.pages import (
+    Route,
+    dashboard_page,
+    form_value,
+    notice,
+    page_token,
+    pager,
+    see_other,
+    signed_in,
+    when,
+)
+from facades.web.session import SESSION_COOKIE, Viewer, clear_session_cookie, current_viewer, session_token
+from facades.web.templating import render
 
 MEDIA_PER_PAGE = 24
 RESULTS_SHOWN = 24
@@ -61,6 +81,32 @@ PICKER_ERRORS = {
     "SUBSCRIPTION_REQUIRED": "The organization needs a plan",
 }
 _HOST_NAME = re.compile(r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?")
+# What an id of a media looks like (core/ids.py: a prefix and a base32 body). Anything else is a
+# media no organization has: 404, without asking the core.
+MEDIA_ID = re.compile(r"med_[0-9a-z]{1,64}")
+# The upload origin the core names, as the page's connect-src may carry it.
+_ORIGIN = re.compile(r"https?://(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
+# The library's form outcomes (`?notice=`), read from this fixed table only.
+MEDIA_NOTICES = {
+    "media-saved": "The description and tags are saved.",
+    "media-deleted": "The media is deleted from the library, its bytes with it.",
+}
+# Refusals of the library's forms shown on the page; anything else (NOT_FOUND: another
+# organization's media) is a failure page with its status.
+LIBRARY_ERRORS = {
+    "VALIDATION_ERROR": "Check the form",
+    "MEDIA_IN_USE": "This media is in use",
+    "SUBSCRIPTION_REQUIRED": "The organization needs a plan",
+}
+USE_STATUS_WORDS = {"scheduled": "scheduled", "queued": "queued", "publishing": "publishing"}
+# The placeholder shown for a media without a thumbnail: its type, drawn (docs/dashboard.md).
+_PLACEHOLDER = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="160" height="120" viewBox="0 0 160 120">'
+    '<rect width="160" height="120" fill="#e8ebf0"/>'
+    '<text x="80" y="68" text-anchor="middle" font-family="sans-serif" font-size="18" fill="#3a4250">{label}</text>'
+    "</svg>"
+)
+PLACEHOLDER_LABELS = {"image": "Image", "gif": "GIF", "video": "Video"}
 
 
 def _loopback(host: str) -> bool:
@@ -99,9 +145,10 @@ def _size(size_bytes: int) -> str:
     return f"{size_bytes / (1024 * 1024):.1f} MB"
 
 
-def _media_row(media: media_pb2.Media, zone: str) -> dict[str, Any]:
-    # The Media message carries no viewable URL (the bytes sit in private storage) and no stock
-    # origin: the page shows what it carries.
+def _media_row(media: media_pb2.Media, zone: str, details: media_pb2.MediaDetails | None = None) -> dict[str, Any]:
+    # The bytes sit in private storage: the page shows the thumbnail through its own route
+    # (thumbnail below), and where the media is used from ListMediaDetails.
+    uses = list(details.uses) if details is not None else []
     return {
         "id": media.media_id,
         "name": media.name,
@@ -111,8 +158,70 @@ def _media_row(media: media_pb2.Media, zone: str) -> dict[str, Any]:
         "size": _size(media.size_bytes),
         "dimensions": f"{media.width} × {media.height}" if media.width and media.height else "",
         "tags": [t.strip() for t in media.tags.split(",") if t.strip()],
+        "tags_value": media.tags,
         "added": when(media.create_time, zone),
+        "thumbnail": f"/dashboard/media/{media.media_id}/thumbnail",
+        "has_thumbnail": bool(details and details.has_thumbnail),
+        "uses": [{"post_id": u.post_id, "status": u.status} for u in uses],
+        "use_count": details.use_count if details is not None else 0,
+        "more_uses": (details.use_count - len(uses)) if details is not None else 0,
+        "blocking_post_id": details.blocking_post_id if details is not None else "",
     }
+
+
+async def _rows(request: Request, authorization: str, media: list[media_pb2.Media], zone: str) -> list[dict[str, Any]]:
+    """The library's rows, each with its thumbnail state and the posts using it (one call)."""
+    if not media:
+        return []
+    core = request.app.ctx.core
+    described = await core.call(
+        core.media.ListMediaDetails,
+        media_pb2.ListMediaDetailsRequest(media_ids=[m.media_id for m in media]),
+        authorization=authorization,
+    )
+    details = {d.media_id: d for d in described.response.details}
+    return [_media_row(m, zone, details.get(m.media_id)) for m in media]
+
+
+async def upload_settings(request: Request, authorization: str) -> dict[str, Any]:
+    """What the upload script needs, rendered into the page as data: the types and size limits
+    the core publishes in its catalog (no second table in the script), and the origin its upload
+    URLs point at, which the page's connect-src names (docs/dashboard.md, "Media")."""
+    catalog = (await request.app.ctx.contract.get()).catalog
+    core = request.app.ctx.core
+    answer = await core.call(
+        core.media.GetUploadOrigin, media_pb2.GetUploadOriginRequest(), authorization=authorization
+    )
+    origin = answer.response.origin
+    types = {t.mime_type: {"kind": t.kind, "max_bytes": t.presign_max_bytes} for t in catalog.message.media_types}
+    return {
+        "types": types,
+        "types_json": jsonlib.dumps(types, separators=(",", ":")),
+        "accept": ",".join(types),
+        "limits": _limits_text(types),
+        "origin": origin if _ORIGIN.fullmatch(origin) else "",
+        "max_filename": catalog.limits.max_filename_chars,
+        "max_description": catalog.limits.max_description_chars,
+    }
+
+
+def _limits_text(types: dict[str, dict[str, Any]]) -> list[str]:
+    """ "image: JPEG, PNG, WebP up to 50 MB", one line per kind, in the catalog's order."""
+    kinds: dict[str, list[str]] = {}
+    limits: dict[str, int] = {}
+    for mime_type, fact in types.items():
+        kinds.setdefault(fact["kind"], []).append(mime_type.partition("/")[2].upper().replace("QUICKTIME", "MOV"))
+        limits[fact["kind"]] = fact["max_bytes"]
+    return [f"{kind}: {', '.join(names)}, up to {_decimal(limits[kind])}" for kind, names in kinds.items()]
+
+
+def _decimal(size_bytes: int) -> str:
+    """A limit as the contract writes it: decimal units (docs/api.md, "Limits")."""
+    if size_bytes % 1_000_000_000 == 0:
+        return f"{size_bytes // 1_000_000_000} GB"
+    if size_bytes % 1_000_000 == 0:
+        return f"{size_bytes // 1_000_000} MB"
+    return f"{size_bytes:,} bytes"
 
 
 def _https(url: str) -> str:
@@ -198,9 +307,13 @@ async def media_page(
     failure: ApiError | None = None,
     picker: dict[str, str] | None = None,
     checked: frozenset[str] = frozenset(),
+    refused: ApiError | None = None,
+    refused_media: str = "",
+    typed: dict[str, str] | None = None,
 ) -> HTTPResponse:
-    """The library (newest first, 24 a page) and the stock picker, with its search's results
-    when it has a query; `failure`, when given, is shown as the page's alert."""
+    """The library (newest first, 24 a page) with its upload area, and the stock picker, with
+    its search's results when it has a query; `failure`, when given, is the picker's alert,
+    `refused` a library form's (the media `refused_media`, with what was `typed` kept)."""
     core = request.app.ctx.core
     picker = picker or _picker(request.args)
     token = page_token(request)
@@ -212,7 +325,7 @@ async def media_page(
             authorization=viewer.authorization,
         )
         media, next_token = (
-            [_media_row(m, viewer.time_zone) for m in listed.response.media],
+            await _rows(request, viewer.authorization, list(listed.response.media), viewer.time_zone),
             listed.response.next_page_token,
         )
     except ApiError as error:
@@ -253,6 +366,8 @@ async def media_page(
         authorization=viewer.authorization,
     )
     flash, partial = _sourced_notices(request)
+    flash = MEDIA_NOTICES.get(request.args.get("notice", "")) or flash
+    uploads = await upload_settings(request, viewer.authorization)
     # The next page keeps the picker's search.
     search = (
         {"q": picker["query"], "provider": picker["provider"], "preset": picker["preset"]} if picker["query"] else {}
@@ -265,6 +380,13 @@ async def media_page(
         status=status,
         # The previews' origins, and only while they are on the page (docs/dashboard.md).
         image_origins=origins,
+        # The upload script reaches the dashboard's endpoints and the storage's origin, nothing else.
+        connect_self=True,
+        connect_origins=[uploads["origin"]] if uploads["origin"] else [],
+        uploads=uploads,
+        refused=_refusal(refused) if refused else None,
+        refused_media=refused_media,
+        typed=typed or {},
         flash=flash,
         partial=partial,
         media=media,
@@ -288,6 +410,14 @@ async def media_page(
             for p in switches.response.providers
         ],
     )
+
+
+def _refusal(error: ApiError) -> dict[str, Any]:
+    return {
+        "code": error.code,
+        "heading": LIBRARY_ERRORS.get(error.code, "That did not work"),
+        "message": error.message[:1].upper() + error.message[1:],
+    }
 
 
 @signed_in
@@ -359,8 +489,230 @@ async def save_providers(request: Request, viewer: Viewer) -> HTTPResponse:
     return see_other("/dashboard/media?notice=providers")
 
 
+def _checked(media_id: str) -> str:
+    if not MEDIA_ID.fullmatch(media_id):
+        raise ApiError("NOT_FOUND", "no such media in this library")
+    return media_id
+
+
+@signed_in
+async def edit_media(request: Request, viewer: Viewer, media_id: str) -> HTTPResponse:
+    """Saves a media's description (its alt text) and tags; a refusal is shown on the page with
+    what was typed."""
+    core = request.app.ctx.core
+    typed = {"description": form_value(request, "description"), "tags": form_value(request, "tags")}
+    try:
+        await core.call(
+            core.media.UpdateMedia,
+            media_pb2.UpdateMediaRequest(media_id=_checked(media_id), **typed),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.code not in LIBRARY_ERRORS:
+            raise
+        return await media_page(
+            request, viewer, status=error.http_status, refused=error, refused_media=media_id, typed=typed
+        )
+    return see_other(f"/dashboard/media?notice=media-saved#media-{media_id}")
+
+
+@signed_in
+async def delete_media(request: Request, viewer: Viewer, media_id: str) -> HTTPResponse:
+    """Deletes a media and its bytes; refused (MEDIA_IN_USE, on the page) while a post that has
+    not gone out uses it."""
+    core = request.app.ctx.core
+    try:
+        await core.call(
+            core.media.DeleteMedia,
+            media_pb2.DeleteMediaRequest(media_id=_checked(media_id)),
+            authorization=viewer.authorization,
+        )
+    except ApiError as error:
+        if error.code not in LIBRARY_ERRORS:
+            raise
+        return await media_page(request, viewer, status=error.http_status, refused=error, refused_media=media_id)
+    return see_other("/dashboard/media?notice=media-deleted")
+
+
+def _placeholder(kind: str, status: int = 200) -> HTTPResponse:
+    label = PLACEHOLDER_LABELS.get(kind, "File")
+    return raw(
+        _PLACEHOLDER.format(label=label).encode(),
+        status=status,
+        content_type="image/svg+xml",
+        headers={
+            "Cache-Control": "private, no-cache",
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+async def thumbnail(request: Request, media_id: str) -> HTTPResponse:
+    """A media's thumbnail for the signed-in organization's pages (the session cookie is the
+    credential, checked by the core in the one call): the WebP confirm made, or a placeholder of
+    the media's type when it has none. Another organization's media, an unknown or malformed id:
+    404; no session: 401 (an image request is not sent to sign-in)."""
+    token = session_token(request)
+    if token is None:
+        return json({"error": "sign in first", "code": "UNAUTHORIZED"}, status=401)
+    if not MEDIA_ID.fullmatch(media_id):
+        return json({"error": "no such media in this library", "code": "NOT_FOUND"}, status=404)
+    core = request.app.ctx.core
+    try:
+        found = await core.call(
+            core.media.GetMediaThumbnail,
+            media_pb2.GetMediaThumbnailRequest(media_id=media_id),
+            authorization=f"Bearer {token}",
+        )
+    except ApiError as error:
+        return _json_error(error)
+    picture = found.response
+    if not picture.data or picture.mime_type != "image/webp":
+        return _placeholder(picture.type)
+    return raw(
+        picture.data,
+        content_type=picture.mime_type,
+        # A media's thumbnail never changes: the browser keeps it for the session's pages.
+        headers={"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+# -- the upload script's endpoints (static/media_upload.js) -----------------------------------
+
+Scripted = Callable[..., Awaitable[HTTPResponse]]
+
+
+def _json_error(error: ApiError, **extra: Any) -> HTTPResponse:
+    """An error as /v1 answers it (`{error, code, argument?}`)."""
+    body = error.body() | ({"argument": error.argument} if error.argument else {})
+    return json(body | extra, status=error.http_status, headers={"Cache-Control": "no-store"})
+
+
+def scripted(handler: Scripted) -> Scripted:
+    """An endpoint the upload script calls: the session cookie is the credential (passed to the
+    core as it is: one call, no GetPrincipal first) and the page's CSRF token, in the
+    X-CSRF-Token header, is checked before anything else. Every answer is JSON: 401 without a
+    session the core accepts (`sign_in` names the page to go to), 403 FORBIDDEN for a missing or
+    wrong token, the core's errors with their code and status."""
+
+    @functools.wraps(handler)
+    async def wrapped(request: Request, **params: str) -> HTTPResponse:
+        token = session_token(request)
+        if token is None:
+            return _session_gone(request)
+        try:
+            csrf.check(request, signed_in=True)
+        except csrf.CsrfRejected as refused:
+            return _json_error(ApiError("FORBIDDEN", str(refused)))
+        try:
+            return await handler(request, f"Bearer {token}", **params)
+        except ApiError as error:
+            if error.code == "UNAUTHORIZED":
+                return _session_gone(request)
+            return _json_error(error)
+
+    return wrapped
+
+
+def _session_gone(request: Request) -> HTTPResponse:
+    response = _json_error(
+        ApiError("UNAUTHORIZED", "your session has ended: sign in again"), sign_in="/login?next=%2Fdashboard%2Fmedia"
+    )
+    if request.cookies.get(SESSION_COOKIE) is not None:
+        clear_session_cookie(response, request)
+    return response
+
+
+def _item_html(request: Request, row: dict[str, Any], uploads: dict[str, Any]) -> str:
+    """The library's item for a media, as the page renders it (media_item.html), for the script
+    to put at the top of the list."""
+    return render(request, "media_item.html", m=row, uploads=uploads).body.decode()
+
+
+async def _media_answer(request: Request, authorization: str, media: media_pb2.Media, **extra: Any) -> HTTPResponse:
+    """A confirmed media for the script: its id, name and type, and its item for the list."""
+    viewer = await current_viewer(request)
+    if viewer is None:
+        raise ApiError("UNAUTHORIZED", "your session has ended: sign in again")
+    rows = await _rows(request, authorization, [media], viewer.time_zone)
+    uploads = await upload_settings(request, authorization)
+    return json(
+        {
+            "media_id": media.media_id,
+            "name": media.name,
+            "type": media.type,
+            "status": media.status,
+            "item_html": _item_html(request, rows[0], uploads),
+        }
+        | extra,
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+@scripted
+async def presign(request: Request, authorization: str) -> HTTPResponse:
+    """Registers an upload (CreateUpload, the /v1 presign's checks and answers): 201
+    `{media_id, upload_url, expires_in}`, or 200 `{media_id, duplicate: true, name}` when the
+    library holds these bytes already (by content_hash)."""
+    contract = await request.app.ctx.contract.get()
+    message = validate(contract.model(PresignRequest), json_object(request.body)).to_proto()
+    core = request.app.ctx.core
+    answer = (await core.call(core.media.CreateUpload, message, authorization=authorization)).response
+    if answer.duplicate:
+        existing = await core.call(
+            core.media.GetMedia, media_pb2.GetMediaRequest(media_id=answer.media_id), authorization=authorization
+        )
+        return json(
+            {"media_id": answer.media_id, "duplicate": True, "name": existing.response.name},
+            headers={"Cache-Control": "no-store"},
+        )
+    return json(
+        {"media_id": answer.media_id, "upload_url": answer.upload_url, "expires_in": answer.expires_in},
+        status=201,
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+@scripted
+async def confirm(request: Request, authorization: str, media_id: str) -> HTTPResponse:
+    """Confirms an upload (ConfirmMedia): 200 with the media and its item for the list;
+    `duplicate: true` when the library already held the bytes (the answer is that media)."""
+    core = request.app.ctx.core
+    answer = await core.call(
+        core.media.ConfirmMedia,
+        media_pb2.ConfirmMediaRequest(media_id=_checked(media_id)),
+        authorization=authorization,
+    )
+    media = answer.response
+    return await _media_answer(request, authorization, media, duplicate=media.media_id != media_id)
+
+
+@scripted
+async def discard(request: Request, authorization: str, media_id: str) -> HTTPResponse:
+    """Deletes an upload that did not go through (the PUT or confirm failed) while it is still
+    pending: `{discarded: true}`; a confirmed media is left alone (`{discarded: false}`), so the
+    script can never delete a library's file. Housekeeping removes what this misses."""
+    core = request.app.ctx.core
+    found = await core.call(
+        core.media.GetMedia, media_pb2.GetMediaRequest(media_id=_checked(media_id)), authorization=authorization
+    )
+    if found.response.status != "pending":
+        return json({"discarded": False}, headers={"Cache-Control": "no-store"})
+    await core.call(
+        core.media.DeleteMedia, media_pb2.DeleteMediaRequest(media_id=media_id), authorization=authorization
+    )
+    return json({"discarded": True}, headers={"Cache-Control": "no-store"})
+
+
 ROUTES = (
     Route("GET", "/dashboard/media", list_media),
     Route("POST", "/dashboard/media/source", source_photos),
     Route("POST", "/dashboard/media/providers", save_providers),
+    Route("POST", "/dashboard/media/<media_id:str>/edit", edit_media),
+    Route("POST", "/dashboard/media/<media_id:str>/delete", delete_media),
+    Route("GET", "/dashboard/media/<media_id:str>/thumbnail", thumbnail),
+    Route("POST", "/dashboard/media/uploads", presign),
+    Route("POST", "/dashboard/media/<media_id:str>/confirm", confirm),
+    Route("POST", "/dashboard/media/<media_id:str>/discard", discard),
 )

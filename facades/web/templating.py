@@ -21,13 +21,19 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-def content_security_policy(image_origins: Iterable[str] = (), *, connect_self: bool = False) -> str:
+def content_security_policy(
+    image_origins: Iterable[str] = (), *, connect_self: bool = False, connect_origins: Iterable[str] = ()
+) -> str:
     """The policy, with images also allowed from exactly these origins (the stock picker's
     previews: each `scheme://host[:port]`, checked by the page that shows them), and, for a page
-    whose script calls the dashboard's own endpoints (compose), `connect-src 'self'`."""
+    whose script calls the dashboard's own endpoints (compose), `connect-src 'self'`, plus
+    exactly `connect_origins` (the media page's uploads: the storage's origin)."""
     extra = "".join(f" {origin}" for origin in sorted(set(image_origins)))
     policy = CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", f"img-src 'self' data:{extra}")
-    return policy.replace("; frame-ancestors", "; connect-src 'self'; frame-ancestors") if connect_self else policy
+    if not connect_self and not connect_origins:
+        return policy
+    reach = "".join(f" {origin}" for origin in sorted(set(connect_origins)))
+    return policy.replace("; frame-ancestors", f"; connect-src 'self'{reach}; frame-ancestors")
 
 
 def discovery_links(base_url: str) -> str:
@@ -44,9 +50,13 @@ def discovery_links(base_url: str) -> str:
     return ", ".join(f'<{base_url}{path}>; rel="{rel}"' for path, rel in targets)
 
 
-def page_headers(base_url: str, image_origins: Iterable[str] = (), *, connect_self: bool = False) -> dict[str, str]:
+def page_headers(
+    base_url: str, image_origins: Iterable[str] = (), *, connect_self: bool = False, connect_origins: Iterable[str] = ()
+) -> dict[str, str]:
     return {
-        "Content-Security-Policy": content_security_policy(image_origins, connect_self=connect_self),
+        "Content-Security-Policy": content_security_policy(
+            image_origins, connect_self=connect_self, connect_origins=connect_origins
+        ),
         "X-Frame-Options": "DENY",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
@@ -62,11 +72,12 @@ def render(
     status: int = 200,
     image_origins: Iterable[str] = (),
     connect_self: bool = False,
+    connect_origins: Iterable[str] = (),
     **context: Any,
 ) -> HTTPResponse:
     settings = request.app.ctx.settings
     body = _ENV.get_template(template).render(csrf_token=form_token(request), base_url=settings.base_url, **context)
-    headers = page_headers(settings.base_url, image_origins, connect_self=connect_self)
+    headers = page_headers(settings.base_url, image_origins, connect_self=connect_self, connect_origins=connect_origins)
     response = html(body, status=status, headers=headers)
     ensure_nonce_cookie(request, response)
     return response
