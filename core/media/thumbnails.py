@@ -129,7 +129,7 @@ class RangeFile(io.RawIOBase):
     def _load(self, start: int) -> None:
         if self._stopped.is_set() or time.monotonic() > self.deadline:
             raise BudgetSpent("the thumbnail's time budget is spent")
-        sequential = start == self._block_start + len(self._block)
+        sequential = bool(self._block) and start == self._block_start + len(self._block)
         self._ahead = min(self._ahead * 2, _MAX_READ) if sequential else _FIRST_READ
         end = min(self.size, start + self._ahead)
         if self.fetched + (end - start) > self.budget:

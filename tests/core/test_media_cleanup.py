@@ -1,5 +1,5 @@
 """Housekeeping: expired unconfirmed uploads go (record and bytes); fresh and confirmed stay.
-Orphaned bytes (no record references them) go once older than the URL lifetime plus a grace
+Orphaned bytes and thumbnails (no record references them) go once older than the URL lifetime plus a grace
 period; the local storage listing they are found with. (GCS: tests/core/test_storage_gcs.py.)"""
 
 from __future__ import annotations
@@ -167,8 +167,9 @@ async def _sweep_scenario(url: str, data_dir: Path) -> tuple[int, dict[str, bool
             "med_old_pending": ("pending", now - timedelta(hours=5), f"{org}/med_old_pending"),
             "med_other": ("confirmed", now - timedelta(days=1), f"{org}/med_elsewhere"),
         }
+        thumbnails = {"med_confirmed": f"{org}/med_confirmed.thumb", "med_other": f"{org}/med_elsewhere.thumb"}
         for media_id, (status, created, key) in records.items():
-            await _insert_media(engine, org, media_id, status, created, key)
+            await _insert_media(engine, org, media_id, status, created, key, thumbnails.get(media_id))
         paths = {
             "confirmed": await _put(storage, f"{org}/med_confirmed"),
             "fresh_pending": await _put(storage, f"{org}/med_fresh_pending"),
@@ -180,6 +181,9 @@ async def _sweep_scenario(url: str, data_dir: Path) -> tuple[int, dict[str, bool
             "partial_old": _leftover(storage, f"{org}/med_crashed"),
             "partial_recent": _leftover(storage, f"{org}/med_fresh_pending"),
             "type_file_old": storage.path(f"{org}/med_gone").with_name(".med_gone.type"),
+            "thumbnail": await _put(storage, f"{org}/med_confirmed.thumb"),
+            "thumbnail_elsewhere": await _put(storage, f"{org}/med_elsewhere.thumb"),
+            "thumbnail_orphan": await _put(storage, f"{org}/med_orphan_old.thumb"),
         }
         _write(paths["type_file_old"], "image/png")
         for name, path in paths.items():
@@ -198,7 +202,9 @@ async def _sweep_scenario(url: str, data_dir: Path) -> tuple[int, dict[str, bool
         await engine.dispose()
 
 
-async def _insert_media(engine, org: str, media_id: str, status: str, created, key: str) -> None:
+async def _insert_media(
+    engine, org: str, media_id: str, status: str, created, key: str, thumbnail_key: str | None = None
+) -> None:
     async with engine.begin() as conn:
         await conn.execute(
             media.insert().values(
@@ -217,6 +223,7 @@ async def _insert_media(engine, org: str, media_id: str, status: str, created, k
                 storage_key=key,
                 created_at=created,
                 confirmed_at=None,
+                thumbnail_key=thumbnail_key,
             )
         )
 
@@ -235,6 +242,9 @@ def test_orphaned_bytes_are_swept_and_nothing_else(backend, tmp_path) -> None:
         "partial_old": False,  # an upload that died hours ago
         "partial_recent": True,  # an upload that may still be arriving
         "type_file_old": False,
+        "thumbnail": True,  # a record's thumbnail_key
+        "thumbnail_elsewhere": True,  # referenced by thumbnail_key, whatever the record's id
+        "thumbnail_orphan": False,  # its record is gone
     }
-    assert removed == 3
+    assert removed == 4
     assert left == {"med_confirmed", "med_fresh_pending", "med_old_pending", "med_other"}  # records untouched
