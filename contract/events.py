@@ -47,6 +47,7 @@ EVENT_DATA: dict[str, type[BaseModel]] = {
     "profile.connected": Profile,
     "profile.disconnected": Profile,
     "profile.needs_reauth": Profile,
+    "profile.deleted": Profile,
     "generate.run.completed": GenerateRun,
     "generate.run.failed": GenerateRun,
     "webhook.test": WebhookTestEvent,

@@ -131,6 +131,17 @@ class UpdateProfileRequest(Request):
     """Changes a profile's settings; absent fields are kept."""
 
     slug: ProfileSlug
+    display_name: Annotated[
+        str, Field(min_length=1, max_length=200, description="Its name in Herald: trimmed, then 1-200 characters.")
+    ] = ABSENT
+    tags: Annotated[
+        list[str],
+        Field(
+            max_length=20,
+            description="Replaces its tags (`[]` removes them all): each 1-64 of a-z 0-9 _ : - (any case, stored "
+            "lowercase), at most 20.",
+        ),
+    ] = ABSENT
     default_language: Annotated[
         str,
         Field(
@@ -142,9 +153,21 @@ class UpdateProfileRequest(Request):
 
     def to_proto(self) -> profiles_pb2.UpdateProfileRequest:
         message = profiles_pb2.UpdateProfileRequest(slug=self.slug)
+        if self.display_name is not None:
+            message.display_name = self.display_name
+        if self.tags is not None:
+            message.update_tags = True
+            message.tags.extend(self.tags)
         if self.default_language is not None:
             message.default_language = self.default_language
         return message
+
+
+class DeleteProfileRequest(Request):
+    slug: ProfileSlug
+
+    def to_proto(self) -> profiles_pb2.DeleteProfileRequest:
+        return profiles_pb2.DeleteProfileRequest(slug=self.slug)
 
 
 class GetCreditsRequest(Request):

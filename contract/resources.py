@@ -68,6 +68,10 @@ class ProfileConnection(Response):
     token_expires_at: UtcTimestamp | None
     connected_at: UtcTimestamp | None
     error: str | None = Field(description="Why the profile needs a human, when it does.")
+    token_renewable: bool = Field(
+        description="Whether Herald renews the access token itself before token_expires_at. False for a connected "
+        "account whose token expires: connect it again before then."
+    )
 
     @classmethod
     def from_proto(cls, c: profiles_pb2.ProfileConnection) -> dict[str, Any]:
@@ -81,6 +85,7 @@ class ProfileConnection(Response):
             token_expires_at=timestamp(c.token_expire_time) if c.HasField("token_expire_time") else None,
             connected_at=timestamp(c.connect_time) if c.HasField("connect_time") else None,
             error=c.error or None,
+            token_renewable=c.token_renewable,
         )
 
 

@@ -28,7 +28,7 @@ from core.webhooks import service as webhook_secrets
 def profile_json(profile: profiles.Profile) -> dict[str, Any]:
     """The profile as /v1 shows it: rendered by the contract's own model."""
     from contract.resources import Profile
-    from core.profiles.servicer import profile_message
+    from core.profiles.messages import profile_message
 
     return Profile.from_proto(profile_message(profile))
 

@@ -89,22 +89,44 @@ ROWS = (
         id="updateProfile",
         method="PATCH",
         path="/v1/profiles/{slug}",
-        summary="Change a profile's settings (its default language)",
+        summary="Change a profile's settings (display name, tags, default language)",
         tag="profiles",
         rpc=rpc_path(profiles_pb2, "ProfileService", "UpdateProfile"),
         request=rq.UpdateProfileRequest,
         responses={200: rs.Profile},
         errors=("VALIDATION_ERROR", "NOT_FOUND"),
-        description="`default_language` is a BCP 47 tag (e.g. `en`, `pt-BR`) the profile's posts get when a post "
-        'names no `language`; "" removes it. Posts already created keep theirs.',
+        description="Absent fields are kept; at least one must be sent. `display_name` is trimmed, then 1 to 200 "
+        "characters. `tags` replaces the profile's tags (`[]` removes them all; the rules of creation: each 1-64 "
+        "of a-z 0-9 _ : -, stored lowercase, at most 20); the tag filters read them as they are now. "
+        "`default_language` is a BCP 47 tag (e.g. `en`, `pt-BR`) the profile's posts get when a post "
+        'names no `language`; "" removes it. Posts already created keep theirs. A refused request changes nothing.',
         tool=Tool(
             name="update_profile",
             title="Change a profile's settings",
-            description="Set a profile's default_language: the BCP 47 tag (e.g. en, pt-BR) its posts are sent "
-            'with when create_post names no language ("" removes it). Returns the profile.',
+            description="Change a profile's display_name (1-200 characters), its tags (the list replaces them all; "
+            "[] removes them; each 1-64 of a-z 0-9 _ : -) or its default_language (the BCP 47 tag, e.g. en, pt-BR, "
+            'its posts are sent with when create_post names no language; "" removes it). Send only what changes. '
+            "Tags group profiles: list_profiles with a tag finds them. Returns the profile.",
             destructive=True,
             idempotent=True,
         ),
+    ),
+    Operation(
+        id="deleteProfile",
+        method="DELETE",
+        path="/v1/profiles/{slug}",
+        summary="Delete a profile without an account, with its past posts",
+        tag="profiles",
+        rpc=rpc_path(profiles_pb2, "ProfileService", "DeleteProfile"),
+        request=rq.DeleteProfileRequest,
+        responses={200: rs.Profile},
+        errors=("NOT_FOUND", "PROFILE_IN_USE"),
+        description="Answers the profile as it was. Only a profile that holds no platform account (`sandbox` or "
+        "`disconnected`: disconnect a connected one first) and has no post that has not gone out (draft, "
+        "scheduled, queued, publishing: cancel them first); otherwise `PROFILE_IN_USE` and nothing changes. Its "
+        "past posts (published, failed, canceled), their outbox entries, its tags, time slots and brand voice "
+        "override are deleted with it; the credit ledger keeps its entries. Cannot be undone. API keys only "
+        "(and dashboard sessions): agents have no tool for it.",
     ),
     Operation(
         id="getCredits",

@@ -311,3 +311,16 @@ OAUTH_PLATFORMS: dict[str, OAuthPlatform] = {
     p.key: p
     for p in (XAuth(), MastodonAuth(), ThreadsAuth(), InstagramAuth(), TikTokAuth(), YouTubeAuth(), LinkedInAuth())
 }
+
+
+def renews_itself(connector: str, has_refresh_token: bool) -> bool:
+    """Whether Herald renews a connected account's access token without its owner: with the
+    refresh token the platform gave (Bluesky's session token too) or, on Meta's platforms, with
+    the access token itself (core/platform_accounts/token_refresh.py). Mastodon's tokens do not
+    expire and are never refreshed."""
+    if connector == "bluesky":
+        return has_refresh_token
+    platform = OAUTH_PLATFORMS.get(connector)
+    if platform is None or isinstance(platform, MastodonAuth):
+        return False
+    return platform.refreshes_with_access_token or has_refresh_token

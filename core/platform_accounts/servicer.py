@@ -14,7 +14,7 @@ from core.platform_accounts.service import Connections
 from core.platform_accounts.vault import Secret, TokenVault
 from core.posts.rules import PLATFORMS
 from core.profiles import service as profiles
-from core.profiles.servicer import profile_message
+from core.profiles.messages import profile_message
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy

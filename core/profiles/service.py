@@ -1,4 +1,5 @@
-"""Profiles: the destination accounts an organization has connected."""
+"""Profiles: the destination accounts an organization has connected: creating, reading, changing
+and deleting them (connecting their platform accounts is core/platform_accounts)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from sqlalchemy import Integer, Select, bindparam, insert, select, update
+import grpc
+from sqlalchemy import Integer, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core.db.models import profile_tags, profiles
-from core.errors import Conflict, NotFound, ValidationError
+from core.db.models import posts, profile_tags, profiles
+from core.errors import Conflict, DomainError, NotFound, ValidationError
 from core.ids import new_id
 from core.pagination import Page, next_token
+from core.platform_accounts.platforms import renews_itself
 from core.posts.language import language_problem, normalized_language
 from core.posts.rules import PLATFORMS
 from core.tags import normalize_tag
@@ -22,6 +25,17 @@ from core.tags import normalize_tag
 # and live"): the platform rules table is their one list.
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_TAGS = 20
+MAX_DISPLAY_NAME = 200
+# A post in one of these has not gone out: a profile with one cannot be deleted.
+NOT_GONE_OUT = ("draft", "scheduled", "queued", "publishing")
+
+
+class ProfileInUse(DomainError):
+    """The profile cannot be deleted yet: it holds a platform account, or a post that has not
+    gone out goes to it (409)."""
+
+    reason = "PROFILE_IN_USE"
+    grpc_code = grpc.StatusCode.FAILED_PRECONDITION
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +54,8 @@ class Connection:
     token_expires_at: datetime | None = None
     connected_at: datetime | None = None
     error: str = ""
+    # Herald renews the access token itself before it expires (connected accounts only).
+    token_renewable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +88,8 @@ PUBLIC_COLUMNS = (
     profiles.c.connected_at,
     profiles.c.connection_error,
     profiles.c.default_language,
+    # Whether a refresh token is held (never the token itself): token_renewable.
+    profiles.c.refresh_token.is_not(None).label("has_refresh_token"),
 )
 
 
@@ -83,8 +101,9 @@ def answered_status(stored: str, platform_account_id: str) -> str:
 
 
 def connection_of(row) -> Connection:  # a row with PUBLIC_COLUMNS
+    status = answered_status(row.connection_status, row.platform_account_id)
     return Connection(
-        answered_status(row.connection_status, row.platform_account_id),
+        status,
         row.platform_account_id,
         row.handle,
         row.avatar_url,
@@ -93,6 +112,7 @@ def connection_of(row) -> Connection:  # a row with PUBLIC_COLUMNS
         row.token_expires_at,
         row.connected_at,
         row.connection_error,
+        status == "connected" and renews_itself(row.connector, bool(row.has_refresh_token)),
     )
 
 
@@ -117,12 +137,8 @@ async def create_profile(
     language = checked_language(default_language)
     if connector not in PLATFORMS:
         raise ValidationError(f"platform must be one of {', '.join(PLATFORMS)}")
-    normalized = tuple(sorted({normalize_tag(t) for t in tags}))
-    if len(normalized) > MAX_TAGS:
-        raise ValidationError(f"a profile carries at most {MAX_TAGS} tags")
-    display_name = display_name.strip() or slug
-    if len(display_name) > 200:
-        raise ValidationError("display name is longer than 200 characters")
+    normalized = checked_tags(tags)
+    display_name = checked_display_name(display_name.strip() or slug)
     taken = await conn.scalar(select(profiles.c.id).where(profiles.c.org_id == org_id, profiles.c.slug == slug))
     if taken is not None:
         raise Conflict(f"profile {slug!r} exists in this organization")
@@ -154,16 +170,95 @@ def checked_language(tag: str) -> str | None:
     return normalized_language(tag)
 
 
-async def update_profile(conn: AsyncConnection, org_id: str, slug: str, *, default_language: str | None) -> Profile:
-    """Changes the profile's settings that are present (`default_language`: "" unsets it). Posts
-    already created keep the language they were created with."""
-    if default_language is None:
-        raise ValidationError("nothing to change: send default_language")
+def checked_tags(tags: list[str]) -> tuple[str, ...]:
+    """A profile's tags as stored: each by the one rule for tags (core/tags.py), lowercase,
+    without repeats, sorted; at most MAX_TAGS."""
+    normalized = tuple(sorted({normalize_tag(t) for t in tags}))
+    if len(normalized) > MAX_TAGS:
+        raise ValidationError(f"a profile carries at most {MAX_TAGS} tags")
+    return normalized
+
+
+def checked_display_name(name: str) -> str:
+    """A display name as stored: trimmed, then 1 to MAX_DISPLAY_NAME characters."""
+    name = name.strip()
+    if not name:
+        raise ValidationError("display name is empty")
+    if len(name) > MAX_DISPLAY_NAME:
+        raise ValidationError(f"display name is longer than {MAX_DISPLAY_NAME} characters")
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileChange:
+    """What an update changes; None: kept."""
+
+    display_name: str | None = None
+    tags: list[str] | None = None  # [] removes them all
+    default_language: str | None = None  # "" unsets it
+
+
+async def update_profile(conn: AsyncConnection, org_id: str, slug: str, change: ProfileChange) -> Profile:
+    """Changes the profile's settings that are present, all checked before anything is written.
+    Posts already created keep the language they were created with; tags decide which profiles a
+    post naming a tag goes to from now on."""
+    if change == ProfileChange():
+        raise ValidationError("nothing to change: send display_name, tags or default_language")
+    values: dict[str, object] = {}
+    if change.display_name is not None:
+        values["display_name"] = checked_display_name(change.display_name)
+    if change.default_language is not None:
+        values["default_language"] = checked_language(change.default_language)
+    tags = checked_tags(change.tags) if change.tags is not None else None
     current = await get_profile(conn, org_id, slug)
-    await conn.execute(
-        update(profiles).where(profiles.c.id == current.id).values(default_language=checked_language(default_language))
-    )
+    if values:
+        await conn.execute(update(profiles).where(profiles.c.id == current.id).values(**values))
+    if tags is not None and tags != current.tags:
+        await conn.execute(delete(profile_tags).where(profile_tags.c.profile_id == current.id))
+        if tags:
+            await conn.execute(
+                insert(profile_tags), [{"profile_id": current.id, "tag": t, "org_id": org_id} for t in tags]
+            )
     return await get_profile(conn, org_id, slug)
+
+
+def deletable(profile: Profile, posts_not_gone_out: int) -> str:
+    """Why the profile cannot be deleted ("" when it can): a profile holding a platform account
+    is disconnected first (that revokes Herald's access at the platform, which deleting must not
+    skip), and the posts that have not gone out are canceled first (deleting never drops a post
+    someone still expects to go out)."""
+    if profile.connection.status in ("connected", "needs_reauth"):
+        return "it holds a platform account: disconnect it first"
+    if posts_not_gone_out:
+        return f"{posts_not_gone_out} post(s) to it have not gone out: cancel them first"
+    return ""
+
+
+async def delete_profile(conn: AsyncConnection, org_id: str, slug: str, *, validate_only: bool = False) -> Profile:
+    """Deletes the profile with its past posts (their parts, media links and outbox entries go
+    with them), its tags, time slots and brand voice override; the credit ledger keeps its
+    entries. The profile's row is locked first, so no post can be added to it meanwhile (a post's
+    insert waits on the lock, then finds no profile). Answers the profile as it was.
+    `validate_only`: the same checks, unlocked, and nothing deleted."""
+    current = await get_profile(conn, org_id, slug)
+    if not validate_only:
+        await conn.execute(select(profiles.c.id).where(profiles.c.id == current.id).with_for_update())
+        current = await get_profile(conn, org_id, slug)  # as it is under the lock
+    pending = await conn.scalar(
+        select(func.count())
+        .select_from(posts)
+        .where(posts.c.profile_id == current.id, posts.c.status.in_(NOT_GONE_OUT))
+    )
+    if why := deletable(current, pending or 0):
+        metadata = {"profile": current.slug}
+        if pending:
+            metadata["pending_posts"] = str(pending)
+        else:
+            metadata["connection_status"] = current.connection.status
+        raise ProfileInUse(f"profile {current.slug!r} cannot be deleted: {why}", **metadata)
+    if not validate_only:
+        await conn.execute(delete(profiles).where(profiles.c.id == current.id))
+    return current
 
 
 async def list_profiles(conn: AsyncConnection, org_id: str, *, tag: str, page: Page) -> tuple[list[Profile], str]:

@@ -10,9 +10,9 @@ from core.identity.principal import CredentialKind
 from core.pagination import page_request
 from core.posts import slot_assignment
 from core.posts.slot_table import SlotTable
-from core.profiles import service
+from core.profiles import events, service
+from core.profiles.messages import profile_message
 from core.rpc.context import current_call
-from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy, PageBounds
 
 _READ = frozenset({"posts:read"})
@@ -29,39 +29,20 @@ POLICIES = {
     # Time slots decide when posts go out: reading them is reading posts, setting them is scheduling.
     "GetProfileSlots": MethodPolicy(scopes=_READ),
     "SetProfileSlots": MethodPolicy(scopes=frozenset({"posts:write"}), writes=True),
-    # A profile's default language decides what its posts are sent with: setting it is writing posts.
-    "UpdateProfile": MethodPolicy(scopes=frozenset({"posts:write"}), writes=True),
+    # A profile's default language decides what its posts are sent with, its tags which posts
+    # go to it: changing them is writing posts. Humans change them with or without a plan.
+    "UpdateProfile": MethodPolicy(scopes=frozenset({"posts:write"}), plan_exempt_for_sessions=True, writes=True),
     "CreateProfile": MethodPolicy(
         credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True
     ),
+    # Deleting a profile drops its posts' history and cannot be undone: humans and their servers
+    # only, never agents (docs/api.md, "Deleting a profile").
+    "DeleteProfile": MethodPolicy(
+        credential_kinds=frozenset({CredentialKind.API_KEY, CredentialKind.SESSION}),
+        plan_exempt_for_sessions=True,
+        writes=True,
+    ),
 }
-
-
-def profile_message(profile: service.Profile) -> profiles_pb2.Profile:
-    c = profile.connection
-    connection = profiles_pb2.ProfileConnection(
-        status=c.status,
-        platform_account_id=c.platform_account_id,
-        handle=c.handle,
-        avatar_url=c.avatar_url,
-        instance_url=c.instance_url,
-        scopes=list(c.scopes),
-        error=c.error,
-    )
-    if c.token_expires_at is not None:
-        connection.token_expire_time.CopyFrom(timestamp(c.token_expires_at))
-    if c.connected_at is not None:
-        connection.connect_time.CopyFrom(timestamp(c.connected_at))
-    return profiles_pb2.Profile(
-        id=profile.id,
-        slug=profile.slug,
-        connector=profile.connector,
-        display_name=profile.display_name,
-        tags=list(profile.tags),
-        create_time=timestamp(profile.created_at),
-        connection=connection,
-        default_language=profile.default_language or "",
-    )
 
 
 def slots_message(table: SlotTable) -> profiles_pb2.ProfileSlots:
@@ -120,13 +101,23 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
         self, request: profiles_pb2.UpdateProfileRequest, context: grpc.aio.ServicerContext
     ) -> profiles_pb2.Profile:
         call = current_call()
-        changed = await service.update_profile(
-            call.conn,
-            call.principal.org_id,
-            request.slug,
+        change = service.ProfileChange(
+            display_name=request.display_name if request.HasField("display_name") else None,
+            tags=list(request.tags) if request.update_tags else None,
             default_language=request.default_language if request.HasField("default_language") else None,
         )
+        changed = await service.update_profile(call.conn, call.principal.org_id, request.slug, change)
         return profile_message(changed)
+
+    async def DeleteProfile(
+        self, request: profiles_pb2.DeleteProfileRequest, context: grpc.aio.ServicerContext
+    ) -> profiles_pb2.Profile:
+        call = current_call()
+        org_id = call.principal.org_id
+        deleted = await service.delete_profile(call.conn, org_id, request.slug, validate_only=request.validate_only)
+        if not request.validate_only:
+            await events.emit_profile(call.conn, org_id, deleted, "profile.deleted", call.now)
+        return profile_message(deleted)
 
     async def GetDestinationLimits(
         self, request: profiles_pb2.GetDestinationLimitsRequest, context: grpc.aio.ServicerContext

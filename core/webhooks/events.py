@@ -16,6 +16,7 @@ EVENT_TYPES: dict[str, str] = {
     "profile.connected": "A platform account was connected to a profile.",
     "profile.disconnected": "A profile's platform account was disconnected.",
     "profile.needs_reauth": "A profile's platform access was revoked or expired: reconnect it.",
+    "profile.deleted": "A profile was deleted, with its past posts.",
     "generate.run.completed": "A generation run finished with its drafts.",
     "generate.run.failed": "A generation run failed.",
     "webhook.test": "Sent on request (POST /v1/webhooks/{id}/test), to try an endpoint.",

@@ -12,7 +12,7 @@ from sanic.response import HTTPResponse
 from contract.redirects import app_url, local_path
 from facades.errors import ApiError
 from facades.web.pages import Route, failure_page, form_value, page_errors, see_other, signed_in
-from facades.web.records_pages import profiles_page
+from facades.web.profiles_pages import checked_slug, profile_path, profiles_page, tags_of
 from facades.web.session import Viewer, session_token
 
 SERVICE = "/herald.connections.v1.ConnectionService"
@@ -31,11 +31,6 @@ def _return_target(return_to: str) -> str | None:
     a REST caller named when it started the connection. The core checked it when it stored it;
     checked again here, where the redirect is made, so nothing else ever becomes a Location."""
     return local_path(return_to) or app_url(return_to)
-
-
-def _tags(text: str) -> list[str]:
-    """The form's comma-separated tags."""
-    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 @page_errors
@@ -73,7 +68,7 @@ async def start_connection(request: Request, viewer: Viewer) -> HTTPResponse:
                 platform=form["platform"],
                 instance_url=form["instance_url"],
                 slug=form["slug"],
-                tags=_tags(form["tags"]),
+                tags=tags_of(form["tags"]),
                 return_to=PROFILES,
             ),
             authorization=viewer.authorization,
@@ -98,7 +93,7 @@ async def connect_bluesky(request: Request, viewer: Viewer) -> HTTPResponse:
                 app_password=form["app_password"],
                 pds_url=form["pds_url"],
                 slug=form["slug"],
-                tags=_tags(form["tags"]),
+                tags=tags_of(form["tags"]),
             ),
             authorization=viewer.authorization,
         )
@@ -112,14 +107,16 @@ async def connect_bluesky(request: Request, viewer: Viewer) -> HTTPResponse:
 
 @signed_in
 async def disconnect_profile(request: Request, viewer: Viewer, slug: str) -> HTTPResponse:
-    """Forgets a profile's account tokens and, where the platform allows, revokes its access."""
+    """Forgets a profile's account tokens and, where the platform allows, revokes its access;
+    back to the profile's page when the form was there (`back=profile`), else to the list."""
     core = request.app.ctx.core
     await core.call(
         core.method(f"{SERVICE}/DisconnectProfile"),
-        connections_pb2.DisconnectProfileRequest(slug=slug),
+        connections_pb2.DisconnectProfileRequest(slug=checked_slug(slug)),
         authorization=viewer.authorization,
     )
-    return see_other(f"{PROFILES}?notice=disconnected")
+    back = profile_path(slug) if form_value(request, "back") == "profile" else PROFILES
+    return see_other(f"{back}?notice=disconnected")
 
 
 ROUTES = (

@@ -54,6 +54,8 @@ NOTICES = {
     "key-revoked": "The API key is revoked. Requests made with it are refused from now on.",
     "agent-revoked": "The agent is disconnected. Its tokens are refused from now on.",
     "profile-added": "The sandbox profile is added.",
+    "profile-saved": "The profile's settings are saved.",
+    "profile-deleted": "The profile is deleted, with its past posts.",
     "disconnected": "The account is disconnected: Herald forgot its tokens and, where the platform allows, "
     "revoked its access.",
     "voice-saved": "The brand voice is saved as a new version.",

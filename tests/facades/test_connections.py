@@ -133,7 +133,9 @@ async def test_profiles_show_their_connection_and_disconnect_is_idempotent(http,
         "token_expires_at",
         "connected_at",
         "error",
+        "token_renewable",
     }
+    assert acme["connection"]["token_renewable"] is False  # no account, no token to renew
 
     done = await http.post("/v1/profiles/acme-x/disconnect", headers=org.auth)
     assert done.status_code == 200

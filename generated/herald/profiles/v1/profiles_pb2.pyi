@@ -33,7 +33,7 @@ class Profile(_message.Message):
     def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., connector: _Optional[str] = ..., display_name: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connection: _Optional[_Union[ProfileConnection, _Mapping]] = ..., default_language: _Optional[str] = ...) -> None: ...
 
 class ProfileConnection(_message.Message):
-    __slots__ = ("status", "platform_account_id", "handle", "avatar_url", "instance_url", "scopes", "token_expire_time", "connect_time", "error")
+    __slots__ = ("status", "platform_account_id", "handle", "avatar_url", "instance_url", "scopes", "token_expire_time", "connect_time", "error", "token_renewable")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
     HANDLE_FIELD_NUMBER: _ClassVar[int]
@@ -43,6 +43,7 @@ class ProfileConnection(_message.Message):
     TOKEN_EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
     CONNECT_TIME_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_RENEWABLE_FIELD_NUMBER: _ClassVar[int]
     status: str
     platform_account_id: str
     handle: str
@@ -52,7 +53,8 @@ class ProfileConnection(_message.Message):
     token_expire_time: _timestamp_pb2.Timestamp
     connect_time: _timestamp_pb2.Timestamp
     error: str
-    def __init__(self, status: _Optional[str] = ..., platform_account_id: _Optional[str] = ..., handle: _Optional[str] = ..., avatar_url: _Optional[str] = ..., instance_url: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., token_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connect_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+    token_renewable: bool
+    def __init__(self, status: _Optional[str] = ..., platform_account_id: _Optional[str] = ..., handle: _Optional[str] = ..., avatar_url: _Optional[str] = ..., instance_url: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., token_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connect_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., token_renewable: _Optional[bool] = ...) -> None: ...
 
 class ListProfilesRequest(_message.Message):
     __slots__ = ("tag", "page_size", "page_token")
@@ -79,12 +81,26 @@ class CreateProfileRequest(_message.Message):
     def __init__(self, profile: _Optional[_Union[Profile, _Mapping]] = ...) -> None: ...
 
 class UpdateProfileRequest(_message.Message):
-    __slots__ = ("slug", "default_language")
+    __slots__ = ("slug", "default_language", "display_name", "update_tags", "tags")
     SLUG_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_TAGS_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
     slug: str
     default_language: str
-    def __init__(self, slug: _Optional[str] = ..., default_language: _Optional[str] = ...) -> None: ...
+    display_name: str
+    update_tags: bool
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, slug: _Optional[str] = ..., default_language: _Optional[str] = ..., display_name: _Optional[str] = ..., update_tags: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DeleteProfileRequest(_message.Message):
+    __slots__ = ("slug", "validate_only")
+    SLUG_FIELD_NUMBER: _ClassVar[int]
+    VALIDATE_ONLY_FIELD_NUMBER: _ClassVar[int]
+    slug: str
+    validate_only: bool
+    def __init__(self, slug: _Optional[str] = ..., validate_only: _Optional[bool] = ...) -> None: ...
 
 class GetProfileRequest(_message.Message):
     __slots__ = ("slug",)

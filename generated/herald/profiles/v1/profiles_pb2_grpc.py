@@ -71,6 +71,11 @@ class ProfileServiceStub:
                 request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.UpdateProfileRequest.SerializeToString,
                 response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
                 _registered_method=True)
+        self.DeleteProfile = channel.unary_unary(
+                '/herald.profiles.v1.ProfileService/DeleteProfile',
+                request_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.DeleteProfileRequest.SerializeToString,
+                response_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
+                _registered_method=True)
 
 
 class ProfileServiceServicer:
@@ -143,9 +148,26 @@ class ProfileServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UpdateProfile(self, request, context):
-        """Changes a profile's settings: only the fields present change.
+        """Changes a profile's settings (display name, tags, default language):
+        only the fields present change.
         Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND, VALIDATION_ERROR
-        (a malformed language tag, nothing to change).
+        (a display name empty once trimmed or over 200 characters, a malformed
+        tag, more than 20 tags, a malformed language tag, nothing to change).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteProfile(self, request, context):
+        """Deletes a profile that holds no platform account (`sandbox` or
+        `disconnected`) and has no post that has not gone out (draft, scheduled,
+        queued, publishing), with its past posts, their outbox entries, its tags,
+        time slots and brand voice override (docs/api.md, "Deleting a
+        profile"). Answers the profile as it was. API keys and dashboard
+        sessions only: agents cannot delete profiles.
+        Errors: UNAUTHORIZED, FORBIDDEN (an OAuth access token), NOT_FOUND,
+        PROFILE_IN_USE (it holds an account: disconnect it first; or posts that
+        have not gone out: cancel them first).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -187,6 +209,11 @@ def add_ProfileServiceServicer_to_server(servicer, server):
             'UpdateProfile': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateProfile,
                     request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.UpdateProfileRequest.FromString,
+                    response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.SerializeToString,
+            ),
+            'DeleteProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteProfile,
+                    request_deserializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.DeleteProfileRequest.FromString,
                     response_serializer=herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.SerializeToString,
             ),
     }
@@ -380,6 +407,33 @@ class ProfileService:
             target,
             '/herald.profiles.v1.ProfileService/UpdateProfile',
             herald_dot_profiles_dot_v1_dot_profiles__pb2.UpdateProfileRequest.SerializeToString,
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.profiles.v1.ProfileService/DeleteProfile',
+            herald_dot_profiles_dot_v1_dot_profiles__pb2.DeleteProfileRequest.SerializeToString,
             herald_dot_profiles_dot_v1_dot_profiles__pb2.Profile.FromString,
             options,
             channel_credentials,
