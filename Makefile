@@ -22,8 +22,12 @@ test: install lint
 	./scripts/ensure_pds.sh
 	$(PY) -m pytest -n 2 --dist loadgroup
 
-# Re-installs when the project metadata changes; uv makes a full install take seconds.
-install: $(STAMP)
+# Re-installs when the project metadata changes; uv makes a full install take seconds. The
+# dashboard's front-end libraries come from npm, pinned by their lockfile (scripts/ensure_web_assets.sh).
+WEB_ASSETS := facades/web/assets/node_modules/.herald-installed
+install: $(STAMP) $(WEB_ASSETS)
+$(WEB_ASSETS): facades/web/assets/package-lock.json
+	./scripts/ensure_web_assets.sh
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	test -x $(UV) || $(PY) -m pip install -q uv
@@ -67,4 +71,4 @@ bench: install
 	$(PY) -m bench.profiles_get
 
 clean:
-	rm -rf $(VENV) var test-artifacts .pytest_cache
+	rm -rf $(VENV) var test-artifacts .pytest_cache facades/web/assets/node_modules
