@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import json
 import logging
 import time
@@ -40,6 +41,7 @@ from core.errors import (
 )
 from core.ids import new_id
 from core.media import service as media_service
+from core.media import thumbnails
 from core.media.messages import emit_confirmed
 from core.stock import rules, runs
 from core.stock.errors import ProviderError, SourceFailed, StockNotConfigured
@@ -80,6 +82,13 @@ class _Fetched:
     key: str
     media_id: str
     sha256: str
+    # The thumbnail stored beside it (docs/media.md, "Thumbnails"), or None when none was made.
+    thumbnail_key: str | None = None
+
+    @property
+    def keys(self) -> list[str]:
+        """Every object stored for this photo."""
+        return [self.key] + ([self.thumbnail_key] if self.thumbnail_key else [])
 
 
 def attribution_json(attribution: Attribution | None) -> str:
@@ -208,7 +217,7 @@ class StockService:
                     conn, org_id, provider, query, fetched, failures, utcnow(), run_id=slot.run_id
                 )
         except BaseException:
-            await self._forget([f.key for f in fetched])
+            await self._forget([key for f in fetched for key in f.keys])
             raise
         await self._forget(unused)
         await self.track(source, provider, delivered)
@@ -256,7 +265,20 @@ class StockService:
         except Exception as error:  # storage is down or full: this photo drops out
             log.warning("storing stock photo %s failed: %s", ref, type(error).__name__)
             return Failure(ref, "STORAGE_FAILED", "the photo could not be stored")
-        return _Fetched(ref, rendition.photo, image, key, media_id, hashlib.sha256(image.data).hexdigest())
+        thumbnail = await self._thumbnail(key, image.data)
+        return _Fetched(ref, rendition.photo, image, key, media_id, hashlib.sha256(image.data).hexdigest(), thumbnail)
+
+    async def _thumbnail(self, key: str, data: bytes) -> str | None:
+        """The cropped photo's thumbnail, as confirm makes one for an upload (the photo is in
+        memory and already bounded: no budget to keep); None when it cannot be made or stored."""
+        try:
+            thumb = await asyncio.to_thread(thumbnails.image_thumbnail, io.BytesIO(data))
+            target = thumbnails.thumbnail_key(key)
+            await self.storage.put(target, thumb, content_type=thumbnails.THUMBNAIL_TYPE)
+        except Exception as error:
+            log.info("no thumbnail for stock photo %s: %s", key, type(error).__name__)
+            return None
+        return target
 
     async def record(
         self,
@@ -293,7 +315,7 @@ class StockService:
             existing = known.get(item.sha256)
             if existing is not None:  # in the library, or twice in this call
                 delivered.append(Delivered(existing, item.photo))
-                unused.append(item.key)
+                unused.extend(item.keys)
                 continue
             known[item.sha256] = item.media_id
             rows.append(
@@ -311,6 +333,7 @@ class StockService:
                     "width": item.image.width,
                     "height": item.image.height,
                     "storage_key": item.key,
+                    "thumbnail_key": item.thumbnail_key,
                     "created_at": now,
                     "confirmed_at": now,
                     "source_provider": provider,
@@ -383,4 +406,3 @@ def _reference(media_ids: list[str]) -> str:
     """The ledger's reference of a sourcing: its media ids, or the first and how many more."""
     joined = ",".join(media_ids)
     return joined if len(joined) <= 128 else f"{media_ids[0]} and {len(media_ids) - 1} more"
-

@@ -170,6 +170,8 @@ async def test_search_pick_and_source_photos(tab, client, media_engine, demo, ar
     for n in range(2):
         facts = " ".join((await rows.nth(n).inner_text()).split())
         assert re.search(r"Type image image/jpeg", facts) and re.search(r"Dimensions \d+ × \d+", facts)
+        # A sourced photo gets its thumbnail as an upload does.
+        assert await rows.nth(n).get_by_role("img").get_attribute("data-thumbnail") == "made"
     assert await balance(client, who) == before - 2
     assert await page.locator("#media-balance").text_content() == str(before - 2)
     # The picker kept its search after the redirect.
