@@ -23,6 +23,7 @@ SIGNED_IN = {
     "profiles": "/dashboard/profiles",
     "media": "/dashboard/media",
     "posts": "/dashboard/posts",
+    "calendar": "/dashboard/calendar",
     "posts-filtered": "/dashboard/posts?tag=launch&status=scheduled&profile=a11y-bsky",
     "compose": "/dashboard/compose",
     "brand-voice": "/dashboard/brand-voice",
