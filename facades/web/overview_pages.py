@@ -120,7 +120,9 @@ async def overview(request: Request, viewer: Viewer) -> HTTPResponse:
 
     with_plan = plan_name(viewer.principal.plan) != "none"
     account, scheduled, failed, partial, profiles = await asyncio.gather(
-        core.call(core.credits.GetCreditAccount, credits_pb2.GetCreditAccountRequest(recent_entries=0), authorization=auth),
+        core.call(
+            core.credits.GetCreditAccount, credits_pb2.GetCreditAccountRequest(recent_entries=0), authorization=auth
+        ),
         posts(status="scheduled", scheduled_after=now.isoformat(), scheduled_before=(now + AHEAD).isoformat()),
         posts(status="failed"),
         posts(status="partially_published"),

@@ -315,7 +315,9 @@ async def delete_profile(request: Request, viewer: Viewer, slug: str) -> HTTPRes
             )
             raise ApiError("VALIDATION_ERROR", f"Type the profile's slug, {slug}, to confirm that it is deleted.")
         await core.call(
-            core.profiles.DeleteProfile, profiles_pb2.DeleteProfileRequest(slug=slug), authorization=viewer.authorization
+            core.profiles.DeleteProfile,
+            profiles_pb2.DeleteProfileRequest(slug=slug),
+            authorization=viewer.authorization,
         )
     except ApiError as error:
         if error.code not in _SHOWN:

@@ -74,7 +74,9 @@ async def test_the_overview_shows_what_needs_a_person_and_links_to_where_it_is_f
     group = await create(
         http, org, {"content": "Launch tomorrow, everywhere", "profiles": ["acme-x", "acme-bsky"], "schedule_at": at(1)}
     )
-    (single,) = await create(http, org, {"content": "Mastodon only", "profiles": ["acme-mastodon"], "schedule_at": at(2)})
+    (single,) = await create(
+        http, org, {"content": "Mastodon only", "profiles": ["acme-mastodon"], "schedule_at": at(2)}
+    )
     (far,) = await create(http, org, {"content": "Next week and a day", "profiles": ["acme-x"], "schedule_at": at(8)})
     (draft,) = await create(
         http, org, {"content": "A draft", "profiles": ["acme-x"], "schedule_at": at(1), "draft": True}
@@ -84,7 +86,9 @@ async def test_the_overview_shows_what_needs_a_person_and_links_to_where_it_is_f
     assert (await settled(http, org, failed["id"]))["failure_reason"] == "insufficient_credits"
     (partial,) = await create(http, org, {"content": "Half out", "profiles": ["acme-threads"], "schedule_at": at(30)})
     await failed_long_ago(engine, partial["id"], "partially_published", days=1)
-    (old,) = await create(http, org, {"content": "Failed long ago", "profiles": ["acme-threads"], "schedule_at": at(30)})
+    (old,) = await create(
+        http, org, {"content": "Failed long ago", "profiles": ["acme-threads"], "schedule_at": at(30)}
+    )
     await failed_long_ago(engine, old["id"], "failed", days=40)
     # Connections: refused; ending in 3 days unrenewable; ending in an hour but renewed; never ending.
     await set_connection(engine, org, "acme-li", status="needs_reauth", error="The platform refused the token.")

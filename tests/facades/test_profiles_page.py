@@ -79,7 +79,9 @@ async def test_the_list_and_the_profiles_page_show_each_connections_health(brows
     await signed_in(browser_like, org.email, "/dashboard/profiles")
 
     listed = (await browser_like.get("/dashboard/profiles")).text
-    assert {slug: cell(listed, slug) for slug in ("acme-x", "acme-tiktok", "acme-mastodon", "acme-li", "acme-bsky")} == {
+    assert {
+        slug: cell(listed, slug) for slug in ("acme-x", "acme-tiktok", "acme-mastodon", "acme-li", "acme-bsky")
+    } == {
         "acme-x": "connected attention",  # ends in 3 days and Herald cannot renew it
         "acme-tiktok": "connected",  # ends in 2 hours, renewed by Herald
         "acme-mastodon": "connected",  # never ends
@@ -168,7 +170,9 @@ async def test_the_settings_form_saves_and_shows_a_refusal_with_what_was_typed(b
 
 async def test_delete_is_offered_only_when_the_core_allows_it(browser_like, http, orgs, engine) -> None:
     org = await orgs.with_profiles("x", "mastodon")
-    post = await http.post("/v1/posts", json={"content": "Later", "profiles": ["acme-x"], "schedule_at": later()}, headers=org.auth)
+    post = await http.post(
+        "/v1/posts", json={"content": "Later", "profiles": ["acme-x"], "schedule_at": later()}, headers=org.auth
+    )
     post_id = post.json()["posts"][0]["id"]
     token = await signed_in(browser_like, org.email, "/dashboard/profiles/acme-x")
 
@@ -176,7 +180,9 @@ async def test_delete_is_offered_only_when_the_core_allows_it(browser_like, http
     assert "1 post to this profile has not gone out" in disabled_with_reason(page, "delete-profile")
     assert 'id="delete-confirm"' not in page
     # The core refuses it all the same when the form is sent anyway.
-    refused = await browser_like.post("/dashboard/profiles/acme-x/delete", data={"csrf_token": token, "confirm": "acme-x"})
+    refused = await browser_like.post(
+        "/dashboard/profiles/acme-x/delete", data={"csrf_token": token, "confirm": "acme-x"}
+    )
     assert (refused.status_code, ALERT_CODE.findall(refused.text)) == (409, ["PROFILE_IN_USE"])
     assert (await profile(http, org, "acme-x"))["slug"] == "acme-x"
 
@@ -203,7 +209,10 @@ async def test_delete_is_offered_only_when_the_core_allows_it(browser_like, http
     gone = await browser_like.post(
         "/dashboard/profiles/acme-mastodon/disconnect", data={"csrf_token": token, "back": "profile"}
     )
-    assert (gone.status_code, gone.headers["location"]) == (303, "/dashboard/profiles/acme-mastodon?notice=disconnected")
+    assert (gone.status_code, gone.headers["location"]) == (
+        303,
+        "/dashboard/profiles/acme-mastodon?notice=disconnected",
+    )
     page = (await browser_like.get(gone.headers["location"])).text
     assert 'data-status="disconnected"' in page and enabled(page, "delete-profile")
     # Without `back`, the list's Disconnect goes back to the list.
