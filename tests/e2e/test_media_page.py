@@ -431,6 +431,8 @@ async def test_upload_from_the_browser_with_progress_thumbnails_and_dedupe(
     await check_page(page, artifacts_dir, backend, "media-uploads")
     await page.reload()
     assert await library(page).count() == 2
+    # Each item's edit and delete forms, open.
+    await page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     await check_page(page, artifacts_dir, backend, "media-library")
 
 
