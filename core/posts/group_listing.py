@@ -167,12 +167,16 @@ async def _matching(conn: AsyncConnection, org_id: str, filters: GroupFilter) ->
     return _Matching(org_id, filters.status, filters.profile, tagged, after, before)
 
 
+# The NOT EXISTS probe's alias of posts, made once (an alias builds its column collection anew).
+_OTHER = posts.alias("other")
+
+
 def walk(
     matching: _Matching, section: str, *, ascending: bool, beyond: Position | None, limit: int, sqlite: bool = False
 ) -> Select:
     """One section's groups in the order asked, each once, at its first matching post of the
     section by (schedule_at, id); strictly past `beyond` when given."""
-    other = posts.alias("other")
+    other = _OTHER
 
     def probed(name: str) -> Any:
         # The NOT EXISTS probe is meant to find a group's posts by ix_posts_org_id_group_id.
