@@ -6,6 +6,8 @@ few calls Herald makes, in the shapes of the JSON API and of V4 signed URLs
 (https://cloud.google.com/storage/docs/json_api/v1/objects):
 
 - `PUT /{bucket}/{name}?X-Goog-…` (a signed upload URL): a new generation of the object;
+- `POST /upload/storage/v1/b/{bucket}/o?uploadType=multipart` (objects.insert, how the library
+  uploads a small object in one request: `put`, e.g. a thumbnail): a new generation too;
 - `GET /{bucket}/{name}?[generation=]X-Goog-…` (a signed read URL): that generation's bytes;
 - `GET /storage/v1/b/{bucket}/o/{name}[?generation=]`: the object's metadata (objects.get);
 - `GET /download/storage/v1/b/{bucket}/o/{name}?alt=media[&generation=]`, with `Range`: its bytes;
@@ -62,6 +64,10 @@ class FakeGcs:
             def do_PUT(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 self._answer(*fake.put(self.path, body, self.headers.get("Content-Type", "")))
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                self._answer(*fake.insert(self.path, body, self.headers.get("Content-Type", "")))
 
             def do_DELETE(self) -> None:
                 self._answer(*fake.delete(self.path))
@@ -123,12 +129,36 @@ class FakeGcs:
         if not parts.path.startswith(f"/{self.bucket}/") or "X-Goog-Signature" not in parts.query:
             return _not_found()
         name = unquote(parts.path[len(self.bucket) + 2 :])
+        version = self._store(name, body, content_type)
+        return 200, {"ETag": f'"{version.generation}"'}, b""
+
+    def insert(self, path: str, body: bytes, content_type: str) -> tuple[int, dict[str, str], bytes]:
+        """objects.insert with uploadType=multipart: a multipart/related body of the object's JSON
+        metadata (its name and type) and its bytes."""
+        parts = urlsplit(path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        if parts.path != f"/upload/storage/v1/b/{self.bucket}/o" or query.get("uploadType") != "multipart":
+            return _not_found()
+        boundary = re.search(r'boundary="?([^";]+)"?', content_type)
+        if boundary is None:
+            return _json(400, {"error": {"code": 400, "message": "not multipart/related"}})
+        sections = body.split(b"--" + boundary[1].encode())
+        meta_head, _, meta_body = sections[1].partition(b"\r\n\r\n")
+        media_head, _, data = sections[2].partition(b"\r\n\r\n")
+        metadata = json.loads(meta_body)
+        name = metadata.get("name") or query.get("name", "")
+        media_type = re.search(rb"(?im)^content-type:\s*(\S+)", media_head)
+        kind = metadata.get("contentType") or (media_type[1].decode() if media_type else "application/octet-stream")
+        version = self._store(name, data.removesuffix(b"\r\n"), kind)
+        return _json(200, self._metadata(name, version))
+
+    def _store(self, name: str, data: bytes, content_type: str) -> Version:
         with self._lock:
             self._generation += 1
-            version = Version(self._generation, body, content_type, datetime.now(UTC))
+            version = Version(self._generation, data, content_type, datetime.now(UTC))
             kept = self.objects.get(name, []) if self.versioning else []
             self.objects[name] = [*kept, version]
-        return 200, {"ETag": f'"{version.generation}"'}, b""
+        return version
 
     def delete(self, path: str) -> tuple[int, dict[str, str], bytes]:
         parts = urlsplit(path)

@@ -1,5 +1,5 @@
 """Media on Google Cloud Storage through the whole stack (core, facade, worker; HERALD_STORAGE_
-BACKEND=gcs): presign, PUT to the signed URL, confirm, then publish; the platform is handed a
+BACKEND=gcs): presign, PUT to the signed URL, confirm (its thumbnail made from the bucket), then publish; the platform is handed a
 read URL of the generation confirm checked. Against gcp-storage-emulator (the flow; it ignores
 generations) and against a fake GCS that honours them (harness/fakes/gcs.py), where the still-valid
 upload URL replaces the object after confirm and the published URL still serves the confirmed
@@ -14,9 +14,11 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
+import grpc
 import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
+from herald.media.v1 import media_pb2, media_pb2_grpc
 from PIL import Image
 from sqlalchemy import select
 
@@ -147,6 +149,13 @@ async def test_confirmed_bytes_are_pinned_to_their_generation(
         assert (confirmed.status_code, confirmed.json()["status"]) == (200, "confirmed"), confirmed.text
         generation = await _generation(gcs_stack.database_url, media_id)
         assert generation is not None
+        # Its thumbnail was read from the bucket in byte ranges of that generation and stored beside it.
+        async with grpc.aio.insecure_channel(gcs_stack.core_target) as channel:
+            thumb = await media_pb2_grpc.MediaServiceStub(channel).GetMediaThumbnail(
+                media_pb2.GetMediaThumbnailRequest(media_id=media_id),
+                metadata=(("authorization", auth["Authorization"]),),
+            )
+        assert thumb.mime_type == "image/webp" and Image.open(io.BytesIO(thumb.data)).size == (40, 30)
         if storage_server.fake is not None:
             assert generation == storage_server.fake.generations(f"{org_id}/{media_id}")[0]
             # The upload URL is valid for an hour: a second PUT replaces the object with other bytes.
