@@ -30,6 +30,7 @@ import io
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable
 
 from PIL import Image, ImageOps
@@ -50,7 +51,8 @@ CONCURRENT = 2
 IMAGE_FORMATS = ("JPEG", "PNG", "WEBP", "GIF")
 _FIRST_READ = 256 * 1024
 _MAX_READ = 8 * 1024 * 1024
-_SLOTS: asyncio.Semaphore | None = None
+# CONCURRENT slots per event loop (a core process runs one; tests may run several in turn).
+_SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
 
 class BudgetSpent(OSError):
@@ -188,10 +190,8 @@ async def make_thumbnail(
 ) -> bytes | None:
     """The thumbnail of the object at `key` (those `generation`'s bytes), or None when none can
     be made within the budgets."""
-    global _SLOTS
-    if _SLOTS is None:
-        _SLOTS = asyncio.Semaphore(CONCURRENT)
     loop = asyncio.get_running_loop()
+    slots = _SLOTS.setdefault(loop, asyncio.Semaphore(CONCURRENT))
 
     async def read_range(start: int, end: int) -> bytes:
         return b"".join([chunk async for chunk in storage.read(key, start=start, end=end, generation=generation)])
@@ -201,7 +201,7 @@ async def make_thumbnail(
         return asyncio.run_coroutine_threadsafe(read_range(start, end), loop).result(timeout=remaining)
 
     render = video_thumbnail if kind == "video" else image_thumbnail
-    async with _SLOTS:
+    async with slots:
         budget = min(size_bytes, VIDEO_READ_BUDGET) if kind == "video" else size_bytes
         source = RangeFile(fetch, size_bytes, budget=budget, deadline=time.monotonic() + TIME_BUDGET)
         started = time.monotonic()

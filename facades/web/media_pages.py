@@ -542,7 +542,7 @@ def _placeholder(kind: str, status: int = 200) -> HTTPResponse:
         content_type="image/svg+xml",
         headers={
             "Cache-Control": "private, no-cache",
-            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+            "Content-Security-Policy": "default-src 'none'",
             "X-Content-Type-Options": "nosniff",
         },
     )
