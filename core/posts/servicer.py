@@ -138,22 +138,21 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             CalendarFilter(profile=request.profile, tag=request.tag, status=request.status),
             call.now,
         )
-        return posts_pb2.ListCalendarPostsResponse(
-            posts=[
-                posts_pb2.CalendarPost(
-                    id=p.id,
-                    group_id=p.group_id,
-                    profile=p.profile,
-                    connector=p.connector,
-                    status=STATUS_TO_PROTO[p.status],
-                    schedule_time=timestamp(p.schedule_at),
-                    excerpt=p.excerpt,
-                )
-                for p in found.posts
-            ],
-            truncated=found.truncated,
-            free_slots=[timestamp(at) for at in found.free_slots],
+        answer = posts_pb2.ListCalendarPostsResponse(
+            truncated=found.truncated, free_slots=[timestamp(at) for at in found.free_slots]
         )
+        add = answer.posts.add  # a month's thousands: each built in place
+        for p in found.posts:
+            entry = add(
+                id=p.id,
+                group_id=p.group_id,
+                profile=p.profile,
+                connector=p.connector,
+                status=STATUS_TO_PROTO[p.status],
+                excerpt=p.excerpt,
+            )
+            entry.schedule_time.CopyFrom(timestamp(p.schedule_at))
+        return answer
 
     async def GetPost(self, request: posts_pb2.GetPostRequest, context: grpc.aio.ServicerContext) -> posts_pb2.Post:
         call = current_call()

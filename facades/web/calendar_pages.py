@@ -13,7 +13,7 @@ which calls the core's UpdatePost as PATCH /v1/posts/{id} does. /v1 stays for AP
 
 Times cross the page as wall-clock times in a named zone ("2026-03-10T09:30" in Europe/Paris):
 the calendar shows them as they are, whatever the browser's own zone, and a moved post's new
-time is read in the zone it was shown in, here, as the compose page reads its "Schedule at"."""
+time is read in the zone it was shown in, as every "Schedule at" is (facades/web/local_time.py)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from sanic.response import json as json_response
 from contract.organization import time_zones
 from contract.post_links import post_page_path
 from facades.errors import ApiError
-from facades.web import csrf
+from facades.web import csrf, local_time
 from facades.web.pages import Route, dashboard_page, signed_in
 from facades.web.session import Viewer, clear_session_cookie, session_token
 
@@ -49,9 +49,12 @@ VIEWS = {"month": "dayGridMonth", "week": "timeGridWeek", "list": "listWeek"}
 STATUSES = ("draft", "scheduled", "queued", "publishing", "published", "partially_published", "failed", "canceled")
 # What UpdatePost moves (core/posts/records.py EDITABLE): the others are not draggable.
 MOVABLE = frozenset({"draft", "scheduled", "queued"})
+# PostStatus -> its name in the API (`partially_published`…), once.
+STATUS_NAMES = {
+    number: name.removeprefix("POST_STATUS_").lower() for name, number in posts_pb2.PostStatus.items() if number
+}
 PROFILES_SHOWN = 500  # ListProfiles' largest page: the filter lists every profile up to it
 PER_DAY = 4  # posts a day of the month shows without the script; "N more" opens its week
-BOX = timedelta(minutes=30)  # a post's height in the week view
 MAX_DAYS = 62  # the core's largest range (a month's six weeks, and some)
 NEW_POST_HOUR = 9  # "New post" on a day: at 09:00 (today: the next full hour)
 COMPOSE = "/dashboard/compose"
@@ -140,37 +143,14 @@ def wall_clock(stamp: Timestamp, zone: ZoneInfo) -> datetime:
 
 
 def local(moment: datetime) -> str:
-    """A wall-clock time as the page carries it: "2026-03-10T09:30"."""
+    """A wall-clock time as the page carries it: "2026-03-10T09:30" (the script's boxes last 30
+    minutes from it)."""
     return moment.isoformat(timespec="minutes")
 
 
 def day_start(day: date, zone: ZoneInfo) -> datetime:
     """The first instant of a day in `zone` (a midnight the clocks skip: the moment they jump)."""
     return datetime(day.year, day.month, day.day, tzinfo=zone).astimezone(UTC)
-
-
-def moved_instant(value: str, zone: ZoneInfo) -> str:
-    """The wall-clock time a post is moved to ("YYYY-MM-DDTHH:MM" in `zone`) as the ISO 8601
-    instant UpdatePost takes. A time the zone skips (clocks moving forward) is refused rather
-    than moved; a time that happens twice is its first occurrence."""
-    try:
-        naive = datetime.fromisoformat(value)
-    except ValueError:
-        raise ApiError(
-            "VALIDATION_ERROR", "schedule_at must be a date and a time (YYYY-MM-DDTHH:MM)", {"argument": "schedule_at"}
-        ) from None
-    if naive.tzinfo is not None:
-        raise ApiError(
-            "VALIDATION_ERROR", "schedule_at takes a local time, without an offset", {"argument": "schedule_at"}
-        )
-    moment = naive.replace(tzinfo=zone).astimezone(UTC)
-    if moment.astimezone(zone).replace(tzinfo=None) != naive:
-        raise ApiError(
-            "VALIDATION_ERROR",
-            f"{naive:%Y-%m-%d %H:%M} does not exist in {zone.key}: the clocks skip it that day; choose another time",
-            {"argument": "schedule_at"},
-        )
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 def utc_offset(zone: ZoneInfo, now: datetime) -> str:
@@ -291,10 +271,6 @@ async def _profiles(request: Request, authorization: str) -> list[profiles_pb2.P
     return list(listed.response.profiles)
 
 
-def _status(post: posts_pb2.CalendarPost) -> str:
-    return posts_pb2.PostStatus.Name(post.status).removeprefix("POST_STATUS_").lower()
-
-
 async def _platforms(request: Request) -> dict[str, str]:
     """Platform key -> its name, from the core's catalog."""
     contract = await request.app.ctx.contract.get()
@@ -349,7 +325,7 @@ def _grid(
                 "profile": post.profile,
                 "platform": post.connector,
                 "platform_name": platforms.get(post.connector, post.connector),
-                "status": _status(post),
+                "status": STATUS_NAMES[post.status],
                 "excerpt": post.excerpt,
             }
         )
@@ -483,17 +459,12 @@ def _range_bound(request: Request, name: str) -> date:
     return found
 
 
-def event(post_id: str, status: str, at: datetime) -> dict[str, Any]:
-    """What the script needs of a post's place: its time, its box's end, whether it moves."""
-    return {"id": post_id, "status": status, "start": local(at), "end": local(at + BOX), "movable": status in MOVABLE}
-
-
 @scripted(checks_form=False)
 async def events(request: Request, authorization: str) -> HTTPResponse:
     """The posts of the days [`start`, `end`) (YYYY-MM-DD, at most 62 days) as the clocks of
     `zone` show them, filtered by `profile`, `tag` and `status`, and with a profile its free
-    time slots: `{zone, posts: [{id, group, profile, platform, status, start, end, excerpt,
-    movable}], free_slots: [{start, end}], truncated}`."""
+    time slots: `{zone, posts: [{id, profile, platform, status, start, excerpt, movable}],
+    free_slots: [start], truncated}` (a month of 2,000 posts is 2,000 of these: kept lean)."""
     zone = zone_named(request.args.get("zone", ""))
     first, end = _range_bound(request, "start"), _range_bound(request, "end")
     if not first < end <= first + timedelta(days=MAX_DAYS):
@@ -509,13 +480,19 @@ async def events(request: Request, authorization: str) -> HTTPResponse:
     listed = await _calendar_posts(request, authorization, day_start(first, zone), day_start(end, zone), query)
     posts = []
     for post in listed.posts:
-        entry = event(post.id, _status(post), wall_clock(post.schedule_time, zone))
-        entry |= {"group": post.group_id, "profile": post.profile, "platform": post.connector, "excerpt": post.excerpt}
-        posts.append(entry)
-    free = []
-    for stamp in listed.free_slots:
-        at = wall_clock(stamp, zone)
-        free.append({"start": local(at), "end": local(at + BOX)})
+        status = STATUS_NAMES[post.status]
+        posts.append(
+            {
+                "id": post.id,
+                "profile": post.profile,
+                "platform": post.connector,
+                "status": status,
+                "start": local(wall_clock(post.schedule_time, zone)),
+                "excerpt": post.excerpt,
+                "movable": status in MOVABLE,
+            }
+        )
+    free = [local(wall_clock(stamp, zone)) for stamp in listed.free_slots]
     body = {"zone": zone.key, "posts": posts, "free_slots": free, "truncated": listed.truncated}
     return json_response(body, headers=NO_STORE)
 
@@ -524,14 +501,15 @@ async def events(request: Request, authorization: str) -> HTTPResponse:
 async def move(request: Request, authorization: str, post_id: str) -> HTTPResponse:
     """Moves one post to `schedule_at` (a wall-clock time, "YYYY-MM-DDTHH:MM") in `time_zone`
     (the zone the calendar shows): the core's UpdatePost, as PATCH /v1/posts/{id} with
-    `schedule_at`. Answers the post's new place in that zone (`{id, status, start, end, movable,
+    `schedule_at`. Answers the post's new place in that zone (`{id, status, start, movable,
     schedule_at}`), or the refusal with its code (INVALID_POST_STATE, VALIDATION_ERROR,
     NOT_FOUND)."""
     if len(post_id) > 64:  # no post id is this long
         raise ApiError("NOT_FOUND", "no such post in this organization")
     form = request.form or {}
-    zone = zone_named((form.get("time_zone") or "").strip(), "time_zone")
-    instant = moved_instant((form.get("schedule_at") or "").strip()[:40], zone)
+    name = (form.get("time_zone") or "").strip()[:64]
+    instant = local_time.instant((form.get("schedule_at") or "").strip()[:40], name)
+    zone = ZoneInfo(name)  # instant() knows it
     core = request.app.ctx.core
     result = await core.call(
         core.posts.UpdatePost,
@@ -539,9 +517,14 @@ async def move(request: Request, authorization: str, post_id: str) -> HTTPRespon
         authorization=authorization,
     )
     post = result.response
-    status = posts_pb2.PostStatus.Name(post.status).removeprefix("POST_STATUS_").lower()
-    body = event(post.id, status, wall_clock(post.schedule_time, zone))
-    body["schedule_at"] = post.schedule_time.ToJsonString()
+    status = STATUS_NAMES[post.status]
+    body = {
+        "id": post.id,
+        "status": status,
+        "start": local(wall_clock(post.schedule_time, zone)),
+        "movable": status in MOVABLE,
+        "schedule_at": post.schedule_time.ToJsonString(),
+    }
     return json_response(body, headers=NO_STORE)
 
 

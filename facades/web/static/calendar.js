@@ -49,6 +49,13 @@
   // The calendar hands back Dates whose local fields hold the wall-clock time it shows.
   const wall = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
   const dayOf = (d) => wall(d).slice(0, 10);
+  // A wall-clock time `minutes` later (calendar arithmetic only: no zone involved).
+  function later(at, minutes) {
+    const [year, month, day, hour, minute] = at.split(/[-T:]/).map(Number);
+    const d = new Date(Date.UTC(year, month - 1, day, hour, minute + minutes));
+    return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+  }
+  const BOX_MINUTES = 30; // a post's height in the week view
   // Now, as the clocks of the zone shown read: the browser's own, or the organization's offset.
   function now() {
     if (useBrowser) return wall(new Date());
@@ -120,7 +127,7 @@
     return {
       id: post.id,
       start: post.start,
-      end: post.end,
+      end: later(post.start, BOX_MINUTES),
       title: post.excerpt,
       startEditable: post.movable,
       durationEditable: false,
@@ -128,11 +135,12 @@
       extendedProps: { kind: "post", post },
     };
   }
-  function freeEvent(slot) {
+  function freeEvent(start) {
+    const slot = { start };
     return {
-      id: `free-${slot.start}`,
-      start: slot.start,
-      end: slot.end,
+      id: `free-${start}`,
+      start,
+      end: later(start, BOX_MINUTES),
       title: "Free",
       editable: false,
       classNames: ["cal-event", "cal-free-slot"],
@@ -224,13 +232,12 @@
   // -- moving -------------------------------------------------------------------------------------
   function applyMoved(post, body) {
     post.start = body.start;
-    post.end = body.end;
     post.status = body.status;
     post.movable = body.movable;
     const found = calendar.getEventById(post.id);
     if (found) {
       found.start = new Date(`${body.start}:00`);
-      found.end = new Date(`${body.end}:00`);
+      found.end = new Date(`${later(body.start, BOX_MINUTES)}:00`);
       found.startEditable = body.movable;
       found.classNames = ["cal-event", `cal-p-${post.platform}`, `cal-s-${post.status}`];
       found.extendedProps = { kind: "post", post };
