@@ -251,10 +251,10 @@ def new_post_time(day: date, now_local: datetime) -> datetime | None:
 
 
 async def _calendar_posts(
-    request: Request, authorization: str, start: datetime, end: datetime, shown: Shown
+    request: Request, authorization: str, start: datetime, end: datetime, *, profile: str, tag: str, status: str
 ) -> posts_pb2.ListCalendarPostsResponse:
     core = request.app.ctx.core
-    message = posts_pb2.ListCalendarPostsRequest(profile=shown.profile, tag=shown.tag, status=shown.status)
+    message = posts_pb2.ListCalendarPostsRequest(profile=profile, tag=tag, status=status)
     message.start_time.FromDatetime(start)
     message.end_time.FromDatetime(end)
     result = await core.call(core.posts.ListCalendarPosts, message, authorization=authorization)
@@ -348,7 +348,15 @@ async def calendar(request: Request, viewer: Viewer) -> HTTPResponse:
     query = shown(request, now_local.date())
     first, end = days_of(query.view, query.day)
     listed, profiles, platforms = await asyncio.gather(
-        _calendar_posts(request, viewer.authorization, day_start(first, zone), day_start(end, zone), query),
+        _calendar_posts(
+            request,
+            viewer.authorization,
+            day_start(first, zone),
+            day_start(end, zone),
+            profile=query.profile,
+            tag=query.tag,
+            status=query.status,
+        ),
         _profiles(request, viewer.authorization),
         _platforms(request),
     )
@@ -469,15 +477,15 @@ async def events(request: Request, authorization: str) -> HTTPResponse:
     first, end = _range_bound(request, "start"), _range_bound(request, "end")
     if not first < end <= first + timedelta(days=MAX_DAYS):
         raise ApiError("VALIDATION_ERROR", f"end must be 1 to {MAX_DAYS} days after start", {"argument": "end"})
-    status = request.args.get("status", "")
-    query = Shown(
-        view="month",
-        day=first,
+    listed = await _calendar_posts(
+        request,
+        authorization,
+        day_start(first, zone),
+        day_start(end, zone),
         profile=request.args.get("profile", "")[:64],
         tag=request.args.get("tag", "")[:64],
-        status=status,
+        status=request.args.get("status", ""),
     )
-    listed = await _calendar_posts(request, authorization, day_start(first, zone), day_start(end, zone), query)
     posts = []
     for post in listed.posts:
         status = STATUS_NAMES[post.status]

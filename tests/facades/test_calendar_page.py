@@ -196,6 +196,42 @@ async def test_the_events_endpoint_answers_wall_clock_times_in_the_zone_asked(cl
         assert gone.headers["cache-control"] == "no-store"
 
 
+async def test_more_than_5000_posts_in_a_range_are_the_earliest_5000_and_the_page_says_so(
+    client, http, org, engine
+) -> None:
+    from core.db.models import posts, profiles
+    from core.ids import new_id
+
+    async with engine.begin() as conn:
+        profile_id = await conn.scalar(
+            profiles.select()
+            .with_only_columns(profiles.c.id)
+            .where(profiles.c.org_id == org.org_id, profiles.c.slug == "cal-x")
+        )
+        day = in_tokyo(at_utc(20, 0)).date()
+        first = datetime(day.year, day.month, day.day, tzinfo=ZoneInfo(ZONE)).astimezone(UTC)
+        rows = []
+        for n in range(5001):
+            at = first + timedelta(seconds=17 * n)  # all on one Tokyo day
+            rows.append(
+                {
+                    "id": new_id("pst"), "org_id": org.org_id, "profile_id": profile_id, "group_id": new_id("grp"),
+                    "profile_slug": "cal-x", "connector": "x", "content": f"Post {n}", "post_type": "feed",
+                    "status": "scheduled", "schedule_at": at, "due_at": at, "created_at": at, "updated_at": at,
+                    "delivery_key": new_id("dk"),
+                }
+            )  # fmt: skip
+        await conn.execute(posts.insert(), rows)
+    await signed_in(client, org.email, "/dashboard/calendar")
+    start = day - timedelta(days=1)
+    params = {"start": start.isoformat(), "end": (start + timedelta(days=7)).isoformat(), "zone": ZONE}
+    listed = (await client.get("/dashboard/calendar/events", params=params)).json()
+    assert listed["truncated"] and len(listed["posts"]) == 5000
+    assert listed["posts"][-1]["excerpt"] == "Post 4999"  # the earliest 5,000
+    page = await client.get("/dashboard/calendar", params={"view": "week", "date": day.isoformat()})
+    assert '<p class="warning" id="calendar-truncated">' in page.text  # shown, not hidden
+
+
 async def test_move_reschedules_a_post_to_a_wall_clock_time_in_the_zone_sent(client, http, org) -> None:
     post_id = await create(http, org, "Move me", ["cal-x"], at_utc(5, 3))
     token = await signed_in(client, org.email, "/dashboard/calendar")

@@ -156,6 +156,7 @@
         failed(body);
         return;
       }
+      byId("calendar-truncated").hidden = !body.truncated;
       const events = body.posts.map(postEvent).concat(body.free_slots.map(freeEvent));
       success(events);
       announce(`${body.posts.length} ${body.posts.length === 1 ? "post" : "posts"} shown, times in ${body.zone}.`);
