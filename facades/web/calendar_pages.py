@@ -92,16 +92,17 @@ def _library_bytes(name: str) -> tuple[bytes, bytes]:
 
 
 def accepts_gzip(header: str) -> bool:
-    """Whether an Accept-Encoding header takes gzip (RFC 9110 12.5.3: `gzip` or `*`, not at q=0)."""
+    """Whether an Accept-Encoding header takes gzip (RFC 9110 12.5.3: `gzip`, else `*`, at a
+    quality above 0)."""
+    qualities = {}
     for item in header.split(","):
         name, _, params = item.strip().partition(";")
-        if name.strip().lower() in ("gzip", "*"):
-            quality = params.strip().lower().removeprefix("q=")
-            try:
-                return float(quality) > 0 if quality else True
-            except ValueError:
-                return False
-    return False
+        quality = params.strip().lower().removeprefix("q=")
+        try:
+            qualities[name.strip().lower()] = float(quality) if quality else 1.0
+        except ValueError:
+            qualities[name.strip().lower()] = 0.0
+    return qualities.get("gzip", qualities.get("*", 0.0)) > 0
 
 
 async def library_file(request: Request, version: str, name: str) -> HTTPResponse:
@@ -207,8 +208,9 @@ def shown(request: Request, today: date) -> Shown:
 
 
 def parse_day(text: str) -> date | None:
-    """A YYYY-MM-DD date, or None."""
-    if not _DAY.fullmatch(text):
+    """A YYYY-MM-DD date from 1971 to 9998, or None (a month's grid and the links to the months
+    around it stay dates)."""
+    if not _DAY.fullmatch(text) or not "1971" <= text[:4] <= "9998":
         return None
     try:
         return date.fromisoformat(text)

@@ -105,8 +105,9 @@ async def test_the_page_shows_the_posts_on_their_local_day_without_a_script(clie
     month = await client.get("/dashboard/calendar", params={"date": local.date().isoformat(), "tag": "launch"})
     assert post_id in month.text
     # A date that is not one: today, said once, with 400.
-    refused = await client.get("/dashboard/calendar", params={"date": "2026-02-30"})
-    assert refused.status_code == 400 and refused.text.count('role="alert">date') == 1
+    for bad in ("2026-02-30", "9999-12-31", "0001-01-01", "tomorrow"):
+        refused = await client.get("/dashboard/calendar", params={"date": bad})
+        assert refused.status_code == 400 and refused.text.count('role="alert">date') == 1, bad
 
 
 async def test_a_profile_s_free_slots_are_links_to_a_new_post(client, http, org) -> None:
