@@ -108,21 +108,27 @@ def day_bounds(filters: Filters, zone: str) -> tuple[str, str]:
     first instant (included) and the first instant of the day after to (excluded)."""
     tz = _zone(zone)
 
-    def start_of(text: str, argument: str, days: int = 0) -> str:
+    def day(text: str, argument: str) -> date | None:
+        if not text:
+            return None
         try:
-            day = date.fromisoformat(text)
+            return date.fromisoformat(text)
         except ValueError:
             raise ApiError(
                 "VALIDATION_ERROR", f"{argument.capitalize()} must be a date (YYYY-MM-DD)", {"argument": argument}
             ) from None
-        moment = datetime.combine(day + timedelta(days=days), time(0), tzinfo=tz).astimezone(UTC)
+
+    def first_instant(of: date) -> str:
+        moment = datetime.combine(of, time(0), tzinfo=tz).astimezone(UTC)
         return moment.isoformat().replace("+00:00", "Z")
 
-    after = start_of(filters.start, "from") if filters.start else ""
-    before = start_of(filters.end, "to", days=1) if filters.end else ""
-    if filters.start and filters.end and filters.end < filters.start:
+    start, end = day(filters.start, "from"), day(filters.end, "to")
+    if start and end and end < start:
         raise ApiError("VALIDATION_ERROR", "To must not be before From", {"argument": "to"})
-    return after, before
+    try:
+        return (first_instant(start) if start else "", first_instant(end + timedelta(days=1)) if end else "")
+    except OverflowError:  # the calendar's first or last days
+        raise ApiError("VALIDATION_ERROR", "From and To must be dates between the years 2 and 9998") from None
 
 
 # -- what a row shows ------------------------------------------------------------------------------
