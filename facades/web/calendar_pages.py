@@ -22,7 +22,6 @@ import functools
 import gzip
 import json
 import re
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -40,9 +39,10 @@ from sanic.response import json as json_response
 from contract.organization import time_zones
 from contract.post_links import post_page_path
 from facades.errors import ApiError
-from facades.web import csrf, local_time
+from facades.web import local_time
 from facades.web.pages import Route, dashboard_page, signed_in
-from facades.web.session import Viewer, clear_session_cookie, session_token
+from facades.web.scripted import NO_STORE, scripted, sign_in_to
+from facades.web.session import Viewer
 
 # ?view= -> the script's EventCalendar view (docs/dashboard.md, "Calendar").
 VIEWS = {"month": "dayGridMonth", "week": "timeGridWeek", "list": "listWeek"}
@@ -59,7 +59,7 @@ MAX_DAYS = 62  # the core's largest range (a month's six weeks, and some)
 NEW_POST_HOUR = 9  # "New post" on a day: at 09:00 (today: the next full hour)
 COMPOSE = "/dashboard/compose"
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-SIGN_IN = "/login?" + urlencode({"next": "/dashboard/calendar"})
+SIGN_IN = sign_in_to("/dashboard/calendar")
 
 # The calendar library, from the npm registry (facades/web/assets/package.json, pinned by its
 # package-lock.json, installed by scripts/ensure_web_assets.sh): only these two files are served.
@@ -416,51 +416,6 @@ def _title(query: Shown) -> str:
 
 # -- the script's endpoints -------------------------------------------------------------------
 
-Scripted = Callable[..., Awaitable[HTTPResponse]]
-NO_STORE = {"Cache-Control": "no-store"}
-
-
-def _json_error(error: ApiError, **extra: Any) -> HTTPResponse:
-    """An error as /v1 answers it (`{error, code, argument?}`), with the page's extras."""
-    body = error.body() | ({"argument": error.argument} if error.argument else {})
-    return json_response(body | extra, status=error.http_status, headers=NO_STORE)
-
-
-def _session_gone(request: Request) -> HTTPResponse:
-    response = _json_error(ApiError("UNAUTHORIZED", "your session has ended: sign in again"), sign_in=SIGN_IN)
-    if session_token(request) is not None:
-        clear_session_cookie(response, request)
-    return response
-
-
-def scripted(*, checks_form: bool) -> Callable[[Scripted], Scripted]:
-    """An endpoint the page's script calls: the session cookie is the credential (passed to the
-    core as it is, with no GetPrincipal first); a POST's form CSRF token (`checks_form`) is
-    checked before anything else. Every answer is JSON: 401 without a session the core
-    accepts, 403 FORBIDDEN for a missing or wrong CSRF token, the core's errors with their code."""
-
-    def decorate(handler: Scripted) -> Scripted:
-        @functools.wraps(handler)
-        async def wrapped(request: Request, *args: Any, **kwargs: Any) -> HTTPResponse:
-            token = session_token(request)
-            if token is None:
-                return _session_gone(request)
-            if checks_form:
-                try:
-                    csrf.check(request, signed_in=True)
-                except csrf.CsrfRejected as refused:
-                    return _json_error(ApiError("FORBIDDEN", str(refused)))
-            try:
-                return await handler(request, f"Bearer {token}", *args, **kwargs)
-            except ApiError as error:
-                if error.code == "UNAUTHORIZED":
-                    return _session_gone(request)
-                return _json_error(error)
-
-        return wrapped
-
-    return decorate
-
 
 def _range_bound(request: Request, name: str) -> date:
     found = parse_day(request.args.get(name, ""))
@@ -469,7 +424,7 @@ def _range_bound(request: Request, name: str) -> date:
     return found
 
 
-@scripted(checks_form=False)
+@scripted(sign_in=SIGN_IN, checks_csrf=False)
 async def events(request: Request, authorization: str) -> HTTPResponse:
     """The posts of the days [`start`, `end`) (YYYY-MM-DD, at most 62 days) as the clocks of
     `zone` show them, filtered by `profile`, `tag` and `status`, and with a profile its free
@@ -507,7 +462,7 @@ async def events(request: Request, authorization: str) -> HTTPResponse:
     return json_response(body, headers=NO_STORE)
 
 
-@scripted(checks_form=True)
+@scripted(sign_in=SIGN_IN)
 async def move(request: Request, authorization: str, post_id: str) -> HTTPResponse:
     """Moves one post to `schedule_at` (a wall-clock time, "YYYY-MM-DDTHH:MM") in `time_zone`
     (the zone the calendar shows): the core's UpdatePost, as PATCH /v1/posts/{id} with

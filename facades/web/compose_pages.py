@@ -12,11 +12,8 @@ and 401 when the session is gone, so the page can ask to sign in again without l
 
 from __future__ import annotations
 
-import functools
 import secrets
-from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlencode
 
 from herald.media.v1 import media_pb2
 from herald.profiles.v1 import profiles_pb2
@@ -29,17 +26,17 @@ from contract.requests import CreatePostsRequest
 from contract.writing import PreviewPostsRequest
 from facades.errors import ApiError
 from facades.validation import validate
-from facades.web import csrf
 from facades.web.compose_form import ACTIONS, Compose, actions, read_form, text_field
 from facades.web.pages import Route, dashboard_page, see_other, signed_in
-from facades.web.session import Viewer, clear_session_cookie, session_token
+from facades.web.scripted import json_error, scripted, sign_in_to
+from facades.web.session import Viewer
 
 PROFILES_SHOWN = 500  # ListProfiles' largest page: the form lists every profile up to it
 MEDIA_SHOWN = 100  # the newest confirmed media, ListMedia's largest page
 THREAD_ITEMS_SHOWN = 25  # "Add a thread item" stops here (the catalog's max_thread_items when it has one)
 # Where each action lands: the posts page, with what happened.
 CREATED_NOTICE = {"schedule": "posts-scheduled", "publish": "posts-queued", "draft": "drafts-saved"}
-SIGN_IN = "/login?" + urlencode({"next": "/dashboard/compose"})
+SIGN_IN = sign_in_to("/dashboard/compose")
 PREVIEW_OPERATION = TOOLS["preview_post"]  # its JSON is what the cards render, here and in the MCP app
 # What creation can refuse that the human fixes in the form: shown on the form with its status.
 # Anything else is a failure page (pages.page_errors) or, for the script, its JSON error.
@@ -209,50 +206,8 @@ async def submit(request: Request, viewer: Viewer) -> HTTPResponse:
 
 # -- the script's endpoints -------------------------------------------------------------------
 
-Scripted = Callable[[Request, str], Awaitable[HTTPResponse]]
 
-
-def _json_error(error: ApiError, **extra: Any) -> HTTPResponse:
-    """An error as /v1 answers it (`{error, code, argument?, …}`), with the page's extras."""
-    body = error.body() | ({"argument": error.argument} if error.argument else {})
-    return json(body | extra, status=error.http_status, headers={"Cache-Control": "no-store"})
-
-
-def _session_gone(request: Request) -> HTTPResponse:
-    """401 for the script: the page shows "Sign in again" (to /login, back to compose) and keeps
-    the text; a cookie the core no longer accepts is dropped on the way."""
-    response = _json_error(ApiError("UNAUTHORIZED", "your session has ended: sign in again"), sign_in=SIGN_IN)
-    if session_token(request) is not None:
-        clear_session_cookie(response, request)
-    return response
-
-
-def scripted(handler: Scripted) -> Scripted:
-    """A dashboard endpoint the page's script calls: the session cookie is the credential (passed
-    to the core as it is: one call, no GetPrincipal first) and the form's CSRF token is checked
-    before anything else. Every answer is JSON: 401 without a session the core accepts, 403 for
-    a missing or wrong CSRF token, the core's errors with their code."""
-
-    @functools.wraps(handler)
-    async def wrapped(request: Request) -> HTTPResponse:
-        token = session_token(request)
-        if token is None:
-            return _session_gone(request)
-        try:
-            csrf.check(request, signed_in=True)
-        except csrf.CsrfRejected as refused:
-            return _json_error(ApiError("FORBIDDEN", str(refused)))
-        try:
-            return await handler(request, f"Bearer {token}")
-        except ApiError as error:
-            if error.code == "UNAUTHORIZED":
-                return _session_gone(request)
-            return _json_error(error)
-
-    return wrapped
-
-
-@scripted
+@scripted(sign_in=SIGN_IN)
 async def preview(request: Request, authorization: str) -> HTTPResponse:
     """The preview of the form as it is (PreviewPosts): each destination's parts counted against
     their limits, every problem, the cost and the balance, and what each button can do."""
@@ -280,13 +235,13 @@ def _answer(form: Compose, shown: dict[str, Any] | None, problem: ApiError | Non
     )
 
 
-@scripted
+@scripted(sign_in=SIGN_IN)
 async def create(request: Request, authorization: str) -> HTTPResponse:
     """What the buttons do with the script: creates the posts and answers where to go next (201
     {created, location}), or the error (its code, message and argument) for the page to show."""
     action = text_field(request.form, "action", 20)
     if action not in ACTIONS:
-        return _json_error(
+        return json_error(
             ApiError("VALIDATION_ERROR", "action must be schedule, publish or draft", {"argument": "action"})
         )
     form = read_form(request.form)

@@ -6,11 +6,9 @@ licensed photos: search, pick, choose a crop, source (issues 16 and 31; docs/das
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import json as jsonlib
 import re
-from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -23,7 +21,6 @@ from sanic.response import HTTPResponse, json, raw
 from contract.requests import PresignRequest
 from facades.errors import ApiError
 from facades.validation import json_object, validate
-from facades.web import csrf
 from facades.web.pages import (
     Route,
     dashboard_page,
@@ -35,10 +32,12 @@ from facades.web.pages import (
     signed_in,
     when,
 )
-from facades.web.session import SESSION_COOKIE, Viewer, clear_session_cookie, current_viewer, session_token
+from facades.web.scripted import json_error, scripted, sign_in_to
+from facades.web.session import Viewer, current_viewer, session_token
 from facades.web.templating import render
 
 MEDIA_PER_PAGE = 24
+SIGN_IN = sign_in_to("/dashboard/media")
 RESULTS_SHOWN = 24
 PREVIEW_WIDTH = 240  # the previews' width on the page, in CSS pixels
 SEARCH = "/herald.stock.v1.StockService/SearchStock"
@@ -566,7 +565,7 @@ async def thumbnail(request: Request, media_id: str) -> HTTPResponse:
             authorization=f"Bearer {token}",
         )
     except ApiError as error:
-        return _json_error(error)
+        return json_error(error)
     picture = found.response
     if not picture.data or picture.mime_type != "image/webp":
         return _placeholder(picture.type)
@@ -579,49 +578,6 @@ async def thumbnail(request: Request, media_id: str) -> HTTPResponse:
 
 
 # -- the upload script's endpoints (static/media_upload.js) -----------------------------------
-
-Scripted = Callable[..., Awaitable[HTTPResponse]]
-
-
-def _json_error(error: ApiError, **extra: Any) -> HTTPResponse:
-    """An error as /v1 answers it (`{error, code, argument?}`)."""
-    body = error.body() | ({"argument": error.argument} if error.argument else {})
-    return json(body | extra, status=error.http_status, headers={"Cache-Control": "no-store"})
-
-
-def scripted(handler: Scripted) -> Scripted:
-    """An endpoint the upload script calls: the session cookie is the credential (passed to the
-    core as it is: one call, no GetPrincipal first) and the page's CSRF token, in the
-    X-CSRF-Token header, is checked before anything else. Every answer is JSON: 401 without a
-    session the core accepts (`sign_in` names the page to go to), 403 FORBIDDEN for a missing or
-    wrong token, the core's errors with their code and status."""
-
-    @functools.wraps(handler)
-    async def wrapped(request: Request, **params: str) -> HTTPResponse:
-        token = session_token(request)
-        if token is None:
-            return _session_gone(request)
-        try:
-            csrf.check(request, signed_in=True)
-        except csrf.CsrfRejected as refused:
-            return _json_error(ApiError("FORBIDDEN", str(refused)))
-        try:
-            return await handler(request, f"Bearer {token}", **params)
-        except ApiError as error:
-            if error.code == "UNAUTHORIZED":
-                return _session_gone(request)
-            return _json_error(error)
-
-    return wrapped
-
-
-def _session_gone(request: Request) -> HTTPResponse:
-    response = _json_error(
-        ApiError("UNAUTHORIZED", "your session has ended: sign in again"), sign_in="/login?next=%2Fdashboard%2Fmedia"
-    )
-    if request.cookies.get(SESSION_COOKIE) is not None:
-        clear_session_cookie(response, request)
-    return response
 
 
 def _item_html(request: Request, row: dict[str, Any], uploads: dict[str, Any]) -> str:
@@ -650,7 +606,7 @@ async def _media_answer(request: Request, authorization: str, media: media_pb2.M
     )
 
 
-@scripted
+@scripted(sign_in=SIGN_IN)
 async def presign(request: Request, authorization: str) -> HTTPResponse:
     """Registers an upload (CreateUpload, the /v1 presign's checks and answers): 201
     `{media_id, upload_url, expires_in}`, or 200 `{media_id, duplicate: true, name}` when the
@@ -674,7 +630,7 @@ async def presign(request: Request, authorization: str) -> HTTPResponse:
     )
 
 
-@scripted
+@scripted(sign_in=SIGN_IN)
 async def confirm(request: Request, authorization: str, media_id: str) -> HTTPResponse:
     """Confirms an upload (ConfirmMedia): 200 with the media and its item for the list;
     `duplicate: true` when the library already held the bytes (the answer is that media)."""
@@ -688,7 +644,7 @@ async def confirm(request: Request, authorization: str, media_id: str) -> HTTPRe
     return await _media_answer(request, authorization, media, duplicate=media.media_id != media_id)
 
 
-@scripted
+@scripted(sign_in=SIGN_IN)
 async def discard(request: Request, authorization: str, media_id: str) -> HTTPResponse:
     """Deletes an upload that did not go through (the PUT or confirm failed) while it is still
     pending: `{discarded: true}`; a confirmed media is left alone (`{discarded: false}`), so the
