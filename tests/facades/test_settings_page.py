@@ -105,8 +105,10 @@ async def test_every_page_shows_times_in_the_organizations_zone(browser_like, ht
     posts = await browser_like.get("/dashboard/posts")
     assert f"{local:%Y-%m-%d %H:%M} (Asia/Kolkata)" in posts.text
     assert "(UTC)" not in posts.text
-    # The other pages with times name the zone too: keys (created), profiles (added), credits (ledger).
-    for path in ("/dashboard/keys", "/dashboard/profiles", "/dashboard/credits", "/dashboard/settings"):
+    # The other pages with times name the zone too: keys (created), a profile's page (created; the
+    # list shows only its connections' token ends, none for a sandbox profile), credits (ledger).
+    for path in ("/dashboard/keys", "/dashboard/profiles/acme-x", "/dashboard/credits", "/dashboard/settings"):
         page = await browser_like.get(path)
         assert page.status_code == 200, path
         assert "(Asia/Kolkata)" in page.text and "(UTC)" not in page.text, path
+    assert "(UTC)" not in (await browser_like.get("/dashboard/profiles")).text
