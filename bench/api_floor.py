@@ -3,7 +3,8 @@ the stack (facade -> gRPC -> database), then its floor: the same SQL straight th
 (psycopg 3 async on PostgreSQL, the stdlib sqlite3 module on SQLite), on the same database with
 the stack stopped. Each phase runs at --concurrency, then at 1 in flight. Each bench keeps its
 seed, its request and its floor's SQL; this module drives the floors, runs the phases and prints
-them side by side.
+them side by side. The dashboard's benches (bench.dashboard_pages) take its capture, and its
+replay of the captured statements as they are (`replayed_load`), for the reads their pages make.
 """
 
 from __future__ import annotations
@@ -113,6 +114,43 @@ async def measured_sqlite_loop(
         return await measured_sync_run(window, one_for(db), duration, warmup)
     finally:
         db.close()
+
+
+async def replayed_load(
+    window: Window, *, url: str, statements: list[dict[str, Any]], duration: float, warmup: float
+) -> dict[str, Any]:
+    """A load phase (bench.runs.measure): captured statements replayed as they are, every row
+    fetched, one transaction per request, one request in flight on one connection of the driver
+    (psycopg 3 async on PostgreSQL, sqlite3 on SQLite). The floor of a read whose SQL does not
+    change from one request to the next."""
+    if url.startswith("sqlite"):
+
+        def one_for(db: Any) -> Callable[[], str | None]:
+            def one() -> str | None:
+                db.execute("BEGIN")
+                for s in statements:
+                    db.execute(s["sql"], s["params"]).fetchall()
+                db.execute("COMMIT")
+                return None
+
+            return one
+
+        return await measured_sqlite_loop(window, url.split("///", 1)[1], one_for, duration, warmup)
+
+    def worker_for(conn: Any) -> Worker:
+        async def one(validate: bool) -> str | None:
+            try:
+                for s in statements:
+                    await (await conn.execute(s["sql"], s["params"])).fetchall()
+                await conn.commit()
+            except BaseException:
+                await conn.rollback()
+                raise
+            return None
+
+        return one
+
+    return await measured_psycopg_loop(window, psycopg_dsn(url), 1, worker_for, duration, warmup)
 
 
 # ----------------------------------------------------------------------------- the phases (in the bench's process)

@@ -40,13 +40,25 @@ import random
 import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
-from bench.load import measured_closed_loop, raw_http_workers
+from bench.api_floor import replayed_load
+from bench.dashboard_pages import (
+    WORDS,
+    add_page_options,
+    browser_session,
+    cookie_get_load,
+    exit_status,
+    insert_posts,
+    org_profiles,
+    post_service_call,
+    post_service_load,
+    session_statements,
+)
 from bench.readings import peak_rss_mib, stack_pids
-from bench.runs import Db, add_run_options, analyze, bench_database, bench_result, measure, psycopg_dsn, run_bench
-from bench.seed import BENCH_PASSWORD, seed_organization
+from bench.runs import Db, analyze, bench_database, bench_result, phases, run_bench
+from bench.seed import seed_organization
 
 EMAIL = "calendar@example.com"
 ZONE = "Europe/Paris"
@@ -72,17 +84,11 @@ SLOTS = (
     + "]}"
 )
 HISTORY = 20_000
-CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
-POST_ID = re.compile(rb'"id":"pst_')
+POST_ID = rb'"id":"pst_'  # one a post the events endpoint answers
+PAGE_CONFIG = rb'id="calendar-config"'  # once in the calendar page
 ASSETS = re.compile(r'<(?:script src|link rel="stylesheet" href)="(/[^"]+)"')
 AIM_MS = 100.0
 AIM_KB = 350.0
-WORDS = ["spring", "launch", "recycled", "fabric", "colours", "new", "collection", "today", "thanks", "everyone"]
-POST_COLUMNS = (
-    "id, org_id, profile_id, group_id, profile_slug, connector, content, post_type, status, schedule_at, due_at, "
-    "created_at, updated_at, attempts, charged, delivery_key, failure_reason, failure_detail, platform_error, "
-    "platform_post_id, platform_url, published_at, delivery_state, units, tiktok_options"
-)
 
 
 # ----------------------------------------------------------------------------- seeding
@@ -126,19 +132,6 @@ def post_rows(
     return rows
 
 
-def insert(db: Db, rows: list[tuple]) -> None:
-    if db.sqlite:
-        marks = ", ".join("?" * len(rows[0]))
-        text = [tuple(v.strftime("%Y-%m-%d %H:%M:%S.%f") if isinstance(v, datetime) else v for v in r) for r in rows]
-        db.conn.execute("BEGIN")
-        db.conn.executemany(f"INSERT INTO posts ({POST_COLUMNS}) VALUES ({marks})", text)
-        db.conn.execute("COMMIT")
-        return
-    with db.conn.cursor().copy(f"COPY posts ({POST_COLUMNS}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-
-
 async def seed(url: str, posts: int) -> dict[str, Any]:
     boot = await seed_organization(url, org="calendar", profiles=PROFILES, tags=TAGS, credits=1000, email=EMAIL)
     other = await seed_organization(url, org="other", profiles=PROFILES[:3], credits=1000)
@@ -157,28 +150,12 @@ async def seed(url: str, posts: int) -> dict[str, Any]:
             (boot, HISTORY, history, "published", 2),
             (other, posts, grid, "scheduled", 3),
         ):
-            profiles = [
-                (r[0], r[1], r[2])
-                for r in db.all("SELECT id, slug, connector FROM profiles WHERE org_id = %s", (org["org_id"],))
-            ]
-            insert(db, post_rows(org["org_id"], profiles, count, span, status, rng_seed))
+            insert_posts(db, post_rows(org["org_id"], org_profiles(db, org["org_id"]), count, span, status, rng_seed))
     analyze(url)
     return {"org_id": boot["org_id"], "first": first, "start": start, "end": end, "grid": grid}
 
 
 # ----------------------------------------------------------------------------- what is measured
-
-
-def session(base_url: str) -> str:
-    """Signs in through /login as a browser does; the session token."""
-    import httpx
-
-    with httpx.Client(base_url=base_url, timeout=30) as http:
-        token = CSRF_FIELD.search(http.get("/login").text).group(1)
-        signed = http.post("/login", data={"csrf_token": token, "email": EMAIL, "password": BENCH_PASSWORD})
-        if signed.status_code != 303 or not http.cookies.get("herald_session"):
-            raise RuntimeError(f"sign-in failed: HTTP {signed.status_code}")
-        return http.cookies["herald_session"]
 
 
 def calendar_request(seeded: dict[str, Any], profile: str) -> Any:
@@ -192,107 +169,13 @@ def calendar_request(seeded: dict[str, Any], profile: str) -> Any:
 
 async def floor_statements(url: str, session_token: str, org_id: str, request: Any) -> list[dict[str, Any]]:
     """The SQL of one ListCalendarPosts call as the core's own code sends it to the driver."""
-    from bench.api_floor import captured_statements
-    from core.identity.authentication import authenticate
     from core.posts.calendar import CalendarFilter, list_calendar
 
-    async def work(conn: Any) -> None:
-        now = datetime.now(UTC)
-        await authenticate(conn, f"Bearer {session_token}", now, audience="")
+    async def listing(conn: Any, now: datetime) -> None:
         start, end = request.start_time.ToDatetime(tzinfo=UTC), request.end_time.ToDatetime(tzinfo=UTC)
         await list_calendar(conn, org_id, start, end, CalendarFilter(profile=request.profile), now)
 
-    statements, _ = await captured_statements(url, work)
-    return statements
-
-
-def _posts_check(expected: int) -> Any:
-    def check(body: bytes) -> str | None:
-        found = len(POST_ID.findall(body))
-        return None if found == expected else f"{found} posts, expected {expected}: {body[:200]!r}"
-
-    return check
-
-
-def _page_check(body: bytes) -> str | None:
-    return None if b'id="calendar-config"' in body else f"not the calendar page: {body[:200]!r}"
-
-
-async def http_load(
-    window: Any, *, base_url: str, path: str, session_token: str, posts: int, duration: float, warmup: float
-) -> dict[str, Any]:
-    parts = urlsplit(base_url)
-    raw = (
-        f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nCookie: herald_session={session_token}\r\nAccept: */*\r\n\r\n"
-    ).encode()
-    check = _posts_check(posts) if posts >= 0 else _page_check
-    workers, close = await raw_http_workers(parts.hostname, parts.port, raw, 1, check)
-    try:
-        return await measured_closed_loop(window, workers, duration, warmup)
-    finally:
-        close()
-
-
-async def grpc_load(
-    window: Any, *, core_target: str, session_token: str, message: bytes, posts: int, duration: float, warmup: float
-) -> dict[str, Any]:
-    import grpc
-    from herald.posts.v1 import posts_pb2
-
-    channel = grpc.aio.insecure_channel(core_target)
-    call = channel.unary_unary(
-        "/herald.posts.v1.PostService/ListCalendarPosts",
-        request_serializer=None,  # the bytes the page's endpoint sends
-        response_deserializer=posts_pb2.ListCalendarPostsResponse.FromString,
-    )
-    metadata = (("authorization", f"Bearer {session_token}"),)
-
-    async def one(validate: bool) -> str | None:
-        answer = await call(message, metadata=metadata, timeout=15)
-        if validate and len(answer.posts) != posts:
-            return f"{len(answer.posts)} posts, expected {posts}"
-        return None
-
-    try:
-        return await measured_closed_loop(window, [one], duration, warmup)
-    finally:
-        await channel.close()
-
-
-async def floor_load(
-    window: Any, *, url: str, statements: list[dict[str, Any]], duration: float, warmup: float
-) -> dict[str, Any]:
-    """The captured statements, one transaction per request, on one connection of the driver."""
-    from bench.api_floor import measured_psycopg_loop, measured_sqlite_loop
-
-    if url.startswith("sqlite"):
-
-        def one_for(db: Any) -> Any:
-            def one() -> str | None:
-                db.execute("BEGIN")
-                for s in statements:
-                    db.execute(s["sql"], s["params"]).fetchall()
-                db.execute("COMMIT")
-                return None
-
-            return one
-
-        return await measured_sqlite_loop(window, url.split("///", 1)[1], one_for, duration, warmup)
-
-    def worker_for(conn: Any) -> Any:
-        async def one(validate: bool) -> str | None:
-            try:
-                for s in statements:
-                    await (await conn.execute(s["sql"], s["params"])).fetchall()
-                await conn.commit()
-            except BaseException:
-                await conn.rollback()
-                raise
-            return None
-
-        return one
-
-    return await measured_psycopg_loop(window, psycopg_dsn(url), 1, worker_for, duration, warmup)
+    return await session_statements(url, session_token, listing)
 
 
 def asset_sizes(base_url: str, session_token: str, page: str) -> dict[str, Any]:
@@ -338,15 +221,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             }
         print(f"seeded: {out['seeded']}", flush=True)
         with running_stack(url, workdir, core_processes=args.core_processes) as stack:
-            token = session(stack.base_url)
+            token = browser_session(stack.base_url, EMAIL)
             pids = stack_pids(stack)
-            timing = {"duration": args.duration, "warmup": args.warmup}
+            phase = phases(args, pids, sessions)
             month = f"/dashboard/calendar?{urlencode({'view': 'month', 'date': seeded['first'].isoformat()})}"
             out["assets"] = asset_sizes(stack.base_url, token, month)
             for name, profile in (("month", ""), ("month, one profile", SLOTTED)):
                 request = calendar_request(seeded, profile)
                 statements = asyncio.run(floor_statements(url, token, seeded["org_id"], request))
-                answer = asyncio.run(_answer(stack.core_target, token, request))
+                answer = asyncio.run(post_service_call(stack.core_target, token, "ListCalendarPosts", request))
                 posts = len(answer.posts)
                 query = {"start": seeded["start"].isoformat(), "end": seeded["end"].isoformat(), "zone": ZONE}
                 events = "/dashboard/calendar/events?" + urlencode(query | ({"profile": profile} if profile else {}))
@@ -357,37 +240,28 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "floor_sql": [s["sql"] for s in statements],
                 }
                 print(f"{name}: {posts} posts, {len(answer.free_slots)} free slots, {len(statements)} statements")
-                common = (pids, args.duration, sessions, args.wait_quiet)
-                case["floor"] = measure(
-                    f"{name}: SQL floor", floor_load, {"url": url, "statements": statements, **timing}, *common
-                )
-                grpc_args = {"core_target": stack.core_target, "session_token": token, "posts": posts, **timing}
-                case["grpc"] = measure(
+                case["floor"] = phase(f"{name}: SQL floor", replayed_load, url=url, statements=statements)
+                case["grpc"] = phase(
                     f"{name}: ListCalendarPosts",
-                    grpc_load,
-                    {**grpc_args, "message": request.SerializeToString()},
-                    *common,
+                    post_service_load,
+                    core_target=stack.core_target,
+                    session_token=token,
+                    rpc="ListCalendarPosts",
+                    message=request.SerializeToString(),
+                    field="posts",
+                    expected=posts,
                 )
-                http_args = {"base_url": stack.base_url, "session_token": token, **timing}
-                case["events"] = measure(
-                    f"{name}: GET events", http_load, {**http_args, "path": events, "posts": posts}, *common
+                http = {"base_url": stack.base_url, "session_token": token}
+                case["events"] = phase(
+                    f"{name}: GET events", cookie_get_load, **http, path=events, pattern=POST_ID, expected=posts
                 )
                 if not profile:
-                    case["page"] = measure(
-                        f"{name}: GET page", http_load, {**http_args, "path": month, "posts": -1}, *common
+                    case["page"] = phase(
+                        f"{name}: GET page", cookie_get_load, **http, path=month, pattern=PAGE_CONFIG, expected=1
                     )
                 out[f"case {name}"] = case
             out["peak_rss_mib"] = {name: round(peak_rss_mib(pid), 1) for name, pid in pids.items()}
     return out
-
-
-async def _answer(core_target: str, session_token: str, request: Any) -> Any:
-    import grpc
-    from herald.posts.v1 import posts_pb2_grpc
-
-    async with grpc.aio.insecure_channel(core_target) as channel:
-        stub = posts_pb2_grpc.PostServiceStub(channel)
-        return await stub.ListCalendarPosts(request, metadata=(("authorization", f"Bearer {session_token}"),))
 
 
 def print_table(out: dict[str, Any]) -> None:
@@ -420,19 +294,8 @@ def print_table(out: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calendar_page", description=__doc__.split("\n")[0])
-    add_run_options(parser)
-    parser.add_argument("--posts", type=int, default=2000, help="posts in the month measured")
-    parser.add_argument("--duration", type=float, default=5.0, help="seconds of each measured run")
-    parser.add_argument("--warmup", type=float, default=1.0, help="seconds of warm-up before each run")
-    parser.add_argument("--core-processes", type=int, default=1, help="core processes sharing one port")
-    args = parser.parse_args(argv)
-    out = run_bench(args, run, print_table, "calendar_page")
-    if out is None:
-        return 130
-    phases = [
-        c[k] for key, c in out.items() if key.startswith("case ") for k in ("floor", "grpc", "events", "page") if k in c
-    ]
-    return 1 if any(p.get("errors") for p in phases) else 0
+    add_page_options(parser, posts=2000, posts_help="posts in the month measured")
+    return exit_status(run_bench(parser.parse_args(argv), run, print_table, "calendar_page"))
 
 
 if __name__ == "__main__":

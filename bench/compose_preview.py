@@ -22,14 +22,14 @@ import argparse
 import asyncio
 import json
 import os
-import re
 from typing import Any
 from urllib.parse import urlencode
 
-from bench.load import measured_body_loop, measured_closed_loop
+from bench.dashboard_pages import CSRF_FIELD, post_service_load, sign_in
+from bench.load import measured_body_loop
 from bench.readings import peak_rss_mib, stack_pids
-from bench.runs import add_run_options, bench_database, bench_result, measure, run_bench
-from bench.seed import BENCH_PASSWORD, seed_organization
+from bench.runs import add_run_options, bench_database, bench_result, phases, run_bench
+from bench.seed import confirmed_media, seed_organization
 
 PROFILES = [
     ("c-x", "x"),
@@ -42,43 +42,12 @@ PROFILES = [
     ("c-li", "linkedin"),
 ]
 EMAIL = "compose@example.com"
-CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 async def seed(stack: Any) -> str:
     """The organization, its 8 profiles and one confirmed vertical video; the video's id."""
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from core.db.models import media
-    from core.db.types import utcnow
-    from core.ids import new_id
-
     out = await seed_organization(stack.database_url, org="compose", profiles=PROFILES, credits=1000, email=EMAIL)
-    engine = create_async_engine(stack.database_url)
-    video = new_id("med")
-    try:
-        async with engine.begin() as conn:
-            await conn.execute(
-                media.insert().values(
-                    id=video,
-                    org_id=out["org_id"],
-                    kind="video",
-                    mime_type="video/mp4",
-                    size_bytes=2_000_000,
-                    width=1080,
-                    height=1920,
-                    name="bench.mp4",
-                    description="",
-                    tags="",
-                    status="confirmed",
-                    content_hash=None,
-                    storage_key=f"bench/{video}",
-                    created_at=utcnow(),
-                    confirmed_at=utcnow(),
-                )
-            )
-    finally:
-        await engine.dispose()
+    (video,) = await confirmed_media(stack.database_url, out["org_id"], [("video/mp4", 2_000_000, 1080, 1920)])
     return video
 
 
@@ -87,14 +56,11 @@ def session(base_url: str) -> tuple[str, str]:
     import httpx
 
     with httpx.Client(base_url=base_url, timeout=30) as http:
-        token = CSRF_FIELD.search(http.get("/login").text).group(1)
-        signed = http.post("/login", data={"csrf_token": token, "email": EMAIL, "password": BENCH_PASSWORD})
-        if signed.status_code != 303 or not http.cookies.get("herald_session"):
-            raise RuntimeError(f"sign-in failed: HTTP {signed.status_code}")
+        token = sign_in(http, EMAIL)
         page = http.get("/dashboard/compose")
         if page.status_code != 200:
             raise RuntimeError(f"the compose page answered HTTP {page.status_code}")
-        return http.cookies["herald_session"], CSRF_FIELD.search(page.text).group(1)
+        return token, CSRF_FIELD.search(page.text).group(1)
 
 
 def form_fields(video: str, csrf_token: str) -> list[tuple[str, str]]:
@@ -186,32 +152,6 @@ async def page_load(
     )
 
 
-async def floor_load(
-    window: Any, *, core_target: str, session_token: str, message: bytes, duration: float, warmup: float
-) -> dict[str, Any]:
-    import grpc
-    from herald.posts.v1 import posts_pb2
-
-    channel = grpc.aio.insecure_channel(core_target)
-    call = channel.unary_unary(
-        "/herald.posts.v1.PostService/PreviewPosts",
-        request_serializer=None,  # the request is sent as the bytes the endpoint would send
-        response_deserializer=posts_pb2.PreviewPostsResponse.FromString,
-    )
-    metadata = (("authorization", f"Bearer {session_token}"),)
-
-    async def one(validate: bool) -> str | None:
-        answer = await call(message, metadata=metadata, timeout=15)
-        if validate and len(answer.destinations) != len(PROFILES):
-            return f"unexpected answer with {len(answer.destinations)} destinations"
-        return None
-
-    try:
-        return await measured_closed_loop(window, [one], duration, warmup)
-    finally:
-        await channel.close()
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from harness.stack import running_stack
 
@@ -225,30 +165,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             message = preview_message(fields)
             out["preview_once"] = preview_once(stack.base_url, token, fields)
             pids = stack_pids(stack)
-            timing = {"duration": args.duration, "warmup": args.warmup}
+            phase = phases(args, pids, sessions)
             for round_ in range(1, args.rounds + 1):
-                out[f"floor_r{round_}"] = measure(
+                out[f"floor_r{round_}"] = phase(
                     f"PreviewPosts gRPC r{round_}",
-                    floor_load,
-                    {"core_target": stack.core_target, "session_token": token, "message": message, **timing},
-                    pids,
-                    args.duration,
-                    sessions,
-                    args.wait_quiet,
+                    post_service_load,
+                    core_target=stack.core_target,
+                    session_token=token,
+                    rpc="PreviewPosts",
+                    message=message,
+                    field="destinations",
+                    expected=len(PROFILES),
                 )
-                out[f"page_r{round_}"] = measure(
+                out[f"page_r{round_}"] = phase(
                     f"compose preview r{round_}",
                     page_load,
-                    {
-                        "base_url": stack.base_url,
-                        "session_token": token,
-                        "body": urlencode(fields).encode(),
-                        **timing,
-                    },
-                    pids,
-                    args.duration,
-                    sessions,
-                    args.wait_quiet,
+                    base_url=stack.base_url,
+                    session_token=token,
+                    body=urlencode(fields).encode(),
                 )
             out["peak_rss_mib"] = {name: round(peak_rss_mib(pid), 1) for name, pid in pids.items()}
     return out

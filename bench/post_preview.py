@@ -21,55 +21,25 @@ from typing import Any
 from bench.load import measured_body_loop
 from bench.readings import peak_rss_mib, stack_pids
 from bench.runs import add_bench_options, bench_database, bench_result, measure, run_bench
-from bench.seed import seed_organization
+from bench.seed import confirmed_media, seed_organization
 
 PROFILES = [("p-x", "x"), ("p-bsky", "bluesky"), ("p-ig", "instagram"), ("p-yt", "youtube")]
 
 
 async def seed(stack: Any) -> dict[str, Any]:
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from core.db.models import media
-    from core.db.types import utcnow
-    from core.ids import new_id
-
     out = await seed_organization(stack.database_url, org="pv", profiles=PROFILES, credits=1000)
-    engine = create_async_engine(stack.database_url)
-    try:
-        ids = {}
-        async with engine.begin() as conn:
-            for kind, mime, width, height in (("image", "image/jpeg", 1080, 1080), ("video", "video/mp4", 1920, 1080)):
-                ids[kind] = new_id("med")
-                await conn.execute(
-                    media.insert().values(
-                        id=ids[kind],
-                        org_id=out["org_id"],
-                        kind=kind,
-                        mime_type=mime,
-                        size_bytes=200_000,
-                        width=width,
-                        height=height,
-                        name=f"bench.{mime.split('/')[1]}",
-                        description="",
-                        tags="",
-                        status="confirmed",
-                        content_hash=None,
-                        storage_key=f"bench/{ids[kind]}",
-                        created_at=utcnow(),
-                        confirmed_at=utcnow(),
-                    )
-                )
-    finally:
-        await engine.dispose()
+    image, video = await confirmed_media(
+        stack.database_url, out["org_id"], [("image/jpeg", 200_000, 1080, 1080), ("video/mp4", 200_000, 1920, 1080)]
+    )
     body = {
         "content": "Spring is here 🌱 new colours, recycled fabrics, same fit. https://example.com/spring",
         "profiles": [slug for slug, _ in PROFILES],
-        "media_ids": [ids["image"]],
+        "media_ids": [image],
         "thread": [{"content": "Every piece uses at least 60% recycled fibre."}],
         "first_comment": "Sizes and prices: https://example.com/spring/sizes",
         "customizations": {
             "p-ig": {"thread": []},
-            "p-yt": {"media_ids": [ids["video"]], "title": "Spring lookbook", "thread": []},
+            "p-yt": {"media_ids": [video], "title": "Spring lookbook", "thread": []},
         },
     }
     return {"api_key": out["api_key"], "body": body}

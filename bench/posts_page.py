@@ -28,15 +28,26 @@ import argparse
 import asyncio
 import os
 import random
-import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
-from bench.load import measured_closed_loop, raw_http_workers
+from bench.api_floor import replayed_load
+from bench.dashboard_pages import (
+    WORDS,
+    add_page_options,
+    browser_session,
+    cookie_get_load,
+    exit_status,
+    insert_posts,
+    org_profiles,
+    post_service_call,
+    post_service_load,
+    session_statements,
+)
 from bench.readings import peak_rss_mib, stack_pids
-from bench.runs import Db, add_run_options, analyze, bench_database, bench_result, measure, psycopg_dsn, run_bench
-from bench.seed import BENCH_PASSWORD, seed_organization
+from bench.runs import Db, analyze, bench_database, bench_result, phases, run_bench
+from bench.seed import seed_organization
 
 EMAIL = "posts-page@example.com"
 PROFILES = [
@@ -52,13 +63,7 @@ PROFILES = [
 TAGS = {"pp-x": ["launch"], "pp-bsky": ["launch"], "pp-li": ["launch", "support"], "pp-mastodon": ["support"]}
 PAGE_SIZE = 25
 DEEP = 20_000  # groups before the deep page
-CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
-GROUP_ROW = re.compile(rb'<li class="group" data-group="grp_')
-POST_COLUMNS = (
-    "id, org_id, profile_id, group_id, profile_slug, connector, content, post_type, status, schedule_at, due_at, "
-    "created_at, updated_at, attempts, charged, delivery_key, failure_reason, failure_detail, platform_error, "
-    "platform_post_id, platform_url, published_at, delivery_state, units, tiktok_options"
-)
+GROUP_ROW = rb'<li class="group" data-group="grp_'  # one a group the page lists
 
 
 # ----------------------------------------------------------------------------- seeding
@@ -132,9 +137,6 @@ def post_rows(org_id: str, profiles: list[tuple[str, str, str]], count: int, now
     return rows[:count]
 
 
-WORDS = ["spring", "launch", "recycled", "fabric", "colours", "new", "collection", "today", "thanks", "everyone"]
-
-
 async def seed(url: str, posts: int) -> dict[str, Any]:
     """The organization, its profiles, its posts and the other organization's; ANALYZE."""
     boot = await seed_organization(url, org="posts-page", profiles=PROFILES, tags=TAGS, credits=1000, email=EMAIL)
@@ -142,27 +144,9 @@ async def seed(url: str, posts: int) -> dict[str, Any]:
     now = datetime.now(UTC)
     with Db(url) as db:
         for org, count, rng_seed in ((boot, posts, 1), (other, posts // 10, 2)):
-            profiles = [
-                (r[0], r[1], r[2])
-                for r in db.all("SELECT id, slug, connector FROM profiles WHERE org_id = %s", (org["org_id"],))
-            ]
-            rows = post_rows(org["org_id"], profiles, count, now, rng_seed)
-            insert(db, rows)
+            insert_posts(db, post_rows(org["org_id"], org_profiles(db, org["org_id"]), count, now, rng_seed))
     analyze(url)
     return {"org_id": boot["org_id"], "now": now}
-
-
-def insert(db: Db, rows: list[tuple]) -> None:
-    if db.sqlite:
-        marks = ", ".join("?" * len(rows[0]))
-        text = [tuple(v.strftime("%Y-%m-%d %H:%M:%S.%f") if isinstance(v, datetime) else v for v in r) for r in rows]
-        db.conn.execute("BEGIN")
-        db.conn.executemany(f"INSERT INTO posts ({POST_COLUMNS}) VALUES ({marks})", text)
-        db.conn.execute("COMMIT")
-        return
-    with db.conn.cursor().copy(f"COPY posts ({POST_COLUMNS}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
 
 
 # ----------------------------------------------------------------------------- the pages measured
@@ -186,21 +170,9 @@ def cases(now: datetime) -> dict[str, dict[str, str]]:
 
 def list_request(query: dict[str, str]) -> Any:
     """The ListPostGroupsRequest the page sends for this query, built by the page's own code."""
-    from herald.posts.v1 import posts_pb2
+    from facades.web.posts_pages import QUERY_KEYS, groups_request, read_filters
 
-    from facades.web.posts_pages import GROUPS_PER_PAGE, QUERY_KEYS, day_bounds, read_filters
-
-    filters = read_filters({name: query.get(name, "") for name in QUERY_KEYS})
-    after, before = day_bounds(filters, "UTC")
-    return posts_pb2.ListPostGroupsRequest(
-        status=filters.status,
-        profile=filters.profile,
-        tag=filters.tag,
-        scheduled_after=after,
-        scheduled_before=before,
-        page_size=GROUPS_PER_PAGE,
-        page_token=filters.page,
-    )
+    return groups_request(read_filters({name: query.get(name, "") for name in QUERY_KEYS}), "UTC")
 
 
 async def deep_token(url: str, org_id: str, groups: int) -> str:
@@ -224,12 +196,9 @@ async def floor_statements(url: str, session_token: str, org_id: str, request: A
     """The SQL of one ListPostGroups call as the core's own code sends it to the driver: the
     session's lookup, then the listing (the tag's profiles, each section's walk, the groups' posts,
     their media and parts)."""
-    from bench.api_floor import captured_statements
-    from core.identity.authentication import authenticate
     from core.posts.group_listing import GroupFilter, list_groups
 
-    async def work(conn: Any) -> None:
-        await authenticate(conn, f"Bearer {session_token}", datetime.now(UTC), audience="")
+    async def listing(conn: Any, now: datetime) -> None:
         filters = GroupFilter(
             status=request.status,
             profile=request.profile,
@@ -239,108 +208,7 @@ async def floor_statements(url: str, session_token: str, org_id: str, request: A
         )
         await list_groups(conn, org_id, filters, size=request.page_size, token=request.page_token)
 
-    statements, _ = await captured_statements(url, work)
-    return statements
-
-
-def session(base_url: str) -> str:
-    """Signs in through /login as a browser does; the session token."""
-    import httpx
-
-    with httpx.Client(base_url=base_url, timeout=30) as http:
-        token = CSRF_FIELD.search(http.get("/login").text).group(1)
-        signed = http.post("/login", data={"csrf_token": token, "email": EMAIL, "password": BENCH_PASSWORD})
-        if signed.status_code != 303 or not http.cookies.get("herald_session"):
-            raise RuntimeError(f"sign-in failed: HTTP {signed.status_code}")
-        return http.cookies["herald_session"]
-
-
-# ----------------------------------------------------------------------------- load (child processes)
-
-
-def _rows_check(expected: int) -> Any:
-    def check(body: bytes) -> str | None:
-        found = len(GROUP_ROW.findall(body))
-        return None if found == expected else f"{found} rows, expected {expected}: {body[:200]!r}"
-
-    return check
-
-
-async def page_load(
-    window: Any, *, base_url: str, path: str, session_token: str, rows: int, duration: float, warmup: float
-) -> dict[str, Any]:
-    parts = urlsplit(base_url)
-    raw = (
-        f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nCookie: herald_session={session_token}\r\n"
-        "Accept: text/html\r\n\r\n"
-    ).encode()
-    workers, close = await raw_http_workers(parts.hostname, parts.port, raw, 1, _rows_check(rows))
-    try:
-        return await measured_closed_loop(window, workers, duration, warmup)
-    finally:
-        close()
-
-
-async def grpc_load(
-    window: Any, *, core_target: str, session_token: str, message: bytes, rows: int, duration: float, warmup: float
-) -> dict[str, Any]:
-    import grpc
-    from herald.posts.v1 import posts_pb2
-
-    channel = grpc.aio.insecure_channel(core_target)
-    call = channel.unary_unary(
-        "/herald.posts.v1.PostService/ListPostGroups",
-        request_serializer=None,  # the request is sent as the bytes the page would send
-        response_deserializer=posts_pb2.ListPostGroupsResponse.FromString,
-    )
-    metadata = (("authorization", f"Bearer {session_token}"),)
-
-    async def one(validate: bool) -> str | None:
-        answer = await call(message, metadata=metadata, timeout=15)
-        if validate and len(answer.groups) != rows:
-            return f"{len(answer.groups)} groups, expected {rows}"
-        return None
-
-    try:
-        return await measured_closed_loop(window, [one], duration, warmup)
-    finally:
-        await channel.close()
-
-
-async def floor_load(
-    window: Any, *, url: str, statements: list[dict[str, Any]], duration: float, warmup: float
-) -> dict[str, Any]:
-    """The captured statements, one transaction per request, on one connection of the driver."""
-    from bench.api_floor import measured_psycopg_loop, measured_sqlite_loop
-
-    if url.startswith("sqlite"):
-
-        def one_for(db: Any) -> Any:
-            def one() -> str | None:
-                db.execute("BEGIN")
-                for s in statements:
-                    db.execute(s["sql"], s["params"]).fetchall()
-                db.execute("COMMIT")
-                return None
-
-            return one
-
-        return await measured_sqlite_loop(window, url.split("///", 1)[1], one_for, duration, warmup)
-
-    def worker_for(conn: Any) -> Any:
-        async def one(validate: bool) -> str | None:
-            try:
-                for s in statements:
-                    await (await conn.execute(s["sql"], s["params"])).fetchall()
-                await conn.commit()
-            except BaseException:
-                await conn.rollback()
-                raise
-            return None
-
-        return one
-
-    return await measured_psycopg_loop(window, psycopg_dsn(url), 1, worker_for, duration, warmup)
+    return await session_statements(url, session_token, listing)
 
 
 # ----------------------------------------------------------------------------- orchestration
@@ -361,63 +229,43 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             }
         print(f"seeded: {out['seeded']}", flush=True)
         with running_stack(url, workdir, core_processes=args.core_processes) as stack:
-            token = session(stack.base_url)
+            token = browser_session(stack.base_url, EMAIL)
             pids = stack_pids(stack)
-            timing = {"duration": args.duration, "warmup": args.warmup}
+            phase = phases(args, pids, sessions)
             for name, query in cases(seeded["now"]).items():
                 if "page" in query:
                     query = {"page": asyncio.run(deep_token(url, seeded["org_id"], DEEP))}
                 request = list_request(query)
                 statements = asyncio.run(floor_statements(url, token, seeded["org_id"], request))
-                rows = len(asyncio.run(_answer(stack.core_target, token, request)).groups)
+                answer = asyncio.run(post_service_call(stack.core_target, token, "ListPostGroups", request))
+                rows = len(answer.groups)
                 path = "/dashboard/posts" + (f"?{urlencode(query)}" if query else "")
                 case: dict[str, Any] = {"query": query, "rows": rows, "floor_sql": [s["sql"] for s in statements]}
                 print(f"{name}: {rows} groups, {len(statements)} statements", flush=True)
-                case["floor"] = measure(
-                    f"{name}: SQL floor",
-                    floor_load,
-                    {"url": url, "statements": statements, **timing},
-                    pids,
-                    args.duration,
-                    sessions,
-                    args.wait_quiet,
-                )
-                case["grpc"] = measure(
+                case["floor"] = phase(f"{name}: SQL floor", replayed_load, url=url, statements=statements)
+                case["grpc"] = phase(
                     f"{name}: ListPostGroups",
-                    grpc_load,
-                    {
-                        "core_target": stack.core_target,
-                        "session_token": token,
-                        "message": request.SerializeToString(),
-                        "rows": rows,
-                        **timing,
-                    },
-                    pids,
-                    args.duration,
-                    sessions,
-                    args.wait_quiet,
+                    post_service_load,
+                    core_target=stack.core_target,
+                    session_token=token,
+                    rpc="ListPostGroups",
+                    message=request.SerializeToString(),
+                    field="groups",
+                    expected=rows,
                 )
-                case["page"] = measure(
+                case["page"] = phase(
                     f"{name}: GET page",
-                    page_load,
-                    {"base_url": stack.base_url, "path": path, "session_token": token, "rows": rows, **timing},
-                    pids,
-                    args.duration,
-                    sessions,
-                    args.wait_quiet,
+                    cookie_get_load,
+                    base_url=stack.base_url,
+                    path=path,
+                    session_token=token,
+                    pattern=GROUP_ROW,
+                    expected=rows,
+                    accept="text/html",
                 )
                 out[f"case {name}"] = case
             out["peak_rss_mib"] = {name: round(peak_rss_mib(pid), 1) for name, pid in pids.items()}
     return out
-
-
-async def _answer(core_target: str, session_token: str, request: Any) -> Any:
-    import grpc
-    from herald.posts.v1 import posts_pb2_grpc
-
-    async with grpc.aio.insecure_channel(core_target) as channel:
-        stub = posts_pb2_grpc.PostServiceStub(channel)
-        return await stub.ListPostGroups(request, metadata=(("authorization", f"Bearer {session_token}"),))
 
 
 def print_table(out: dict[str, Any]) -> None:
@@ -436,17 +284,8 @@ def print_table(out: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.posts_page", description=__doc__.split("\n")[0])
-    add_run_options(parser)
-    parser.add_argument("--posts", type=int, default=100_000, help="posts of the measured organization")
-    parser.add_argument("--duration", type=float, default=5.0, help="seconds of each measured run")
-    parser.add_argument("--warmup", type=float, default=1.0, help="seconds of warm-up before each run")
-    parser.add_argument("--core-processes", type=int, default=1, help="core processes sharing one port")
-    args = parser.parse_args(argv)
-    out = run_bench(args, run, print_table, "posts_page")
-    if out is None:
-        return 130
-    phases = [c[k] for key, c in out.items() if key.startswith("case ") for k in ("floor", "grpc", "page")]
-    return 1 if any(p.get("errors") for p in phases) else 0
+    add_page_options(parser, posts=100_000, posts_help="posts of the measured organization")
+    return exit_status(run_bench(parser.parse_args(argv), run, print_table, "posts_page"))
 
 
 if __name__ == "__main__":

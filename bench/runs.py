@@ -213,6 +213,17 @@ def measure(
     return result
 
 
+def phases(args: argparse.Namespace, named_pids: dict[str, int], sessions: PgMonitor) -> Callable[..., dict[str, Any]]:
+    """measure() bound to a bench's --duration, --warmup and --wait-quiet and to the processes it
+    reads: `phase(name, target, **kwargs)` measures `target` given `kwargs`, `duration` and `warmup`."""
+
+    def phase(name: str, target: Any, **kwargs: Any) -> dict[str, Any]:
+        timing = {"duration": args.duration, "warmup": args.warmup}
+        return measure(name, target, {**kwargs, **timing}, named_pids, args.duration, sessions, args.wait_quiet)
+
+    return phase
+
+
 # ----------------------------------------------------------------------------- options and results
 
 

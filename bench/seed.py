@@ -56,6 +56,46 @@ async def seed_organization(
     return boot
 
 
+async def confirmed_media(database_url: str, org_id: str, files: Sequence[tuple[str, int, int, int]]) -> list[str]:
+    """Confirmed media of the organization, written into its table as a confirmed upload leaves
+    them, one per (MIME type, size in bytes, width, height), named bench.<subtype>; no bytes are
+    stored (the benches that use them only validate and preview posts). Their ids."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from core.db.models import media
+    from core.db.types import utcnow
+    from core.ids import new_id
+
+    engine = create_async_engine(database_url)
+    ids = [new_id("med") for _ in files]
+    try:
+        async with engine.begin() as conn:
+            for media_id, (mime, size, width, height) in zip(ids, files, strict=True):
+                kind, subtype = mime.split("/")
+                await conn.execute(
+                    media.insert().values(
+                        id=media_id,
+                        org_id=org_id,
+                        kind=kind,
+                        mime_type=mime,
+                        size_bytes=size,
+                        width=width,
+                        height=height,
+                        name=f"bench.{subtype}",
+                        description="",
+                        tags="",
+                        status="confirmed",
+                        content_hash=None,
+                        storage_key=f"bench/{media_id}",
+                        created_at=utcnow(),
+                        confirmed_at=utcnow(),
+                    )
+                )
+    finally:
+        await engine.dispose()
+    return ids
+
+
 async def oauth_tokens(
     stack: Any, *, email: str = BENCH_EMAIL, password: str = BENCH_PASSWORD, refresh_families: int = 0
 ) -> dict[str, Any]:

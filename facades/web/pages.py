@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.identity.v1 import accounts_pb2, identity_pb2
+from herald.profiles.v1 import profiles_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, redirect
 
@@ -24,6 +25,8 @@ from facades.web.session import Viewer, clear_session_cookie, current_viewer, se
 from facades.web.templating import render
 
 log = logging.getLogger(__name__)
+
+PROFILES_SHOWN = 500  # ListProfiles' largest page: filters and forms list every profile up to it
 
 Handler = Callable[..., Awaitable[HTTPResponse]]
 
@@ -178,6 +181,17 @@ async def organizations(request: Request, viewer: Viewer) -> list[accounts_pb2.O
         core.accounts.ListOrganizations, accounts_pb2.ListOrganizationsRequest(), authorization=viewer.authorization
     )
     return list(result.response.organizations)
+
+
+async def listed_profiles(request: Request, authorization: str) -> list[profiles_pb2.Profile]:
+    """The organization's profiles, up to PROFILES_SHOWN: what a page's filters or form offer."""
+    core = request.app.ctx.core
+    listed = await core.call(
+        core.profiles.ListProfiles,
+        profiles_pb2.ListProfilesRequest(page_size=PROFILES_SHOWN),
+        authorization=authorization,
+    )
+    return list(listed.response.profiles)
 
 
 async def dashboard_page(

@@ -17,18 +17,16 @@ from zoneinfo import ZoneInfo
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.posts.v1 import posts_pb2
-from herald.profiles.v1 import profiles_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
 from contract.post_links import post_page_path, sandbox_anchor
 from facades.errors import ApiError
 from facades.web.local_time import instant
-from facades.web.pages import Route, dashboard_page, form_value, notice, see_other, signed_in, when
+from facades.web.pages import Route, dashboard_page, form_value, listed_profiles, notice, see_other, signed_in, when
 from facades.web.session import Viewer
 
 GROUPS_PER_PAGE = 25
-PROFILES_SHOWN = 500  # ListProfiles' largest page: the profile and tag filters list every profile up to it
 STATUSES = ("draft", "scheduled", "queued", "publishing", "published", "partially_published", "failed", "canceled")
 UPCOMING = ("draft", "scheduled", "queued", "publishing")
 EDITABLE = ("draft", "scheduled", "queued")  # what a group action changes (docs/posts.md, "Post groups")
@@ -131,6 +129,21 @@ def day_bounds(filters: Filters, zone: str) -> tuple[str, str]:
         raise ApiError("VALIDATION_ERROR", "From and To must be dates between the years 2 and 9998") from None
 
 
+def groups_request(filters: Filters, zone: str) -> posts_pb2.ListPostGroupsRequest:
+    """What the page asks the core for these filters, dates read in `zone` (bench.posts_page
+    measures this very request)."""
+    after, before = day_bounds(filters, zone)
+    return posts_pb2.ListPostGroupsRequest(
+        status=filters.status,
+        profile=filters.profile,
+        tag=filters.tag,
+        scheduled_after=after,
+        scheduled_before=before,
+        page_size=GROUPS_PER_PAGE,
+        page_token=filters.page,
+    )
+
+
 # -- what a row shows ------------------------------------------------------------------------------
 
 
@@ -222,31 +235,10 @@ def group_row(listed: posts_pb2.ListedPostGroup, zone: str) -> dict[str, Any]:
 # -- the page ---------------------------------------------------------------------------------------
 
 
-async def _profiles(request: Request, viewer: Viewer) -> list[profiles_pb2.Profile]:
-    core = request.app.ctx.core
-    listed = await core.call(
-        core.profiles.ListProfiles,
-        profiles_pb2.ListProfilesRequest(page_size=PROFILES_SHOWN),
-        authorization=viewer.authorization,
-    )
-    return list(listed.response.profiles)
-
-
 async def _groups(request: Request, viewer: Viewer, filters: Filters) -> posts_pb2.ListPostGroupsResponse:
     core = request.app.ctx.core
-    after, before = day_bounds(filters, viewer.time_zone)
     listed = await core.call(
-        core.posts.ListPostGroups,
-        posts_pb2.ListPostGroupsRequest(
-            status=filters.status,
-            profile=filters.profile,
-            tag=filters.tag,
-            scheduled_after=after,
-            scheduled_before=before,
-            page_size=GROUPS_PER_PAGE,
-            page_token=filters.page,
-        ),
-        authorization=viewer.authorization,
+        core.posts.ListPostGroups, groups_request(filters, viewer.time_zone), authorization=viewer.authorization
     )
     return listed.response
 
@@ -262,7 +254,7 @@ async def posts_page(
 ) -> HTTPResponse:
     """The list for these filters (and, after a refused action, why it was refused)."""
     profiles, groups = await asyncio.gather(
-        _profiles(request, viewer), _groups(request, viewer, filters), return_exceptions=True
+        listed_profiles(request, viewer.authorization), _groups(request, viewer, filters), return_exceptions=True
     )
     if isinstance(profiles, BaseException):
         raise profiles
