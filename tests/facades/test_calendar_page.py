@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
-from facades.web.calendar_pages import library_version
+from facades.web.calendar_assets import library_version
 from tests.dashboard_forms import signed_in
 
 ZONE = "Asia/Tokyo"
