@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # module from source again, about 3 s of CPU each.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test install lint check-generated protos envoy-validate test-only bench clean docs
+.PHONY: run test install lint check-generated protos envoy-validate test-only bench clean docs screenshots
 
 run: install
 	$(VENV)/bin/herald migrate
@@ -51,6 +51,12 @@ check-generated: install
 	  ./scripts/generate_protos.sh $$tmp >/dev/null && \
 	  diff -r -x __pycache__ $$tmp generated >/dev/null || \
 	  { echo "generated/ is stale: run 'make protos' and commit the result"; exit 1; }
+
+# The dashboard's screenshots in docs/images/, on a demo organization of a stack of their own
+# (docs/dashboard.md, "Screenshots").
+screenshots: install
+	./scripts/ensure_chromium.sh
+	$(PY) scripts/screenshots.py
 
 protos: install
 	./scripts/generate_protos.sh generated
