@@ -7,7 +7,6 @@ an organization without a plan."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,6 +17,7 @@ import pytest
 from sqlalchemy import update
 
 from core.db.models import posts
+from harness.live import settled
 from tests.conftest import Org
 from tests.connected_profiles import set_connection
 from tests.dashboard_forms import signed_in
@@ -33,16 +33,6 @@ async def create(http: httpx.AsyncClient, org: Org, body: dict[str, Any]) -> lis
     created = await http.post("/v1/posts", json=body, headers=org.auth)
     assert created.status_code == 201, created.text
     return created.json()["posts"]
-
-
-async def settled(http: httpx.AsyncClient, org: Org, post_id: str, within: float = 30) -> dict[str, Any]:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        post = (await http.get(f"/v1/posts/{post_id}", headers=org.auth)).json()
-        if post["status"] not in ("scheduled", "queued", "publishing"):
-            return post
-        assert asyncio.get_running_loop().time() < deadline, post
-        await asyncio.sleep(0.1)
 
 
 async def failed_long_ago(engine, post_id: str, status: str, days: int, reason: str = "platform_rejected") -> None:
@@ -83,7 +73,7 @@ async def test_the_overview_shows_what_needs_a_person_and_links_to_where_it_is_f
     )
     # Failures: one for real (no credits when it went out), one partly published, one too old.
     (failed,) = await create(http, org, {"content": "Out of credits", "profiles": ["acme-li"]})
-    assert (await settled(http, org, failed["id"]))["failure_reason"] == "insufficient_credits"
+    assert (await settled(http, org.auth, failed["id"]))["failure_reason"] == "insufficient_credits"
     (partial,) = await create(http, org, {"content": "Half out", "profiles": ["acme-threads"], "schedule_at": at(30)})
     await failed_long_ago(engine, partial["id"], "partially_published", days=1)
     (old,) = await create(

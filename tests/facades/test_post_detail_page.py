@@ -7,7 +7,6 @@ organization's post, an unknown and a malformed id are 404 on every page and act
 
 from __future__ import annotations
 
-import asyncio
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,6 +15,7 @@ import httpx
 import pytest
 
 from core import admin
+from harness.live import settled
 from tests.conftest import Org
 from tests.dashboard_forms import form_token, signed_in
 
@@ -24,17 +24,6 @@ ALERT_CODE = re.compile(r'role="alert" id="post-error" data-code="([A-Z_]+)"')
 
 def later(days: int = 1) -> str:
     return (datetime.now(UTC) + timedelta(days=days)).isoformat()
-
-
-async def settled(http: httpx.AsyncClient, org: Org, post_id: str, within: float = 30) -> dict[str, Any]:
-    """The post once it left the pipeline (published, partially published, failed)."""
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        post = (await http.get(f"/v1/posts/{post_id}", headers=org.auth)).json()
-        if post["status"] not in ("scheduled", "queued", "publishing"):
-            return post
-        assert asyncio.get_running_loop().time() < deadline, post
-        await asyncio.sleep(0.1)
 
 
 async def create(http: httpx.AsyncClient, org: Org, body: dict[str, Any]) -> str:
@@ -71,7 +60,7 @@ async def test_a_sandbox_post_links_to_its_page_which_shows_its_parts_and_outbox
     }
     async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http:
         post_id = await create(http, org, body)
-        post = await settled(http, org, post_id)
+        post = await settled(http, org.auth, post_id)
         assert post["status"] == "published", post
 
         # The post's, each thread item's and each outbox entry's url: this page, at the part's entry.
@@ -160,7 +149,7 @@ async def test_cancel_is_refused_for_a_published_post_and_retry_requeues_a_faile
     org = await orgs.with_profiles("x", credits=0)
     async with httpx.AsyncClient(base_url=stack.base_url, timeout=30) as http:
         post_id = await create(http, org, {"content": "Out of credits", "profiles": ["acme-x"]})
-        failed = await settled(http, org, post_id)
+        failed = await settled(http, org.auth, post_id)
         assert (failed["status"], failed["failure_reason"]) == ("failed", "insufficient_credits")
         token = await signed_in(http, org.email)
         page = (await http.get(f"/dashboard/posts/{post_id}")).text
@@ -171,7 +160,7 @@ async def test_cancel_is_refused_for_a_published_post_and_retry_requeues_a_faile
         retried = await http.post(f"/dashboard/posts/{post_id}/retry", data={"csrf_token": token})
         assert retried.status_code == 303
         assert retried.headers["location"] == f"/dashboard/posts/{post_id}?notice=post-retried"
-        published = await settled(http, org, post_id)
+        published = await settled(http, org.auth, post_id)
         assert published["status"] == "published", published
 
         refused = await http.post(f"/dashboard/posts/{post_id}/cancel", data={"csrf_token": token})

@@ -4,7 +4,6 @@ credits charged per delivery, all or nothing."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -12,6 +11,7 @@ import httpx
 import pytest
 
 from core.posts.rules import PLATFORM_LIMITS
+from harness.live import settled
 from tests.conftest import Org
 from tests.messages import names
 
@@ -36,17 +36,6 @@ async def post_json(http: httpx.AsyncClient, org: Org, body: dict[str, Any]) -> 
 
 async def count_posts(http: httpx.AsyncClient, org: Org) -> int:
     return len((await http.get("/v1/posts", headers=org.auth)).json()["posts"])
-
-
-async def settled(http: httpx.AsyncClient, org: Org, post_id: str, within: float = 30) -> dict[str, Any]:
-    """The post once it left the pipeline (published, partially published, failed)."""
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        post = (await http.get(f"/v1/posts/{post_id}", headers=org.auth)).json()
-        if post["status"] not in ("scheduled", "queued", "publishing"):
-            return post
-        assert asyncio.get_running_loop().time() < deadline, post
-        await asyncio.sleep(0.1)
 
 
 def parent_reference(connector: str, entry: dict[str, Any]) -> Any:
@@ -82,7 +71,7 @@ async def test_a_thread_goes_out_item_by_item_each_replying_to_the_one_before(ht
     post = created.json()["posts"][0]
     assert [t["status"] for t in post["thread"]] == ["pending"] * 3
     assert (post["first_comment"], post["first_comment_status"]) == ("and a first comment", "pending")
-    post = await settled(http, org, post["id"])
+    post = await settled(http, org.auth, post["id"])
     assert post["status"] == "published", post
     assert [t["status"] for t in post["thread"]] == ["published"] * 3
     assert all(t["platform_post_id"] and t["url"] for t in post["thread"])
@@ -120,7 +109,7 @@ async def test_a_first_comment_goes_out_through_the_comment_api(http, orgs, org,
         body |= {"media_ids": [await orgs.media(org, "video", width=1920, height=1080)], "title": "A video"}
     created = await post_json(http, org, body)
     assert created.status_code == 201, created.text
-    post = await settled(http, org, created.json()["posts"][0]["id"])
+    post = await settled(http, org.auth, created.json()["posts"][0]["id"])
     assert (post["status"], post["first_comment_status"]) == ("published", "published"), post
     entries = (await http.get(f"/v1/posts/{post['id']}/outbox", headers=org.auth)).json()["entries"]
     assert [e["part"] for e in entries] == ["post", "first_comment"]
@@ -250,14 +239,14 @@ async def test_a_thread_costs_one_delivery_per_item_and_never_goes_out_half_paid
     body = {"content": "main", "profiles": ["p-x"], "thread": [{"content": "two"}, {"content": "three"}]}
     created = await post_json(http, poor, body)
     assert created.status_code == 201, created.text
-    post = await settled(http, poor, created.json()["posts"][0]["id"])
+    post = await settled(http, poor.auth, created.json()["posts"][0]["id"])
     assert (post["status"], post["failure_reason"]) == ("failed", "insufficient_credits")
     assert (await http.get(f"/v1/posts/{post['id']}/outbox", headers=poor.auth)).json()["entries"] == []
     assert (await http.get("/v1/credits", headers=poor.auth)).json()["balance"] == 2
     rich = await orgs(credits=10)
     await orgs.profile(rich, "p-x", "x")
     created = await post_json(http, rich, body)
-    post = await settled(http, rich, created.json()["posts"][0]["id"])
+    post = await settled(http, rich.auth, created.json()["posts"][0]["id"])
     assert post["status"] == "published"
     assert (await http.get("/v1/credits", headers=rich.auth)).json()["balance"] == 7
 

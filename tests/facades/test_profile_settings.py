@@ -7,7 +7,6 @@ and an access token calling the method is FORBIDDEN."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,11 +18,13 @@ import pytest
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
 from core.db.models import outbox, posts, profile_tags, profiles, webhook_events
+from harness.live import settled
 from harness.oauth_flow import register, sign_in, tokens_for
 from tests.conftest import Org
+from tests.connected_profiles import set_connection
 
 
 def later(days: int = 1) -> str:
@@ -34,33 +35,6 @@ async def create(http: httpx.AsyncClient, org: Org, body: dict[str, Any]) -> str
     created = await http.post("/v1/posts", json=body, headers=org.auth)
     assert created.status_code == 201, created.text
     return created.json()["posts"][0]["id"]
-
-
-async def settled(http: httpx.AsyncClient, org: Org, post_id: str, within: float = 30) -> str:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        status = (await http.get(f"/v1/posts/{post_id}", headers=org.auth)).json()["status"]
-        if status not in ("scheduled", "queued", "publishing"):
-            return status
-        assert asyncio.get_running_loop().time() < deadline, status
-        await asyncio.sleep(0.1)
-
-
-async def connect(engine, org: Org, slug: str, status: str = "connected") -> None:
-    """Makes the profile hold an account (what connecting leaves; no real token: nothing here
-    sends to the platform)."""
-    async with engine.begin() as conn:
-        await conn.execute(
-            update(profiles)
-            .where(profiles.c.org_id == org.org_id, profiles.c.slug == slug)
-            .values(
-                connection_status=status,
-                platform_account_id="1234",
-                handle="acme",
-                connected_at=datetime.now(UTC),
-                token_expires_at=datetime.now(UTC) + timedelta(days=3),
-            )
-        )
 
 
 async def test_patch_changes_the_display_name_and_replaces_the_tags(http, orgs) -> None:
@@ -120,7 +94,7 @@ async def test_a_refused_patch_changes_nothing(http, orgs) -> None:
 async def test_delete_removes_a_sandbox_profile_with_its_past_posts(http, orgs, engine) -> None:
     org = await orgs.with_profiles("x", "bluesky")
     published = await create(http, org, {"content": "Out already", "profiles": ["acme-x", "acme-bsky"]})
-    assert await settled(http, org, published) == "published"
+    assert (await settled(http, org.auth, published))["status"] == "published"
     canceled = await create(http, org, {"content": "Never", "profiles": ["acme-x"], "schedule_at": later()})
     assert (await http.delete(f"/v1/posts/{canceled}", headers=org.auth)).status_code == 200
     async with engine.connect() as conn:
@@ -176,7 +150,7 @@ async def test_delete_is_refused_while_the_profile_is_in_use(http, orgs, engine)
 
     # An account is disconnected first (that revokes Herald's access), then the profile may go.
     for status in ("connected", "needs_reauth"):
-        await connect(engine, org, "acme-mastodon", status)
+        await set_connection(engine, org, "acme-mastodon", status=status)
         held = await http.delete("/v1/profiles/acme-mastodon", headers=org.auth)
         assert (held.status_code, held.json()["code"]) == (409, "PROFILE_IN_USE"), status
     assert (await http.post("/v1/profiles/acme-mastodon/disconnect", headers=org.auth)).status_code == 200
