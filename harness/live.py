@@ -1,6 +1,6 @@
 """Helpers of the live publishing tests: a live-mode stack of a module's own with its workers and
 organization, connecting an account the way a user's browser does, uploading media, waiting for a
-post to settle, reading a profile's stored row."""
+post to settle (the sandbox's tests wait with `settled` too), reading a profile's stored row."""
 
 from __future__ import annotations
 
