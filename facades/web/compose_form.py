@@ -4,16 +4,22 @@ and why not, read off the form and the core's preview (never counted here)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from contract.organization import DEFAULT_TIME_ZONE
+from contract.organization import DEFAULT_TIME_ZONE, time_zones
 from facades.errors import ApiError
 from facades.web.local_time import instant
 
 MAX_FORM_ITEMS = 100  # items of a list field read from a form; the contract refuses more than its bound
 ACTIONS = ("schedule", "publish", "draft")
+# What a link to the page may fill in (GET /dashboard/compose?…, the calendar's New post and free
+# slots): the form's own field names. Nothing else is read from a link, the request key least of all.
+LINK_FIELDS = ("content", "profiles", "schedule_at", "time_zone")
+LOCAL_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")  # what a datetime-local field shows
+UNKNOWN_SHOWN = 5  # unknown profiles a link's problem names
 
 
 @dataclass(slots=True)
@@ -119,6 +125,68 @@ def read_form(values: Any, *, default_zone: str = "") -> Compose:  # request.for
         versions=versions,
         request_key=text_field(values, "request_key", 64).strip(),
     )
+
+
+@dataclass(slots=True)
+class Link:
+    """A link's form: what it filled in, the fields it named (a draft the script restores leaves
+    them alone), and what the form could not take from it (None when it took everything)."""
+
+    form: Compose
+    named: list[str]
+    problem: ApiError | None
+
+
+def _local_time_problem(local: str, zone: str) -> str:
+    """Why the form cannot show `local` in `zone` ("" when it can): not YYYY-MM-DDTHH:MM (what a
+    datetime-local field shows), or a time the zone skips."""
+    if not LOCAL_TIME.fullmatch(local):
+        return "Schedule at must be a date and a time (YYYY-MM-DDTHH:MM)"
+    try:
+        instant(local, zone)
+    except ApiError as refused:
+        return refused.message
+    return ""
+
+
+def read_link(values: Any, *, profiles: Collection[str], default_zone: str) -> Link:  # request.args
+    """The form a link fills in from its query (LINK_FIELDS), each value checked as the form checks
+    it: a profile the organization has is checked, a zone the form lists is chosen, a time a
+    datetime-local field can show (YYYY-MM-DDTHH:MM) that exists in that zone is set, the content
+    is kept as typed. What fails is left at the form's default (no profile, the organization's
+    zone, no time) and said in one VALIDATION_ERROR, its argument the first field refused."""
+    named = [name for name in LINK_FIELDS if any(v.strip() for v in _list(values, name))]
+    problems: list[tuple[str, str]] = []
+    asked = list(dict.fromkeys(v.strip() for v in _list(values, "profiles") if v.strip()))[:MAX_FORM_ITEMS]
+    unknown = [slug for slug in asked if slug not in profiles]
+    if unknown:
+        more = f" and {len(unknown) - UNKNOWN_SHOWN} more" if len(unknown) > UNKNOWN_SHOWN else ""
+        shown = ", ".join(repr(slug[:64]) for slug in unknown[:UNKNOWN_SHOWN])
+        problems.append(("profiles", f"unknown profiles: {shown}{more}"))
+    zone = text_field(values, "time_zone", 64).strip()
+    if zone and zone not in time_zones():
+        problems.append(("time_zone", f"time zone {zone!r} is not an IANA time zone, so {default_zone} is chosen"))
+        zone = ""
+    zone = zone or default_zone
+    schedule_at = text_field(values, "schedule_at", 40).strip()
+    if schedule_at:
+        why = _local_time_problem(schedule_at, zone)
+        if why:
+            problems.append(("schedule_at", why))
+            schedule_at = ""
+    form = Compose(
+        content=text_field(values, "content"),
+        profiles=[slug for slug in asked if slug in profiles],
+        schedule_at=schedule_at,
+        time_zone=zone,
+    )
+    if not problems:
+        return Link(form, named, None)
+    message = "; ".join(why for _, why in problems)
+    problem = ApiError(
+        "VALIDATION_ERROR", f"The link could not fill in everything: {message}.", {"argument": problems[0][0]}
+    )
+    return Link(form, named, problem)
 
 
 def _action(enabled: bool, reason: str = "") -> dict[str, Any]:

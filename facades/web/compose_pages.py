@@ -26,7 +26,7 @@ from contract.requests import CreatePostsRequest
 from contract.writing import PreviewPostsRequest
 from facades.errors import ApiError
 from facades.validation import validate
-from facades.web.compose_form import ACTIONS, Compose, actions, read_form, text_field
+from facades.web.compose_form import ACTIONS, LINK_FIELDS, Compose, actions, read_form, read_link, text_field
 from facades.web.pages import Route, dashboard_page, see_other, signed_in
 from facades.web.scripted import json_error, scripted, sign_in_to
 from facades.web.session import Viewer
@@ -111,14 +111,22 @@ async def compose_page(
     viewer: Viewer,
     *,
     form: Compose | None = None,
+    link: Any = None,
     status: int = 200,
     error: ApiError | None = None,
 ) -> HTTPResponse:
-    """The form, empty or as it was sent (`form`), with `error` as its alert."""
+    """The form, empty, as it was sent (`form`) or filled in from a link's query (`link`: what it
+    could not take is the alert, with 400), with `error` as its alert."""
     contract = await request.app.ctx.contract.get()
     platforms = _platforms(contract.catalog)
     profiles = await _profiles(request, viewer)
     zone = viewer.time_zone
+    named: list[str] = []
+    if link is not None:
+        filled = read_link(link, profiles={p.slug for p in profiles}, default_zone=zone)
+        form, named = filled.form, filled.named
+        if filled.problem is not None:
+            status, error = filled.problem.http_status, filled.problem
     form = form or Compose(time_zone=zone, request_key=secrets.token_urlsafe(18))
     form.request_key = form.request_key or secrets.token_urlsafe(18)
     return await dashboard_page(
@@ -131,6 +139,7 @@ async def compose_page(
         connect_self=True,
         form=form,
         fresh=request.method != "POST",
+        from_link=named,
         profiles=[
             {
                 "slug": p.slug,
@@ -158,8 +167,11 @@ async def compose_page(
 
 @signed_in
 async def compose(request: Request, viewer: Viewer) -> HTTPResponse:
-    """The compose form (the "New post" link of every page)."""
-    return await compose_page(request, viewer)
+    """The compose form (the "New post" link of every page), filled in from the query when it
+    names the form's fields (the calendar's New post and free slots: schedule_at, time_zone,
+    profiles, content)."""
+    named = any(name in request.args for name in LINK_FIELDS)
+    return await compose_page(request, viewer, link=request.args if named else None)
 
 
 async def _create(request: Request, authorization: str, form: Compose, action: str) -> int:

@@ -1,7 +1,8 @@
 """The compose page in Chromium (docs/dashboard.md, "Compose"): a human writes one post for
 several profiles, with a thread, a version per destination and a time in a named zone; the
 preview follows the typing with the core's counts and problems, and the buttons say why they
-cannot act; drafts, publishing now, and a session that ends while typing."""
+cannot act; drafts, publishing now, a session that ends while typing, and a link (the
+calendar's) whose time, zone and profile win over the draft the page restores."""
 
 from __future__ import annotations
 
@@ -194,3 +195,31 @@ async def test_a_session_that_ends_keeps_the_text(page, http, orgs) -> None:
     await page.wait_for_url("**/dashboard/posts?notice=posts-queued")
     await page.goto("/dashboard/compose")
     await expect(content).to_have_value("")
+
+
+async def test_a_link_keeps_its_values_over_a_restored_draft(page, orgs) -> None:
+    org = await _launch_org(orgs)
+    await _open(page, org)
+    # A draft kept in this tab: text, a profile and a time.
+    content = page.get_by_role("textbox", name="Content", exact=True)
+    await content.fill("Written before the calendar.")
+    await page.get_by_role("checkbox", name="acme-x", exact=True).check()
+    await page.get_by_label("Schedule at").fill("2031-01-02T10:00")
+    # The calendar's free slot of acme-bsky: its time, zone and profile win; the draft gives the text.
+    local = (datetime.now(ZoneInfo(ZONE)) + timedelta(days=4)).replace(hour=15, minute=0, second=0, microsecond=0)
+    at = local.strftime("%Y-%m-%dT%H:%M")
+    await page.goto(f"/dashboard/compose?schedule_at={at}&time_zone={ZONE}&profiles=acme-bsky")
+    await expect(content).to_have_value("Written before the calendar.")
+    await expect(page.get_by_label("Schedule at")).to_have_value(at)
+    await expect(page.get_by_label("Time zone")).to_have_value(ZONE)
+    await expect(page.get_by_role("checkbox", name="acme-bsky", exact=True)).to_be_checked()
+    await expect(page.get_by_role("checkbox", name="acme-x", exact=True)).not_to_be_checked()
+    await expect(page.locator("article.card")).to_have_count(1)
+    await expect(page.locator('article.card[data-profile="acme-bsky"]')).to_have_count(1)
+    await expect(_button(page, "Schedule")).to_be_enabled()
+    # A link with its own text is a new post: nothing of the draft comes back.
+    await page.goto("/dashboard/compose?content=Fresh%20words&profiles=acme-li")
+    await expect(content).to_have_value("Fresh words")
+    await expect(page.get_by_label("Schedule at")).to_have_value("")
+    await expect(page.get_by_role("checkbox", name="acme-x", exact=True)).not_to_be_checked()
+    await expect(page.get_by_role("checkbox", name="acme-li", exact=True)).to_be_checked()

@@ -1,7 +1,8 @@
 """The compose page over plain HTTP (docs/dashboard.md, "Compose"): the form without its script
 creates the posts or shows itself again with the error and everything typed; the endpoints its
 script calls (preview, create) take the session and the form's CSRF token, answer JSON, and 401
-when the session is gone; the preview is the core's, in /v1/posts:preview's shape."""
+when the session is gone; the preview is the core's, in /v1/posts:preview's shape; a link (the
+calendar's) fills in the time, its zone, profiles and content, and says once what it could not."""
 
 from __future__ import annotations
 
@@ -282,3 +283,108 @@ async def test_times_are_read_in_the_organizations_zone_by_default(client, http,
     assert sent.status_code == 303, sent.text
     (post,) = (await http.get("/v1/posts", headers=org.auth)).json()["posts"]
     assert datetime.fromisoformat(post["schedule_at"]) == local.astimezone(UTC)
+
+
+def _zone_chosen(html: str) -> list[str]:
+    select = re.search(r'<select id="compose-zone".*?</select>', html, re.S)
+    assert select, html[:500]
+    return re.findall(r'<option value="([^"]+)" selected>', select.group(0))
+
+
+def _time_shown(html: str) -> str:
+    found = re.search(r'<input type="datetime-local" id="compose-schedule-at" name="schedule_at" value="([^"]*)"', html)
+    assert found, html[:500]
+    return found.group(1)
+
+
+def _from_link(html: str) -> str:
+    found = re.search(r'<form [^>]*id="compose"[^>]*>', html, re.S)
+    assert found
+    named = re.search(r'data-from-link="([^"]*)"', found.group(0))
+    return named.group(1) if named else ""
+
+
+@pytest.mark.one_backend
+async def test_a_link_fills_in_the_form(client, http, org) -> None:
+    changed = await http.patch("/v1/organization", json={"time_zone": ZONE}, headers=org.auth)
+    assert changed.status_code == 200, changed.text
+    token, key = await _signed_in(client, org)
+    tokyo = (datetime.now(ZoneInfo("Asia/Tokyo")) + timedelta(days=5)).replace(
+        hour=9, minute=0, second=0, microsecond=0
+    )
+    at = tokyo.strftime("%Y-%m-%dT%H:%M")
+    # The calendar's free slot: a time, its zone and a profile (the form's own field names).
+    page = await client.get(
+        "/dashboard/compose",
+        params={"schedule_at": at, "time_zone": "Asia/Tokyo", "profiles": "acme-bsky"},
+    )
+    assert page.status_code == 200, page.text
+    assert _time_shown(page.text) == at
+    assert _zone_chosen(page.text) == ["Asia/Tokyo"]
+    assert [_checked(page.text, slug) for slug in ("acme-x", "acme-bsky", "acme-yt")] == [False, True, False]
+    assert _from_link(page.text) == "profiles schedule_at time_zone"  # a restored draft leaves these alone
+    assert 'role="alert">' not in page.text.replace('role="alert" hidden>', "")
+    # Content too, several profiles; the request key is the page's own, never the link's.
+    page = await client.get(
+        "/dashboard/compose",
+        params=[
+            ("content", "From a link </textarea><b>"),
+            ("profiles", "acme-x"),
+            ("profiles", "acme-yt"),
+            ("request_key", key),
+        ],
+    )
+    assert page.status_code == 200
+    assert ">From a link &lt;/textarea&gt;&lt;b&gt;</textarea>" in page.text
+    assert [_checked(page.text, slug) for slug in ("acme-x", "acme-bsky", "acme-yt")] == [True, False, True]
+    assert _zone_chosen(page.text) == [ZONE] and _time_shown(page.text) == ""
+    assert _from_link(page.text) == "content profiles"
+    assert REQUEST_KEY.search(page.text).group(1) != key
+    # The page without a query is the empty form, nothing named.
+    plain = await client.get("/dashboard/compose")
+    assert _from_link(plain.text) == "" and not _checked(plain.text, "acme-x")
+    # The prefilled form creates the post at that time in that zone.
+    sent = await client.post(
+        "/dashboard/compose",
+        data={
+            "csrf_token": token,
+            "request_key": key,
+            "content": "Tokyo",
+            "profiles": ["acme-bsky"],
+            "schedule_at": at,
+            "time_zone": "Asia/Tokyo",
+            "action": "schedule",
+        },
+    )
+    assert sent.status_code == 303, sent.text
+    (post,) = (await http.get("/v1/posts", headers=org.auth)).json()["posts"]
+    assert datetime.fromisoformat(post["schedule_at"]) == tokyo.astimezone(UTC)
+
+
+@pytest.mark.one_backend
+@pytest.mark.parametrize(
+    ("query", "argument"),
+    [
+        ({"profiles": ["acme-bsky", "ghost"]}, "profiles"),
+        ({"time_zone": "Mars/Olympus_Mons"}, "time_zone"),
+        ({"schedule_at": "next tuesday"}, "schedule_at"),
+        ({"schedule_at": "2031-12-01"}, "schedule_at"),  # a date without its time
+        ({"schedule_at": "2031-12-01T09:00+09:00"}, "schedule_at"),  # an offset: the zone says it
+        ({"schedule_at": "2031-03-30T02:30", "time_zone": "Europe/Paris"}, "schedule_at"),  # skipped
+    ],
+)
+async def test_what_a_link_cannot_fill_in_is_said_once(client, http, org, query, argument) -> None:
+    await _signed_in(client, org)
+    full = {"schedule_at": "2031-12-01T09:00", "time_zone": "Asia/Tokyo", "profiles": ["acme-bsky"]} | query
+    page = await client.get("/dashboard/compose", params=full)
+    assert page.status_code == 400
+    assert 'data-error-code="VALIDATION_ERROR"' in page.text
+    assert page.text.count('<p class="error" role="alert">') == 1
+    # What it could take is there; what it could not is the form's default.
+    assert _checked(page.text, "acme-bsky")
+    assert "ghost" not in re.search(r'<ul class="choices" id="profile-choices">.*?</ul>', page.text, re.S).group(0)
+    expected_zone = "UTC" if argument == "time_zone" else full["time_zone"]
+    assert _zone_chosen(page.text) == [expected_zone]
+    assert _time_shown(page.text) == ("" if argument == "schedule_at" else full["schedule_at"])
+    assert _from_link(page.text) == "profiles schedule_at time_zone"
+    assert (await http.get("/v1/posts", headers=org.auth)).json()["posts"] == []

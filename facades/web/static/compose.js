@@ -7,7 +7,8 @@
 // - profiles are picked by tag, thread items added and removed, and each chosen profile's
 //   version is a tab, without a round trip;
 // - what is typed is kept in this tab's sessionStorage on every change and put back when the page
-//   opens empty, so a session that ends (401: "Sign in again") loses nothing.
+//   opens empty, so a session that ends (401: "Sign in again") loses nothing; a link that fills in
+//   some fields (the calendar's: a time, its zone, a profile) keeps them, the draft gives the rest.
 "use strict";
 (() => {
   const form = document.getElementById("compose");
@@ -50,7 +51,9 @@
     let pairs = null;
     try { pairs = JSON.parse(sessionStorage.getItem(storageKey) || "null"); } catch (e) { return; }
     if (!Array.isArray(pairs)) return;
+    const fromLink = new Set((form.dataset.fromLink || "").split(" ").filter(Boolean));
     for (const [name, value] of pairs) {
+      if (fromLink.has(name)) continue; // the link's value wins
       if (name === "thread") { addItem(value); continue; }
       const inputs = Array.from(form.elements).filter((input) => input.name === name && input.type !== "submit");
       const box = inputs.find((input) => input.type === "checkbox" && input.value === value);
