@@ -26,7 +26,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -38,6 +37,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "generated")]
 import httpx  # noqa: E402
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
+from harness.live import settled  # noqa: E402
 from harness.stack import database, running_stack  # noqa: E402
 
 ORG = "acme"
@@ -308,12 +308,11 @@ async def create(http: httpx.AsyncClient, seed: Seed, media: dict[str, str], *, 
 
 
 async def settle(http: httpx.AsyncClient, post_ids: list[str], status: str) -> None:
-    deadline = time.monotonic() + 60
+    """Waits for the worker to be done with each post, which must then be `status`."""
     for post_id in post_ids:
-        while (post := await expect_status(await http.get(f"/v1/posts/{post_id}"), 200))["status"] != status:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{post_id} is {post['status']}, not {status}")
-            await asyncio.sleep(0.1)
+        post = await settled(http, {}, post_id, within=60)  # the client carries the key
+        if post["status"] != status:
+            raise RuntimeError(f"{post_id} is {post['status']}, not {status}: {post.get('failure_reason')}")
 
 
 async def move_back(database_url: str, moves: dict[str, datetime], added: dict[str, datetime]) -> None:
