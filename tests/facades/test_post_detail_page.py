@@ -8,8 +8,6 @@ organization's post, an unknown and a malformed id are 404 on every page and act
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import httpx
 import pytest
@@ -18,18 +16,9 @@ from core import admin
 from harness.live import settled
 from tests.conftest import Org
 from tests.dashboard_forms import form_token, signed_in
+from tests.posts_api import create, later
 
 ALERT_CODE = re.compile(r'role="alert" id="post-error" data-code="([A-Z_]+)"')
-
-
-def later(days: int = 1) -> str:
-    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
-
-
-async def create(http: httpx.AsyncClient, org: Org, body: dict[str, Any]) -> str:
-    created = await http.post("/v1/posts", json=body, headers=org.auth)
-    assert created.status_code == 201, created.text
-    return created.json()["posts"][0]["id"]
 
 
 async def status_of(http: httpx.AsyncClient, org: Org, post_id: str) -> str:

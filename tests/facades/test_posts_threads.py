@@ -4,7 +4,6 @@ credits charged per delivery, all or nothing."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -14,12 +13,9 @@ from core.posts.rules import PLATFORM_LIMITS
 from harness.live import settled
 from tests.conftest import Org
 from tests.messages import names
+from tests.posts_api import later
 
 THREADING = ("x", "bluesky", "threads", "mastodon")
-
-
-def later(days: int = 1) -> str:
-    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ and an access token calling the method is FORBIDDEN."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import grpc
 import httpx
@@ -23,18 +21,8 @@ from sqlalchemy import func, select
 from core.db.models import outbox, posts, profile_tags, profiles, webhook_events
 from harness.live import settled
 from harness.oauth_flow import register, sign_in, tokens_for
-from tests.conftest import Org
 from tests.connected_profiles import set_connection
-
-
-def later(days: int = 1) -> str:
-    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
-
-
-async def create(http: httpx.AsyncClient, org: Org, body: dict[str, Any]) -> str:
-    created = await http.post("/v1/posts", json=body, headers=org.auth)
-    assert created.status_code == 201, created.text
-    return created.json()["posts"][0]["id"]
+from tests.posts_api import create, later
 
 
 async def test_patch_changes_the_display_name_and_replaces_the_tags(http, orgs) -> None:
