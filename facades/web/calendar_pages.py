@@ -21,7 +21,6 @@ from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from herald.posts.v1 import posts_pb2
-from herald.profiles.v1 import profiles_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
@@ -29,13 +28,12 @@ from contract.organization import time_zones
 from contract.post_links import post_page_path
 from facades.web.calendar_assets import library_url, library_version
 from facades.web.calendar_range import SIGN_IN, STATUS_NAMES, calendar_posts, day_start, local, parse_day, wall_clock
-from facades.web.pages import Route, dashboard_page, signed_in
+from facades.web.pages import Route, dashboard_page, listed_profiles, signed_in
 from facades.web.session import Viewer
 
 # ?view= -> the script's EventCalendar view (docs/dashboard.md, "Calendar").
 VIEWS = {"month": "dayGridMonth", "week": "timeGridWeek", "list": "listWeek"}
 STATUSES = ("draft", "scheduled", "queued", "publishing", "published", "partially_published", "failed", "canceled")
-PROFILES_SHOWN = 500  # ListProfiles' largest page: the filter lists every profile up to it
 PER_DAY = 4  # posts a day of the month shows without the script; "N more" opens its week
 NEW_POST_HOUR = 9  # "New post" on a day: at 09:00 (today: the next full hour)
 COMPOSE = "/dashboard/compose"
@@ -130,16 +128,6 @@ def new_post_time(day: date, now_local: datetime) -> datetime | None:
 # -- the core -------------------------------------------------------------------------------
 
 
-async def _profiles(request: Request, authorization: str) -> list[profiles_pb2.Profile]:
-    core = request.app.ctx.core
-    listed = await core.call(
-        core.profiles.ListProfiles,
-        profiles_pb2.ListProfilesRequest(page_size=PROFILES_SHOWN),
-        authorization=authorization,
-    )
-    return list(listed.response.profiles)
-
-
 async def _platforms(request: Request) -> dict[str, str]:
     """Platform key -> its name, from the core's catalog."""
     contract = await request.app.ctx.contract.get()
@@ -226,7 +214,7 @@ async def calendar(request: Request, viewer: Viewer) -> HTTPResponse:
             tag=query.tag,
             status=query.status,
         ),
-        _profiles(request, viewer.authorization),
+        listed_profiles(request, viewer.authorization),
         _platforms(request),
     )
     tags = sorted({tag for p in profiles for tag in p.tags})

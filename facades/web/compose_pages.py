@@ -27,11 +27,10 @@ from contract.writing import PreviewPostsRequest
 from facades.errors import ApiError
 from facades.validation import validate
 from facades.web.compose_form import ACTIONS, LINK_FIELDS, Compose, actions, read_form, read_link, text_field
-from facades.web.pages import Route, dashboard_page, see_other, signed_in
+from facades.web.pages import Route, dashboard_page, listed_profiles, see_other, signed_in
 from facades.web.scripted import json_error, scripted, sign_in_to
 from facades.web.session import Viewer
 
-PROFILES_SHOWN = 500  # ListProfiles' largest page: the form lists every profile up to it
 MEDIA_SHOWN = 100  # the newest confirmed media, ListMedia's largest page
 THREAD_ITEMS_SHOWN = 25  # "Add a thread item" stops here (the catalog's max_thread_items when it has one)
 # Where each action lands: the posts page, with what happened.
@@ -65,16 +64,6 @@ def _platforms(catalog: Any) -> dict[str, dict[str, Any]]:
         p.key: {"name": p.name, "post_types": [t.name for t in p.post_types], "title": p.HasField("title")}
         for p in catalog.message.platforms
     }
-
-
-async def _profiles(request: Request, viewer: Viewer) -> list[profiles_pb2.Profile]:
-    core = request.app.ctx.core
-    listed = await core.call(
-        core.profiles.ListProfiles,
-        profiles_pb2.ListProfilesRequest(page_size=PROFILES_SHOWN),
-        authorization=viewer.authorization,
-    )
-    return list(listed.response.profiles)
 
 
 async def _library(request: Request, viewer: Viewer) -> list[dict[str, str]]:
@@ -119,7 +108,7 @@ async def compose_page(
     could not take is the alert, with 400), with `error` as its alert."""
     contract = await request.app.ctx.contract.get()
     platforms = _platforms(contract.catalog)
-    profiles = await _profiles(request, viewer)
+    profiles = await listed_profiles(request, viewer.authorization)
     zone = viewer.time_zone
     named: list[str] = []
     if link is not None:
@@ -193,7 +182,7 @@ async def submit(request: Request, viewer: Viewer) -> HTTPResponse:
     values = request.form
     form = read_form(values, default_zone=viewer.time_zone)
     if tag := text_field(values, "select_tag", 64):
-        profiles = await _profiles(request, viewer)
+        profiles = await listed_profiles(request, viewer.authorization)
         chosen = [p.slug for p in profiles if tag in p.tags]
         form.profiles = list(dict.fromkeys([*form.profiles, *chosen]))
         return await compose_page(request, viewer, form=form)
