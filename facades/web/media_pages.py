@@ -56,6 +56,11 @@ def _size(size_bytes: int) -> str:
     return f"{size_bytes / (1024 * 1024):.1f} MB"
 
 
+def dimensions(media: media_pb2.Media) -> str:
+    """ "800 × 600", or "" for a media whose dimensions are not known (a pending one)."""
+    return f"{media.width} × {media.height}" if media.width and media.height else ""
+
+
 def _media_row(media: media_pb2.Media, zone: str, details: media_pb2.MediaDetails | None = None) -> dict[str, Any]:
     # The bytes sit in private storage: the page shows the thumbnail through its own route
     # (thumbnail below), and where the media is used from ListMediaDetails.
@@ -67,7 +72,7 @@ def _media_row(media: media_pb2.Media, zone: str, details: media_pb2.MediaDetail
         "type": media.type,
         "mime_type": media.mime_type,
         "size": _size(media.size_bytes),
-        "dimensions": f"{media.width} × {media.height}" if media.width and media.height else "",
+        "dimensions": dimensions(media),
         "tags": [t.strip() for t in media.tags.split(",") if t.strip()],
         "tags_value": media.tags,
         "added": when(media.create_time, zone),
@@ -99,20 +104,23 @@ async def media_rows(
 async def upload_settings(request: Request, authorization: str) -> dict[str, Any]:
     """What the upload script needs, rendered into the page as data: the types and size limits
     the core publishes in its catalog (no second table in the script), and the origin its upload
-    URLs point at, which the page's connect-src names (docs/dashboard.md, "Media")."""
+    URLs point at, which the page's connect-src names (`connect_origins`, for `dashboard_page`:
+    the media page's and compose's; docs/dashboard.md, "Media")."""
     catalog = (await request.app.ctx.contract.get()).catalog
     core = request.app.ctx.core
     answer = await core.call(
         core.media.GetUploadOrigin, media_pb2.GetUploadOriginRequest(), authorization=authorization
     )
     origin = answer.response.origin
+    origin = origin if _ORIGIN.fullmatch(origin) else ""
     types = {t.mime_type: {"kind": t.kind, "max_bytes": t.presign_max_bytes} for t in catalog.message.media_types}
     return {
         "types": types,
         "types_json": jsonlib.dumps(types, separators=(",", ":")),
         "accept": ",".join(types),
         "limits": _limits_text(types),
-        "origin": origin if _ORIGIN.fullmatch(origin) else "",
+        "origin": origin,
+        "connect_origins": [origin] if origin else [],
         "max_filename": catalog.limits.max_filename_chars,
         "max_description": catalog.limits.max_description_chars,
     }
@@ -188,7 +196,7 @@ async def media_page(
         image_origins=stock.image_origins,
         # The upload script reaches the dashboard's endpoints and the storage's origin, nothing else.
         connect_self=True,
-        connect_origins=[uploads["origin"]] if uploads["origin"] else [],
+        connect_origins=uploads["connect_origins"],
         uploads=uploads,
         refused=_refusal(refused) if refused else None,
         refused_media=refused_media,

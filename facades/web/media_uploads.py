@@ -15,7 +15,7 @@ from sanic.response import HTTPResponse, json
 from contract.requests import PresignRequest
 from facades.errors import ApiError
 from facades.validation import json_object, validate
-from facades.web.media_pages import checked_media_id, media_rows, upload_settings
+from facades.web.media_pages import checked_media_id, dimensions, media_rows, upload_settings
 from facades.web.pages import Route
 from facades.web.scripted import scripted, sign_in_to
 from facades.web.session import current_viewer
@@ -31,7 +31,8 @@ def _item_html(request: Request, row: dict[str, Any], uploads: dict[str, Any]) -
 
 
 async def _media_answer(request: Request, authorization: str, media: media_pb2.Media, **extra: Any) -> HTTPResponse:
-    """A confirmed media for the script: its id, name and type, and its item for the list."""
+    """A confirmed media for the script: its id, name, type and dimensions, and its item for the
+    media page's list (compose shows the rest in its own)."""
     viewer = await current_viewer(request)
     if viewer is None:
         raise ApiError("UNAUTHORIZED", "your session has ended: sign in again")
@@ -42,6 +43,7 @@ async def _media_answer(request: Request, authorization: str, media: media_pb2.M
             "media_id": media.media_id,
             "name": media.name,
             "type": media.type,
+            "dimensions": dimensions(media),
             "status": media.status,
             "item_html": _item_html(request, rows[0], uploads),
         }
@@ -53,8 +55,8 @@ async def _media_answer(request: Request, authorization: str, media: media_pb2.M
 @scripted(sign_in=SIGN_IN)
 async def presign(request: Request, authorization: str) -> HTTPResponse:
     """Registers an upload (CreateUpload, the /v1 presign's checks and answers): 201
-    `{media_id, upload_url, expires_in}`, or 200 `{media_id, duplicate: true, name}` when the
-    library holds these bytes already (by content_hash)."""
+    `{media_id, upload_url, expires_in}`, or 200 `{media_id, duplicate: true, name, type,
+    dimensions}` when the library holds these bytes already (by content_hash)."""
     contract = await request.app.ctx.contract.get()
     message = validate(contract.model(PresignRequest), json_object(request.body)).to_proto()
     core = request.app.ctx.core
@@ -63,8 +65,15 @@ async def presign(request: Request, authorization: str) -> HTTPResponse:
         existing = await core.call(
             core.media.GetMedia, media_pb2.GetMediaRequest(media_id=answer.media_id), authorization=authorization
         )
+        held = existing.response
         return json(
-            {"media_id": answer.media_id, "duplicate": True, "name": existing.response.name},
+            {
+                "media_id": answer.media_id,
+                "duplicate": True,
+                "name": held.name,
+                "type": held.type,
+                "dimensions": dimensions(held),
+            },
             headers={"Cache-Control": "no-store"},
         )
     return json(

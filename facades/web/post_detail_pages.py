@@ -1,8 +1,8 @@
 """One post in the dashboard (docs/dashboard.md, "Post detail"): what it says and where it goes,
 its media, each part's delivery (thread items, first comment), why it failed, its outbox
 entries (the requests the platform received, or in the sandbox would have), and the actions
-"Cancel post" and "Retry". A sandbox delivery's `url` is this page, at the part's outbox entry
-(contract/post_links.py)."""
+"Cancel post", "Retry" and "Duplicate" (a link: compose, `?from=<post_id>`). A sandbox
+delivery's `url` is this page, at the part's outbox entry (contract/post_links.py)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.dashboard_forms import signed_in
+from tests.posts_api import create, later
 
 REQUEST_KEY = re.compile(r'name="request_key" value="([^"]+)"')
 ZONE = "Europe/Paris"
@@ -255,12 +256,31 @@ async def test_the_scripts_endpoints_answer_401_when_the_session_is_gone(client,
     assert (page.status_code, page.headers["location"]) == (303, "/login?next=%2Fdashboard%2Fcompose")
 
 
-async def test_the_page_opens_only_what_its_script_needs(client, org) -> None:
-    await _signed_in(client, org)
+async def test_the_page_opens_only_what_its_script_needs(client, stack, org) -> None:
+    token, _ = await _signed_in(client, org)
     page = await client.get("/dashboard/compose")
     policy = page.headers["content-security-policy"]
-    assert "connect-src 'self'" in policy and "script-src 'self'" in policy
+    # Its own endpoints and, for uploads from the computer, the storage's origin: the media page's.
+    assert f"connect-src 'self' {stack.storage_url}; frame-ancestors" in policy and "script-src 'self'" in policy
+    media_policy = (await client.get("/dashboard/media")).headers["content-security-policy"]
+    assert re.search(r"connect-src [^;]*;", policy).group(0) == re.search(r"connect-src [^;]*;", media_policy).group(0)
     assert "connect-src" not in (await client.get("/dashboard/posts")).headers["content-security-policy"]
+    # The upload area: the media page's, with the catalog's limits as data and "Upload" its input.
+    area = re.search(r'<div class="upload-area" id="compose-upload"[^>]*>', page.text, re.S)
+    assert area, page.text[:500]
+    assert 'data-presign="/dashboard/media/uploads"' in area.group(0)
+    assert 'data-sign-in="/login?next=%2Fdashboard%2Fcompose"' in area.group(0)
+    assert "data-media-upload" not in area.group(0)  # compose.js attaches it, with its callbacks
+    assert "&#34;image/png&#34;:{&#34;kind&#34;:&#34;image&#34;" in area.group(0)
+    assert '<label for="compose-upload-input">Upload</label>' in page.text
+    file_input = re.search(r'<input type="file" id="compose-upload-input"[^>]*>', page.text).group(0)
+    assert " name=" not in file_input  # not a field of the form: the preview and the draft skip it
+    # Its CSRF token is what the upload endpoints check (X-CSRF-Token), a wrong one refused.
+    ask = {"filename": "a.png", "mime_type": "image/png", "size_bytes": 10}
+    for sent, status in ((token + "x", 403), (token, 201)):
+        answer = await client.post("/dashboard/media/uploads", json=ask, headers={"X-CSRF-Token": sent})
+        assert answer.status_code == status, answer.text
+    assert (await client.post("/dashboard/media/uploads", json=ask)).json()["code"] == "FORBIDDEN"
     # The organization's zone is the default, named beside the field.
     assert '<option value="UTC" selected>UTC</option>' in page.text
 
@@ -388,3 +408,153 @@ async def test_what_a_link_cannot_fill_in_is_said_once(client, http, org, query,
     assert _time_shown(page.text) == ("" if argument == "schedule_at" else full["schedule_at"])
     assert _from_link(page.text) == "profiles schedule_at time_zone"
     assert (await http.get("/v1/posts", headers=org.auth)).json()["posts"] == []
+
+
+# -- "Duplicate": a post's page opens the form filled in from that post ----------------------------
+
+FROM_POST = re.compile(r'data-from-post="([^"]*)"')
+
+
+def _media_checked(html: str) -> list[str]:
+    """The media whose checkbox the page shows checked, in its order."""
+    return re.findall(r'<input type="checkbox" id="media-(med_[0-9a-z]+)" name="media_ids"[^>]* checked>', html)
+
+
+def _thread_shown(html: str) -> list[str]:
+    return re.findall(r'<textarea id="thread-\d+" name="thread" rows="3">([^<]*)</textarea>', html)
+
+
+@pytest.mark.one_backend
+async def test_duplicate_fills_in_the_form_from_a_post(client, http, org, orgs) -> None:
+    token, key = await _signed_in(client, org)
+    photo, poster = await orgs.media(org), await orgs.media(org, width=640, height=480)
+    body = {
+        "content": "The original\nwith two lines",
+        "profiles": ["acme-x"],
+        "media_ids": [photo, poster],
+        "thread": [{"content": "Item one"}, {"content": "Item two"}],
+        "first_comment": "More soon",
+        "schedule_at": later(3),
+    }
+    post_id = await create(http, org, body)
+    # The post's page links to the copy.
+    detail = await client.get(f"/dashboard/posts/{post_id}")
+    assert f'<a href="/dashboard/compose?from={post_id}" id="post-duplicate"' in detail.text
+
+    page = await client.get("/dashboard/compose", params={"from": post_id})
+    assert page.status_code == 200, page.text
+    assert ">The original\nwith two lines</textarea>" in page.text
+    assert [_checked(page.text, slug) for slug in ("acme-x", "acme-bsky", "acme-yt")] == [True, False, False]
+    assert _thread_shown(page.text) == ["Item one", "Item two"]
+    assert (
+        'name="first_comment" rows="2" aria-describedby="compose-first-comment-hint">More soon</textarea>' in page.text
+    )
+    assert sorted(_media_checked(page.text)) == sorted([photo, poster])
+    # Not scheduled: no time, the organization's zone; a whole post, so the script restores no draft.
+    assert _time_shown(page.text) == "" and _zone_chosen(page.text) == ["UTC"]
+    assert FROM_POST.search(page.text).group(1) == post_id and _from_link(page.text) == ""
+    assert f'id="compose-from" class="note">A copy of <a href="/dashboard/posts/{post_id}">' in page.text
+    assert REQUEST_KEY.search(page.text).group(1) != key
+
+    # Sent as it is (with a time), the copy is a second post with the same parts.
+    when = _local(days=4)
+    fields = {
+        "csrf_token": token,
+        "request_key": REQUEST_KEY.search(page.text).group(1),
+        "content": body["content"],
+        "profiles": ["acme-x"],
+        "thread": ["Item one", "Item two"],
+        "first_comment": "More soon",
+        "media_ids": _media_checked(page.text),
+        "schedule_at": when.strftime("%Y-%m-%dT%H:%M"),
+        "time_zone": ZONE,
+        "action": "schedule",
+    }
+    assert (await client.post("/dashboard/compose", data=fields)).status_code == 303
+    posts = (await http.get("/v1/posts", headers=org.auth)).json()["posts"]
+    (copy,) = [p for p in posts if p["id"] != post_id]
+    assert (copy["content"], copy["first_comment"], sorted(copy["media_ids"])) == (
+        body["content"],
+        "More soon",
+        sorted([photo, poster]),
+    )
+    assert [t["content"] for t in copy["thread"]] == ["Item one", "Item two"]
+
+    # What else the link names wins (a calendar slot's time and profile); the rest is the post's.
+    at = _local(days=6).strftime("%Y-%m-%dT%H:%M")
+    slot = await client.get(
+        "/dashboard/compose", params={"from": post_id, "schedule_at": at, "time_zone": ZONE, "profiles": "acme-bsky"}
+    )
+    assert slot.status_code == 200
+    assert (_time_shown(slot.text), _zone_chosen(slot.text)) == (at, [ZONE])
+    assert [_checked(slot.text, slug) for slug in ("acme-x", "acme-bsky")] == [False, True]
+    assert ">The original\nwith two lines</textarea>" in slot.text and _thread_shown(slot.text) == [
+        "Item one",
+        "Item two",
+    ]
+
+    # A media deleted since (its posts canceled first) leaves the post's record with it: not attached.
+    for canceled in (post_id, copy["id"]):
+        assert (await http.delete(f"/v1/posts/{canceled}", headers=org.auth)).status_code == 200
+    assert (await http.delete(f"/v1/media/{poster}", headers=org.auth)).status_code in (200, 204)
+    again = await client.get("/dashboard/compose", params={"from": post_id})
+    assert again.status_code == 200 and _media_checked(again.text) == [photo]
+    assert poster not in again.text
+
+
+@pytest.mark.one_backend
+async def test_duplicate_copies_a_title_and_post_type_as_the_profiles_version(client, http, org) -> None:
+    await _signed_in(client, org)
+    body = {
+        "content": "A video's text",
+        "profiles": ["acme-yt"],
+        "customizations": {"acme-yt": {"title": "Launch video", "post_type": "short"}},
+        "draft": True,
+    }
+    post_id = await create(http, org, body)
+    page = await client.get("/dashboard/compose", params={"from": post_id})
+    assert page.status_code == 200, page.text
+    assert _checked(page.text, "acme-yt")
+    assert 'name="v.acme-yt.title" maxlength="1000" value="Launch video">' in page.text
+    select = re.search(r'<select id="v-acme-yt-post-type".*?</select>', page.text, re.S).group(0)
+    assert re.findall(r'<option value="([^"]*)" selected>', select) == ["short"]
+    assert _media_checked(page.text) == [] and _thread_shown(page.text) == []
+
+
+@pytest.mark.one_backend
+async def test_duplicate_of_a_post_the_organization_has_not_is_404_and_fills_in_nothing(
+    client, http, orgs, org
+) -> None:
+    await _signed_in(client, org)
+    other = await orgs.with_profiles("x")
+    theirs = await create(http, other, {"content": "Another organization's", "profiles": ["acme-x"], "draft": True})
+    for post_id in (theirs, "pst_" + "z" * 26, "not-a-post", "pst_UPPER"):
+        page = await client.get("/dashboard/compose", params={"from": post_id})
+        assert page.status_code == 404, post_id
+        assert 'data-error-code="NOT_FOUND"' in page.text
+        assert page.text.count('<p class="error" role="alert">') == 1
+        assert "Another organization" not in page.text
+        assert "data-from-post" not in page.text and 'id="compose-from"' not in page.text
+        assert not any(_checked(page.text, slug) for slug in ("acme-x", "acme-bsky", "acme-yt"))
+        assert _thread_shown(page.text) == [] and _media_checked(page.text) == []
+    # The link's own fields are still filled in; the post's refusal is the alert.
+    page = await client.get("/dashboard/compose", params={"from": theirs, "profiles": "acme-bsky"})
+    assert page.status_code == 404 and _checked(page.text, "acme-bsky")
+    # The copy's own form is checked as any: without its CSRF token, nothing is created.
+    refused = await client.post("/dashboard/compose", data={"content": "x", "profiles": ["acme-x"], "action": "draft"})
+    assert refused.status_code == 403
+    assert (await http.get("/v1/posts", headers=org.auth)).json()["posts"] == []
+
+
+@pytest.mark.one_backend
+async def test_duplicate_offers_a_media_older_than_the_newest_listed(client, http, org, orgs) -> None:
+    await _signed_in(client, org)
+    old = await orgs.media(org)
+    post_id = await create(
+        http, org, {"content": "Old photo", "profiles": ["acme-x"], "media_ids": [old], "draft": True}
+    )
+    newer = [await orgs.media(org) for _ in range(100)]  # the newest 100 are what the form lists
+    page = await client.get("/dashboard/compose", params={"from": post_id})
+    assert page.status_code == 200
+    assert _media_checked(page.text) == [old]
+    assert page.text.count('name="media_ids"') == 101 and f'id="media-{newer[-1]}"' in page.text

@@ -113,7 +113,13 @@ async def test_an_upload_through_the_dashboard_and_its_thumbnail(stack, orgs) ->
             headers=script,
         )
         assert again.status_code == 200
-        assert again.json() == {"media_id": media_id, "duplicate": True, "name": "sunset.png"}
+        assert again.json() == {
+            "media_id": media_id,
+            "duplicate": True,
+            "name": "sunset.png",
+            "type": "image",
+            "dimensions": "640 × 480",
+        }
 
         listed = (await http.get(MEDIA)).text
         assert listed.count('class="media-item"') == 1 and f'src="/dashboard/media/{media_id}/thumbnail"' in listed

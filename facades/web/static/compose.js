@@ -8,7 +8,12 @@
 //   version is a tab, without a round trip;
 // - what is typed is kept in this tab's sessionStorage on every change and put back when the page
 //   opens empty, so a session that ends (401: "Sign in again") loses nothing; a link that fills in
-//   some fields (the calendar's: a time, its zone, a profile) keeps them, the draft gives the rest.
+//   some fields (the calendar's: a time, its zone, a profile) keeps them, the draft gives the rest;
+//   a post's "Duplicate" (data-from-post) is a whole post, and no draft is put back over it;
+// - files chosen or dropped in "From your computer" are uploaded by media_upload.js (the media
+//   page's script: limits, SHA-256 dedupe, progress, discard on failure) and each media uploaded,
+//   or found in the library already, is listed with the library's and checked at once;
+// - the preview's media tiles show each media's thumbnail (the dashboard's thumbnail route).
 "use strict";
 (() => {
   const form = document.getElementById("compose");
@@ -47,7 +52,7 @@
     try { sessionStorage.removeItem(storageKey); } catch (e) { /* nothing kept */ }
   }
   function restore() {
-    if (form.dataset.fresh !== "true" || content.value.trim()) return;
+    if (form.dataset.fresh !== "true" || form.dataset.fromPost || content.value.trim()) return;
     let pairs = null;
     try { pairs = JSON.parse(sessionStorage.getItem(storageKey) || "null"); } catch (e) { return; }
     if (!Array.isArray(pairs)) return;
@@ -242,8 +247,52 @@
     refresh();
   }
 
-  form.addEventListener("input", changed);
+  // -- media: the library's, and files uploaded from here -----------------------------------------
+  // A media uploaded (or found in the library already) is listed first, checked, described as the
+  // page describes the library's; one listed already is checked.
+  function attachMedia(answer) {
+    let box = byId("media-" + answer.media_id);
+    if (!box) {
+      const item = document.createElement("li");
+      box = document.createElement("input");
+      box.type = "checkbox";
+      box.id = "media-" + answer.media_id;
+      box.name = "media_ids";
+      box.value = answer.media_id;
+      box.setAttribute("aria-describedby", box.id + "-about");
+      const label = document.createElement("label");
+      label.className = "check";
+      label.htmlFor = box.id;
+      label.textContent = answer.name || answer.media_id;
+      const about = document.createElement("span");
+      about.className = "muted";
+      about.id = box.id + "-about";
+      const id = document.createElement("code");
+      id.textContent = answer.media_id;
+      about.append((answer.type || "media") + (answer.dimensions ? ", " + answer.dimensions : "") + " · ", id);
+      item.append(box, document.createTextNode(" "), label, document.createTextNode(" "), about);
+      byId("media-choices").prepend(item);
+    }
+    box.checked = true;
+    byId("media-pick").hidden = false;
+    byId("no-media").hidden = true;
+    changed();
+  }
+  const uploadArea = byId("compose-upload");
+  if (uploadArea && typeof HeraldUpload !== "undefined") {
+    HeraldUpload.attach(uploadArea, {
+      onUploaded: attachMedia,
+      onDuplicate: attachMedia,
+      onFailed: (error) => { if (error.code === "UNAUTHORIZED") sessionEnded(); }
+    });
+  }
+  Cards.thumbnails((mediaId) => "/dashboard/media/" + encodeURIComponent(mediaId) + "/thumbnail");
+
+  // The file input is the upload's, not the form's: choosing files changes nothing to preview.
+  const fromForm = (event) => event.target.type !== "file";
+  form.addEventListener("input", (event) => { if (fromForm(event)) changed(); });
   form.addEventListener("change", (event) => {
+    if (!fromForm(event)) return;
     if (event.target.name === "profiles") renderTabs(false);
     changed();
   });

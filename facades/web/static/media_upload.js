@@ -15,11 +15,13 @@
  * Reusable: window.HeraldUpload
  *   HeraldUpload.attach(root, callbacks)  wires an element carrying data-presign, data-confirm,
  *       data-discard (URLs; "{media_id}" is replaced), data-csrf and data-types (JSON: MIME type →
- *       {kind, max_bytes}), with a file input, an optional [data-dropzone] and an optional
- *       ul.uploads for the progress rows. Callbacks, all optional:
+ *       {kind, max_bytes}), and optionally data-sign-in (where a row's "Sign in again" leads when
+ *       the session has ended; the endpoints' own page otherwise), with a file input, an optional
+ *       [data-dropzone] and an optional ul.uploads for the progress rows. The media page's and
+ *       compose's areas are templates/upload_area.html. Callbacks, all optional:
  *         onUploaded(answer, file)   answer: the confirm endpoint's JSON
- *                                    ({media_id, name, type, status, item_html, duplicate})
- *         onDuplicate(answer, file)  answer: {media_id, duplicate: true, name}
+ *                                    ({media_id, name, type, dimensions, status, item_html, duplicate})
+ *         onDuplicate(answer, file)  answer: {media_id, duplicate: true, name, type, dimensions}
  *         onFailed(error, file)      error: {code, error}
  *       Returns {upload(file) → Promise of {state: "uploaded"|"duplicate"|"failed", ...}}.
  *   HeraldUpload.check(file, types)  → null, or {code, error} for a file refused before upload.
@@ -153,7 +155,8 @@
       csrf: root.getAttribute("data-csrf") || "",
       presign: root.getAttribute("data-presign"),
       confirm: root.getAttribute("data-confirm"),
-      discard: root.getAttribute("data-discard")
+      discard: root.getAttribute("data-discard"),
+      signIn: root.getAttribute("data-sign-in") || ""
     };
   }
 
@@ -170,7 +173,7 @@
       show(row, "failed", text, error.code || "FAILED");
       if (error.sign_in && row) {
         var link = document.createElement("a");
-        link.href = error.sign_in;
+        link.href = settings.signIn || error.sign_in;
         link.textContent = "Sign in again";
         row.status.appendChild(document.createTextNode(" "));
         row.status.appendChild(link);

@@ -26,9 +26,23 @@ const HeraldPreviewCards = (() => {
     box.append(count, bar);
     return box;
   }
+  // Where a page can show a media's picture (the dashboard's thumbnail route): media id → URL.
+  // Unset (the MCP app, whose host reaches no Herald page), a tile is its kind and size only.
+  let thumbnailOf = null;
+  function thumbnails(urlOf) {
+    thumbnailOf = urlOf;
+  }
   function tile(media) {
     const size = media.width && media.height ? " " + media.width + "×" + media.height : "";
-    const node = el("div", "tile", media.kind.toUpperCase() + size);
+    const label = media.kind.toUpperCase() + size;
+    const node = el("div", "tile", thumbnailOf ? undefined : label);
+    if (thumbnailOf) {
+      const picture = el("img");
+      picture.src = thumbnailOf(media.media_id);
+      picture.alt = ""; // the label beside it says what it is
+      node.classList.add("with-thumbnail");
+      node.append(picture, el("span", "tile-label", label));
+    }
     if (media.width && media.height) node.style.aspectRatio = media.width + " / " + media.height;
     node.dataset.mediaId = media.media_id;
     return node;
@@ -90,5 +104,5 @@ const HeraldPreviewCards = (() => {
   function cost(p) {
     return el("span", "cost", "Costs " + p.credits.required + " credits · balance " + p.credits.balance);
   }
-  return { el, issues, card, cards, verdict, cost };
+  return { el, issues, card, cards, verdict, cost, thumbnails };
 })();
