@@ -1,11 +1,14 @@
 """The compose page in Chromium (docs/dashboard.md, "Compose"): a human writes one post for
 several profiles, with a thread, a version per destination and a time in a named zone; the
 preview follows the typing with the core's counts and problems, and the buttons say why they
-cannot act; drafts, publishing now, a session that ends while typing, and a link (the
-calendar's) whose time, zone and profile win over the draft the page restores."""
+cannot act; drafts, publishing now, a session that ends while typing, a link (the calendar's)
+whose time, zone and profile win over the draft the page restores; an image uploaded from the
+computer, attached at once, shown on its card and scheduled (the same file again: found in the
+library, not uploaded twice); and a post page's "Duplicate"."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -14,6 +17,7 @@ from playwright.async_api import expect
 
 from tests.e2e.accessibility import check_page
 from tests.e2e.test_dashboard import sign_in
+from tests.e2e.test_media_page import png, settled_row, upload_row
 
 # The page's behaviour; what the database decides is checked over HTTP on both (test_compose_form.py).
 pytestmark = pytest.mark.one_backend
@@ -223,3 +227,109 @@ async def test_a_link_keeps_its_values_over_a_restored_draft(page, orgs) -> None
     await expect(page.get_by_label("Schedule at")).to_have_value("")
     await expect(page.get_by_role("checkbox", name="acme-x", exact=True)).not_to_be_checked()
     await expect(page.get_by_role("checkbox", name="acme-li", exact=True)).to_be_checked()
+
+
+async def test_an_image_from_the_computer_is_uploaded_attached_and_scheduled(
+    page, http, orgs, stack, tmp_path, artifacts_dir, backend
+) -> None:
+    org = await _launch_org(orgs)
+    await _open(page, org)
+    # The page may reach the storage's origin (the uploads' PUT), as the media page may.
+    policy = (await page.request.get("/dashboard/compose")).headers["content-security-policy"]
+    assert f"connect-src 'self' {stack.storage_url};" in policy
+    await page.get_by_role("textbox", name="Content", exact=True).fill("The new collection, in one picture.")
+    await page.get_by_role("checkbox", name="acme-x", exact=True).check()
+    await expect(page.locator("#no-media")).to_be_visible()
+
+    sunset = tmp_path / "sunset.png"
+    sunset.write_bytes(png(800, 600, (230, 120, 40)))
+    storage: list[str] = []
+    page.on("request", lambda r: storage.append(r.method) if r.url.startswith(stack.storage_url) else None)
+    await page.get_by_label("Upload", exact=True).set_input_files(str(sunset))
+    # Its progress, named by the file; then it is in the library, attached to this post.
+    await expect(upload_row(page, "sunset.png").get_by_role("progressbar")).to_have_count(1)
+    assert await settled_row(page, "sunset.png") == ("uploaded", "", "Uploaded.")
+    assert await upload_row(page, "sunset.png").get_by_role("progressbar").evaluate("bar => bar.value") == 100
+    assert "PUT" in storage
+    attached = page.get_by_role("checkbox", name="sunset.png", exact=True)
+    await expect(attached).to_be_checked()
+    await expect(attached).to_have_accessible_description(re.compile(r"^image, 800 × 600 · med_"))
+    await expect(page.locator("#no-media")).to_be_hidden()
+    media_id = await attached.get_attribute("value")
+    # The preview follows: the card shows the image, its thumbnail under the page's policy.
+    tile = page.locator(f'article.card[data-profile="acme-x"] .tile[data-media-id="{media_id}"]')
+    await expect(tile).to_contain_text("IMAGE 800×600")
+    picture = tile.locator("img")
+    await picture.evaluate("img => img.decode()")
+    assert await picture.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [320, 240]
+    await check_page(page, artifacts_dir, backend, "compose-upload")
+
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    local = (datetime.now(ZoneInfo(ZONE)) + timedelta(days=2)).replace(hour=11, minute=0, second=0, microsecond=0)
+    await page.get_by_label("Schedule at").fill(local.strftime("%Y-%m-%dT%H:%M"))
+    await page.get_by_label("Time zone").select_option(ZONE)
+    await expect(_button(page, "Schedule")).to_be_enabled()
+    await _button(page, "Schedule").click()
+    await page.wait_for_url("**/dashboard/posts?notice=posts-scheduled")
+    (post,) = (await http.get("/v1/posts", headers=org.auth)).json()["posts"]
+    assert (post["profile"], post["status"], post["media_ids"]) == ("acme-x", "scheduled", [media_id])
+
+    # The same file again, in a new post: found by its SHA-256, nothing uploaded, the library's
+    # media attached.
+    storage.clear()
+    await page.get_by_role("link", name="New post").click()
+    await page.wait_for_url("**/dashboard/compose")
+    await expect(page.get_by_role("checkbox", name="sunset.png", exact=True)).not_to_be_checked()
+    await page.get_by_label("Upload", exact=True).set_input_files(str(sunset))
+    state, _, text = await settled_row(page, "sunset.png")
+    assert (state, text) == ("duplicate", "Already in the library as sunset.png: not uploaded again.")
+    await expect(page.get_by_role("checkbox", name="sunset.png", exact=True)).to_be_checked()
+    await expect(page.locator('input[name="media_ids"]')).to_have_count(1)
+    assert "PUT" not in storage
+    library = (await http.get("/v1/media", headers=org.auth)).json()
+    assert [m["media_id"] for m in library["media"]] == [media_id]
+
+
+async def test_a_refused_file_is_shown_and_attaches_nothing(page, orgs, tmp_path) -> None:
+    org = await _launch_org(orgs)
+    await _open(page, org)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a picture")
+    await page.get_by_label("Upload", exact=True).set_input_files(str(notes))
+    state, code, _ = await settled_row(page, "notes.txt")
+    assert (state, code) == ("failed", "UNSUPPORTED_MEDIA_TYPE")
+    await expect(page.locator('input[name="media_ids"]')).to_have_count(0)
+    await expect(page.locator("#no-media")).to_be_visible()
+
+
+async def test_duplicate_opens_compose_with_the_post(page, http, orgs) -> None:
+    org = await _launch_org(orgs)
+    body = {
+        "content": "Once more, with feeling.",
+        "profiles": ["acme-bsky"],
+        "thread": [{"content": "The second part."}],
+        "first_comment": "Links below.",
+        "schedule_at": (datetime.now(UTC) + timedelta(days=2)).isoformat(),
+    }
+    created = await http.post("/v1/posts", json=body, headers=org.auth)
+    assert created.status_code == 201, created.text
+    post_id = created.json()["posts"][0]["id"]
+    await sign_in(page, org.email)
+    # A draft kept in this tab does not come back over the copy.
+    await page.goto("/dashboard/compose")
+    await page.get_by_role("textbox", name="Content", exact=True).fill("An unrelated draft.")
+    await page.get_by_role("checkbox", name="acme-x", exact=True).check()
+    await page.goto(f"/dashboard/posts/{post_id}")
+    await page.get_by_role("link", name="Duplicate", exact=True).click()
+    await page.wait_for_url(f"**/dashboard/compose?from={post_id}")
+    await expect(page.get_by_role("textbox", name="Content", exact=True)).to_have_value("Once more, with feeling.")
+    await expect(page.get_by_label("Thread item 1")).to_have_value("The second part.")
+    await expect(page.get_by_label("First comment", exact=True)).to_have_value("Links below.")
+    await expect(page.get_by_role("checkbox", name="acme-bsky", exact=True)).to_be_checked()
+    await expect(page.get_by_role("checkbox", name="acme-x", exact=True)).not_to_be_checked()
+    await expect(page.get_by_label("Schedule at")).to_have_value("")
+    await expect(page.locator('article.card[data-profile="acme-bsky"]')).to_have_count(1)
+    await expect(_button(page, "Publish now")).to_be_enabled()
+    await expect(_button(page, "Schedule")).to_have_accessible_description(
+        "Choose a date and time in Schedule at, or Next free slot, first."
+    )
