@@ -441,6 +441,27 @@ class ListOutboxRequest(Request):
         return posts_pb2.ListOutboxEntriesRequest(post_id=self.post_id)
 
 
+class ListPostEventsRequest(Request):
+    """A post's history, oldest first unless `order` is `newest`."""
+
+    post_id: PostId
+    order: Annotated[
+        Literal["oldest", "newest"] | None,
+        InQuery(),
+        Field(description="`oldest` (the default) or `newest` first."),
+    ] = None
+    page_size: _page_size(rpc_path(posts_pb2, "PostService", "ListPostEvents")) = 0  # type: ignore[valid-type]
+    page_token: PageToken = None
+
+    def to_proto(self) -> posts_pb2.ListPostEventsRequest:
+        return posts_pb2.ListPostEventsRequest(
+            post_id=self.post_id,
+            newest_first=self.order == "newest",
+            page_size=self.page_size,
+            page_token=self.page_token or "",
+        )
+
+
 class UpdatePostRequest(Request):
     """Only while the post is a draft, `scheduled` or `queued`; absent fields are kept."""
 

@@ -242,6 +242,124 @@ class OutboxEntry(Response):
         )
 
 
+PostEventKind = Literal[
+    "created",
+    "edited",
+    "rescheduled",
+    "scheduled",
+    "canceled",
+    "retried",
+    "claimed",
+    "attempt_failed",
+    "part_published",
+    "part_failed",
+    "published",
+    "partially_published",
+    "failed",
+]
+
+
+class PostEventDetail(Response):
+    """The facts of one step of a post's history: only those that apply to its kind are present."""
+
+    attempt: int = Field(
+        default=None,
+        ge=1,
+        description="The delivery attempt (1-based): claimed, attempt_failed, part_published, part_failed, "
+        "published, partially_published, failed.",
+    )
+    recovered: bool = Field(
+        default=None,
+        description="claimed: the previous worker's lease ran out; the delivery is looked up before anything is "
+        "sent again.",
+    )
+    reason: str = Field(
+        default=None,
+        description="attempt_failed: the error's class (retryable, uncertain, permanent, needs_reauth); failed, "
+        "part_failed, partially_published: the failure_reason; retried: why the post had failed.",
+    )
+    error: str = Field(default=None, description="What the platform (or Herald) said, up to 500 characters.")
+    will_retry: bool = Field(default=None, description="attempt_failed: whether the post is tried again.")
+    next_attempt_at: UtcTimestamp = Field(
+        default=None, description="attempt_failed, when it is tried again: not before this time."
+    )
+    part: Literal["thread", "first_comment"] = Field(
+        default=None,
+        description="part_published, part_failed, and an attempt_failed of a part: the thread item (`position`) "
+        "or the first comment.",
+    )
+    position: int = Field(default=None, ge=0, description="The thread item's index (0-based) when part is thread.")
+    platform_post_id: str = Field(default=None, description="published, part_published: the platform's id.")
+    status: PostStatus = Field(
+        default=None, description="created, scheduled, and an edit that moved the post: its status after."
+    )
+    schedule_at: UtcTimestamp = Field(
+        default=None, description="created (with a send time), scheduled, rescheduled, edited: the send time it got."
+    )
+    fields: list[str] = Field(
+        default=None,
+        description="edited: what changed (content, schedule_at, media_ids, thread, first_comment, language, tiktok).",
+    )
+    request_id: str = Field(
+        default=None,
+        description="The X-Request-Id of the request that made the change; absent for what the publisher did.",
+    )
+
+    @classmethod
+    def from_proto(cls, e: posts_pb2.PostEvent) -> dict[str, Any]:
+        detail: dict[str, Any] = {}
+        for name in ("attempt", "recovered", "reason", "error", "will_retry", "part", "position"):
+            if e.HasField(name):
+                detail[name] = getattr(e, name)
+        if e.HasField("next_attempt_time"):
+            detail["next_attempt_at"] = timestamp(e.next_attempt_time)
+        for name in ("platform_post_id", "status"):
+            if e.HasField(name):
+                detail[name] = getattr(e, name)
+        if e.HasField("schedule_time"):
+            detail["schedule_at"] = timestamp(e.schedule_time)
+        if e.fields:
+            detail["fields"] = list(e.fields)
+        if e.HasField("request_id"):
+            detail["request_id"] = e.request_id
+        return detail
+
+
+class PostEvent(Response):
+    """One step of a post's history (docs/posts.md, "History")."""
+
+    id: Annotated[str, _id("pev")]
+    post_id: str
+    kind: PostEventKind = Field(
+        description="created, edited, rescheduled (only the send time changed), scheduled (a draft taken out of "
+        "draft), canceled, retried, claimed (a worker began an attempt), attempt_failed, part_published, "
+        "part_failed (a thread item or the first comment), published, partially_published, failed."
+    )
+    at: UtcTimestamp = Field(description="When it happened.")
+    detail: PostEventDetail
+
+    @classmethod
+    def from_proto(cls, e: posts_pb2.PostEvent) -> dict[str, Any]:
+        return dict(
+            id=e.id,
+            post_id=e.post_id,
+            kind=e.kind,
+            at=timestamp(e.event_time),
+            detail=PostEventDetail.from_proto(e),
+        )
+
+
+class PostEvents(Response):
+    """A page of a post's history, oldest first (or newest first, as asked)."""
+
+    events: list[PostEvent]
+    next_page_token: NextPageToken
+
+    @classmethod
+    def from_proto(cls, r: posts_pb2.ListPostEventsResponse) -> dict[str, Any]:
+        return _page("events", [PostEvent.from_proto(e) for e in r.events], r.next_page_token)
+
+
 class Media(Response):
     """A file of the media library: its type, size and name, its status, content_hash and image
     dimensions (docs/media.md)."""

@@ -325,6 +325,43 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
     (rs.CreatedPosts, posts_pb2.CreatePostsResponse(posts=[POST])),
     (rs.PostGroup, posts_pb2.PostGroup(id="grp_1", create_time=NOW, posts=[POST, DRAFT])),
     (rs.OutboxEntries, posts_pb2.ListOutboxEntriesResponse(entries=[OUTBOX])),
+    (
+        rs.PostEvents,
+        posts_pb2.ListPostEventsResponse(
+            events=[
+                posts_pb2.PostEvent(
+                    id="pev_1", post_id="pst_1", kind="created", event_time=NOW, status="scheduled", schedule_time=NOW
+                ),
+                posts_pb2.PostEvent(id="pev_2", post_id="pst_1", kind="edited", event_time=NOW, fields=["content"]),
+                posts_pb2.PostEvent(
+                    id="pev_3",
+                    post_id="pst_1",
+                    kind="attempt_failed",
+                    event_time=NOW,
+                    attempt=1,
+                    reason="retryable",
+                    error="503",
+                    will_retry=True,
+                    next_attempt_time=NOW,
+                    part="thread",
+                    position=0,
+                ),
+                posts_pb2.PostEvent(
+                    id="pev_4", post_id="pst_1", kind="claimed", event_time=NOW, attempt=2, recovered=True
+                ),
+                posts_pb2.PostEvent(
+                    id="pev_5",
+                    post_id="pst_1",
+                    kind="published",
+                    event_time=NOW,
+                    attempt=2,
+                    platform_post_id="1",
+                    request_id="req_1",
+                ),
+            ],
+            next_page_token="t",
+        ),
+    ),
     (rs.Media, MEDIA),
     (rs.Media, CONFIRMED),
     (rs.MediaList, media_pb2.ListMediaResponse(media=[CONFIRMED])),

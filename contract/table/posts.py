@@ -17,7 +17,7 @@ _POST_CHECKS = (
     "INVALID_MEDIA",
     "INVALID_MEDIA_COMBINATION",
 )
-_POST_LINKS = ("getPost", "updatePost", "cancelPost", "retryPost", "schedulePost", "listPostOutbox")
+_POST_LINKS = ("getPost", "updatePost", "cancelPost", "retryPost", "schedulePost", "listPostOutbox", "listPostEvents")
 
 ROWS = (
     Operation(
@@ -194,6 +194,33 @@ ROWS = (
         request=rq.ListOutboxRequest,
         responses={200: rs.OutboxEntries},
         errors=("NOT_FOUND",),
+    ),
+    Operation(
+        id="listPostEvents",
+        method="GET",
+        path="/v1/posts/{post_id}/events",
+        summary="A post's history: created, edited, claimed, each attempt, published or failed",
+        tag="posts",
+        rpc=rpc_path(posts_pb2, "PostService", "ListPostEvents"),
+        request=rq.ListPostEventsRequest,
+        responses={200: rs.PostEvents},
+        errors=("NOT_FOUND", "VALIDATION_ERROR"),
+        description="Every step of the post, oldest first (`order=newest` for newest first), each with its time "
+        "and the facts of its kind in `detail`: the changes made to it (created, edited, rescheduled, scheduled, "
+        "canceled, retried, with the id of the request that made them), each claim by a worker, each attempt that "
+        "failed (the error's class and message, whether it is retried and when), each thread item's and the first "
+        "comment's outcome, and how it ended (published, partially_published, failed with its reason).",
+        tool=Tool(
+            name="list_post_events",
+            title="List a post's history",
+            description="Read what happened to one post, step by step: created, edited, rescheduled, canceled, "
+            "retried, each delivery attempt (claimed; attempt_failed with the error's class, the platform's message, "
+            "will_retry and next_attempt_at), each thread item or first comment (part_published, part_failed), "
+            "and the outcome (published, partially_published, failed with its failure reason). Oldest first; "
+            "order=newest to see the latest steps first. Use it to explain why a post failed or is late.",
+            read_only=True,
+            idempotent=True,
+        ),
     ),
     Operation(
         id="getPostGroup",

@@ -15,7 +15,7 @@ from core.credits import service as credits
 from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
 from core.pagination import Page, next_token
-from core.posts import draft_scheduling, events, slot_assignment, thread_parts
+from core.posts import draft_scheduling, events, history, slot_assignment, thread_parts
 from core.posts.features import refuse_missing_scopes, unsupported
 from core.posts.field_checks import (
     check_first_comment,
@@ -99,6 +99,10 @@ class PostChange:
     tiktok: TikTokOptions | None = None  # TikTokOptions() (nothing chosen) removes them
 
 
+# What a PostChange may change, as its history's `edited` names them.
+CHANGEABLE = ("content", "schedule_at", "media_ids", "thread", "first_comment", "language", "tiktok")
+
+
 async def update_post(
     conn: AsyncConnection, org_id: str, post_id: str, change: PostChange, now: datetime, *, live: bool = False
 ) -> PostRecord:
@@ -149,6 +153,18 @@ async def update_post(
         values["charged"] = 0
         await credits.grant(conn, org_id, held, reason="refund", reference=post_id, now=now)
     await conn.execute(update(posts).where(posts.c.id == post_id, posts.c.org_id == org_id).values(**values))
+    fields = [name for name in CHANGEABLE if getattr(change, name) is not None]
+    status = values.get("status")
+    await history.changed(
+        conn,
+        org_id,
+        post_id,
+        "rescheduled" if fields == ["schedule_at"] else "edited",
+        now,
+        fields=fields if fields != ["schedule_at"] else None,
+        schedule_at=values.get("schedule_at"),
+        status=status if status != current.status else None,
+    )
     return await _changed(conn, org_id, post_id, "post.updated", now)
 
 
@@ -233,7 +249,10 @@ async def schedule_post(
 ) -> PostRecord:
     current = await get_post(conn, org_id, post_id, for_update=True)
     await draft_scheduling.schedule_draft(conn, org_id, current, schedule_at=schedule_at, next_slot=next_slot, now=now, live=live)
-    return await _changed(conn, org_id, post_id, "post.updated", now)
+    record = await _changed(conn, org_id, post_id, "post.updated", now)
+    when = record.schedule_at if record.status == "scheduled" else None
+    await history.changed(conn, org_id, post_id, "scheduled", now, status=record.status, schedule_at=when)
+    return record
 
 
 async def cancel_post(
@@ -254,6 +273,7 @@ async def cancel_post(
     )
     balance = await credits.grant(conn, org_id, held, reason="refund", reference=post_id, now=now) if held else None
     await slot_assignment.freed(conn, current.profile_id, current.schedule_at)
+    await history.changed(conn, org_id, post_id, "canceled", now)
     return await _changed(conn, org_id, post_id, "post.canceled", now), balance
 
 
@@ -281,6 +301,7 @@ async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: date
             updated_at=now,
         )
     )
+    await history.changed(conn, org_id, post_id, "retried", now, reason=current.failure_reason or None)
     return await _changed(conn, org_id, post_id, "post.updated", now)
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC
+from datetime import UTC, datetime
 
 import grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.identity.principal import CredentialKind
 from core.pagination import page_request
-from core.posts import dry_run, group_listing, groups, outbox, preview, recent, service
+from core.posts import dry_run, group_listing, groups, history, outbox, preview, recent, service
 from core.posts.calendar import CalendarFilter, list_calendar
 from core.posts.create import create_posts
 from core.posts.idempotency import request_hash
@@ -34,6 +34,8 @@ POLICIES = {
     "RetryPost": MethodPolicy(scopes=_WRITE, writes=True),
     "SchedulePost": MethodPolicy(scopes=_WRITE, writes=True),
     "ListOutboxEntries": MethodPolicy(scopes=_READ),
+    # A post's history (docs/posts.md, "History"): its steps, 50 a page.
+    "ListPostEvents": MethodPolicy(scopes=_READ, page=PageBounds(default=50, maximum=100)),
     # A post group: as the single-post actions its actions repeat (docs/posts.md, "Post groups").
     "GetPostGroup": MethodPolicy(scopes=_READ),
     "ReschedulePostGroup": MethodPolicy(scopes=_WRITE, writes=True),
@@ -336,6 +338,36 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
                 for e in entries
             ]
         )
+
+    async def ListPostEvents(
+        self, request: posts_pb2.ListPostEventsRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.ListPostEventsResponse:
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, POLICIES["ListPostEvents"].page)
+        found, token = await history.list_events(
+            call.conn, call.principal.org_id, request.post_id, page, newest_first=request.newest_first
+        )
+        return posts_pb2.ListPostEventsResponse(events=[_post_event(e) for e in found], next_page_token=token)
+
+
+def _post_event(e: history.PostEventRecord) -> posts_pb2.PostEvent:
+    """An event as its message: the kind's facts where it has them (core/posts/history.py)."""
+    d = e.detail
+    message = posts_pb2.PostEvent(id=e.id, post_id=e.post_id, kind=e.kind, event_time=timestamp(e.at))
+    for key in ("attempt", "position"):
+        if isinstance(d.get(key), int):
+            setattr(message, key, d[key])
+    for key in ("reason", "error", "part", "platform_post_id", "status", "request_id"):
+        if isinstance(d.get(key), str):
+            setattr(message, key, d[key])
+    for key in ("will_retry", "recovered"):
+        if isinstance(d.get(key), bool):
+            setattr(message, key, d[key])
+    for key, field in (("next_attempt_at", "next_attempt_time"), ("schedule_at", "schedule_time")):
+        if isinstance(d.get(key), str):
+            getattr(message, field).CopyFrom(timestamp(datetime.fromisoformat(d[key])))
+    message.fields.extend(f for f in d.get("fields", ()) if isinstance(f, str))
+    return message
 
 
 def _checking(call, posts: posts_pb2.CreatePostsRequest) -> tuple:  # the Call

@@ -20,6 +20,7 @@ from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
 from core.db.models import outbox, post_parts, posts, profiles
 from core.metrics import PUBLISH_DELAY, PUBLISH_OUTCOMES
 from core.posts import events as post_events
+from core.posts import history
 from core.publisher.queue import Claim
 
 
@@ -56,6 +57,15 @@ async def record_published(
         )
         published = result.first()
         if published is not None:
+            await history.record_one(
+                conn,
+                claim.org_id,
+                claim.post_id,
+                "published",
+                now,
+                attempt=claim.attempts,
+                platform_post_id=platform_post_id or None,
+            )
             await post_events.emit_current(conn, claim.org_id, "post.published", [claim.post_id], now)
     if published is not None:
         PUBLISH_OUTCOMES.labels(claim.connector, "published", "").inc()
@@ -83,12 +93,16 @@ async def record_retry(
     now: datetime,
     *,
     keep_hold: bool,
+    error_class: str = "retryable",
+    part: tuple[str, int] | None = None,
 ) -> bool:
     """A transient failure: back to `queued` until `next_attempt`. Unless `keep_hold` (part of the
     post is out, or may be), the claim's hold is given back in the same transaction: a post
     waiting for its next attempt holds nothing, so an edit is priced at the next claim and a
     cancel costs nothing. A post part of which is out keeps its hold, so its thread finishes
-    on what its claim paid (never half a thread for want of credits)."""
+    on what its claim paid (never half a thread for want of credits). The history records the
+    attempt that failed (`error_class`; `part`: the thread item or first comment that failed, as
+    (kind, position))."""
     release = 0 if keep_hold else claim.charged
     async with _writing(engine) as conn:
         result = await conn.execute(
@@ -103,6 +117,17 @@ async def record_retry(
         )
         if result.rowcount and release:
             await credits.grant(conn, claim.org_id, release, reason="refund", reference=claim.post_id, now=now)
+        if result.rowcount:
+            await history.record_one(
+                conn,
+                claim.org_id,
+                claim.post_id,
+                "attempt_failed",
+                now,
+                **_attempt_failed(claim, error_class, error, part),
+                will_retry=True,
+                next_attempt_at=next_attempt,
+            )
     if result.rowcount:
         PUBLISH_OUTCOMES.labels(claim.connector, "retry", "").inc()
     return bool(result.rowcount)
@@ -118,10 +143,12 @@ async def record_failed(
     *,
     keep: int,
     detail: str = "",
+    error_class: str = "permanent",
 ) -> bool:
     """A final failure: the post keeps `keep` credits of its hold (the price of what may be out:
     `delivery_uncertain`) and the rest is refunded in the same transaction. `error` is the
-    platform's own message, `detail` Herald's explanation of `reason`."""
+    platform's own message, `detail` Herald's explanation of `reason`. The history records the
+    attempt that failed (`error_class`, not retried) and the failure."""
     keep = max(0, min(keep, claim.charged))
     async with _writing(engine) as conn:
         result = await conn.execute(
@@ -140,10 +167,45 @@ async def record_failed(
                 conn, claim.org_id, claim.charged - keep, reason="refund", reference=claim.post_id, now=now
             )
         if result.rowcount:
+            await history.record(
+                conn,
+                [
+                    history.event(
+                        claim.org_id,
+                        claim.post_id,
+                        "attempt_failed",
+                        now,
+                        **_attempt_failed(claim, error_class, error, None),
+                        will_retry=False,
+                    ),
+                    history.event(
+                        claim.org_id,
+                        claim.post_id,
+                        "failed",
+                        now,
+                        attempt=claim.attempts,
+                        reason=reason,
+                        error=detail or None,
+                    ),
+                ],
+            )
             await post_events.emit_current(conn, claim.org_id, "post.failed", [claim.post_id], now)
     if result.rowcount:
         PUBLISH_OUTCOMES.labels(claim.connector, "failed", reason).inc()
     return bool(result.rowcount)
+
+
+def _attempt_failed(claim: Claim, error_class: str, error: str, part: tuple[str, int] | None) -> dict[str, Any]:
+    """The facts of an `attempt_failed` event: the attempt, the error's class and message, and
+    the part that failed (a thread item's position, or the first comment)."""
+    kind, position = part if part is not None else (None, None)
+    return {
+        "attempt": claim.attempts,
+        "reason": error_class,
+        "error": error or None,
+        "part": history.part_name(kind) if kind else None,
+        "position": position if kind == "thread" else None,
+    }
 
 
 async def save_progress(
@@ -182,9 +244,12 @@ async def record_part(
     delivery: Delivery,
     lease_end: datetime,
     now: datetime,
+    *,
+    kind: str = "thread",
 ) -> bool:
-    """A part went out (its outbox entry is recorded): its status and ids, and the lease extended.
-    The part is marked whatever the lease (it is on the platform); False when the lease is lost."""
+    """A part (`kind` thread or comment) went out (its outbox entry is recorded): its status and
+    ids, its history's `part_published`, and the lease extended. The part is marked whatever the
+    lease (it is on the platform); False when the lease is lost."""
     async with engine.begin() as conn:
         await conn.execute(
             update(post_parts)
@@ -195,6 +260,17 @@ async def record_part(
                 platform_url=delivery.url,
                 platform_cid=delivery.cid,
             )
+        )
+        await history.record_one(
+            conn,
+            claim.org_id,
+            claim.post_id,
+            "part_published",
+            now,
+            attempt=claim.attempts,
+            part=history.part_name(kind),
+            position=position if kind == "thread" else None,
+            platform_post_id=delivery.platform_post_id or None,
         )
         result = await conn.execute(_fenced(claim, worker_id).values(due_at=lease_end, updated_at=now))
     return bool(result.rowcount)
@@ -212,10 +288,12 @@ async def record_partial(
     detail: str,
     refund: int,
     now: datetime,
+    kind: str = "thread",
 ) -> bool:
-    """The post went out but its part at `position` failed for good: the post is
-    `partially_published` (its own id and URL from the outbox), that part `part_status`, the
-    later ones `skipped`, and `refund` credits (what never went out) given back, all at once."""
+    """The post went out but its part at `position` (`kind` thread or comment) failed for good:
+    the post is `partially_published` (its own id and URL from the outbox), that part
+    `part_status`, the later ones `skipped`, and `refund` credits (what never went out) given
+    back, all at once, with the history's `part_failed` and `partially_published`."""
     async with _writing(engine) as conn:
         main = (
             await conn.execute(
@@ -253,6 +331,15 @@ async def record_partial(
         )
         if refund:
             await credits.grant(conn, claim.org_id, refund, reason="refund", reference=claim.post_id, now=now)
+        facts = {"attempt": claim.attempts, "reason": reason}
+        where = {"part": history.part_name(kind), "position": position if kind == "thread" else None}
+        await history.record(
+            conn,
+            [
+                history.event(claim.org_id, claim.post_id, "part_failed", now, **facts, **where, error=error or None),
+                history.event(claim.org_id, claim.post_id, "partially_published", now, **facts),
+            ],
+        )
         await post_events.emit_current(conn, claim.org_id, "post.partially_published", [claim.post_id], now)
     PUBLISH_OUTCOMES.labels(claim.connector, "partially_published", reason).inc()
     return True

@@ -273,11 +273,13 @@ class Publisher:
         if not recorded:
             log_problem(claim, "lease lost before recording; the new holder records it by lookup")
 
-    async def retry_later(self, claim: Claim, failed: Attempt, *, keep_hold: bool) -> bool:
+    async def retry_later(
+        self, claim: Claim, failed: Attempt, *, keep_hold: bool, part: ClaimPart | None = None
+    ) -> bool:
         """A transient failure with attempts left: back to the queue after the backoff (longer when
         the platform said, or asked the account to wait, or the outcome must be looked up); the
         hold is given back unless `keep_hold` (part of the post is out, or may be). False when
-        the failure is final."""
+        the failure is final. `part`: the thread item or first comment whose delivery failed."""
         error, now = failed.error, utcnow()
         settings = self.settings
         if error.error_class not in (ErrorClass.RETRYABLE, ErrorClass.UNCERTAIN):
@@ -292,7 +294,18 @@ class Publisher:
             at = max(at, now + timedelta(seconds=min(error.retry_after, settings.publish_backoff_cap_seconds)))
         if failed.throttled_until is not None:
             at = max(at, failed.throttled_until)
-        if await outcomes.record_retry(self.engine, claim, self.worker_id, str(error), at, now, keep_hold=keep_hold):
+        recorded = await outcomes.record_retry(
+            self.engine,
+            claim,
+            self.worker_id,
+            str(error),
+            at,
+            now,
+            keep_hold=keep_hold,
+            error_class=str(error.error_class),
+            part=(part.kind, part.position) if part is not None else None,
+        )
+        if recorded:
             wait = (at - now).total_seconds()
             log_problem(claim, f"{error.error_class} failure, next attempt in {wait:.1f}s: {error}")
         return True
@@ -328,6 +341,7 @@ class Publisher:
             utcnow(),
             keep=self.settings.post_cost if uncertain else 0,
             detail=detail if error_class is not ErrorClass.PERMANENT else "",
+            error_class=str(error_class),
         ):
             log_problem(claim, f"failed for good ({reason}): {error}")
 

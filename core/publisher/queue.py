@@ -33,6 +33,7 @@ from core.errors import InsufficientCredits
 from core.metrics import CREDIT_REFUSALS, PUBLISH_OUTCOMES
 from core.platform_accounts.token_refresh import StoredTokens
 from core.posts import events as post_events
+from core.posts import history
 from core.posts.versions import tiktok_from_json
 from core.publisher import holds
 from core.settings import CoreSettings
@@ -138,6 +139,7 @@ async def claim_due(
             claimed = []
             failed: dict[str, list[str]] = defaultdict(list)  # org_id: post ids
             reasons: list[tuple[str, str]] = []  # (platform, failure reason), counted once committed
+            steps: list[dict[str, Any]] = []  # the posts' history: claimed, or failed before sending
             for row in rows:
                 charged = row.charged
                 found = phrases.get(row.id)
@@ -146,11 +148,15 @@ async def claim_due(
                     # The voice may have changed since the post was accepted: it fails, uncharged.
                     detail = f"the text contains {found!r}, which the brand voice never publishes"
                     await conn.execute(_failed(row.id, "never_publish_phrase", detail, now))
+                    steps.append(
+                        history.event(row.org_id, row.id, "failed", now, reason="never_publish_phrase", error=detail)
+                    )
                     failed[row.org_id].append(row.id)
                     reasons.append((row.connector, "never_publish_phrase"))
                     continue
                 if live and account.connection_status != "connected":
-                    reason = await _not_connected(conn, row, account, now, settings.post_cost)
+                    reason, detail = await _not_connected(conn, row, account, now, settings.post_cost)
+                    steps.append(history.event(row.org_id, row.id, "failed", now, reason=reason, error=detail))
                     reasons.append((row.connector, reason))
                     failed[row.org_id].append(row.id)
                     continue
@@ -178,6 +184,7 @@ async def claim_due(
                         charged = cost
                     except InsufficientCredits:
                         await conn.execute(_failed(row.id, "insufficient_credits", "", now))
+                        steps.append(history.event(row.org_id, row.id, "failed", now, reason="insufficient_credits"))
                         failed[row.org_id].append(row.id)
                         reasons.append((row.connector, "insufficient_credits"))
                         continue
@@ -194,6 +201,11 @@ async def claim_due(
                     )
                 )
                 claimed.append((row, charged))
+                recovered = row.status == "publishing" or None
+                steps.append(
+                    history.event(row.org_id, row.id, "claimed", now, attempt=row.attempts + 1, recovered=recovered)
+                )
+            await history.record(conn, steps)
             for org_id, post_ids in failed.items():
                 await post_events.emit_current(conn, org_id, "post.failed", post_ids, now)
             ids = [row.id for row, _ in claimed]
@@ -291,10 +303,10 @@ def _failed(post_id: str, reason: str, detail: str, now: datetime):  # an UPDATE
     )
 
 
-async def _not_connected(conn, row, account: _Profile, now: datetime, post_cost: int) -> str:
+async def _not_connected(conn, row, account: _Profile, now: datetime, post_cost: int) -> tuple[str, str]:
     """Live mode, a profile that cannot post: its post fails, and keeps of its charge only the
     price of what is out or may be (an attempt sent a request nobody can now check: the post
-    fails `delivery_uncertain`); the rest is refunded. Returns the failure reason."""
+    fails `delivery_uncertain`); the rest is refunded. Returns the failure reason and detail."""
     out = await holds.out_of(conn, row.id)
     if out.uncertain:
         reason = "delivery_uncertain"
@@ -311,7 +323,7 @@ async def _not_connected(conn, row, account: _Profile, now: datetime, post_cost:
     attempt = row.attempts + 1
     extra = {"post_id": row.id, "attempt": attempt, "request_id": row.request_id}
     log.warning("post %s attempt %d: failed for good (%s) before sending", row.id, attempt, reason, extra=extra)
-    return reason
+    return reason, detail
 
 
 def _state(text: str) -> dict[str, Any]:

@@ -69,7 +69,9 @@ class Publisher(Protocol):
 
     async def failed_attempt(self, claim: Claim, failed: Attempt) -> None: ...
 
-    async def retry_later(self, claim: Claim, failed: Attempt, *, keep_hold: bool) -> bool: ...
+    async def retry_later(
+        self, claim: Claim, failed: Attempt, *, keep_hold: bool, part: ClaimPart | None = None
+    ) -> bool: ...
 
     async def final_class(self, claim: Claim, failed: Attempt) -> ErrorClass: ...
 
@@ -161,13 +163,13 @@ async def _recorded(publisher: Publisher, claim: Claim, part: ClaimPart, deliver
     now = utcnow()
     lease_end = now + timedelta(seconds=publisher.settings.publish_lease_seconds)
     if not await outcomes.record_part(
-        publisher.engine, claim, publisher.worker_id, part.position, delivery, lease_end, now
+        publisher.engine, claim, publisher.worker_id, part.position, delivery, lease_end, now, kind=part.kind
     ):
         raise LeaseLost(claim.post_id)
 
 
 async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, failed: Attempt) -> None:
-    if await publisher.retry_later(claim, failed, keep_hold=True):
+    if await publisher.retry_later(claim, failed, keep_hold=True, part=part):
         return  # what went out is in the outbox and is not sent again
     error_class = await publisher.final_class(claim, failed)
     uncertain = error_class is ErrorClass.UNCERTAIN
@@ -188,6 +190,7 @@ async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, fail
         detail=f"the post is out, but its {what} could not be published: {failed.error}",
         refund=refund,
         now=utcnow(),
+        kind=part.kind,
     )
     if recorded:
         log_problem(claim, f"partially published: its {what} failed for good ({error_class}): {failed.error}")

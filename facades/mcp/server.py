@@ -50,7 +50,8 @@ INSTRUCTIONS = (
     "Herald publishes and schedules posts to the organization's connected social profiles. "
     "Typical flow: list_profiles (pick slugs) → optionally create_media, PUT the bytes, confirm_media → "
     "create_post with the slugs (and media_ids; send an idempotency_key to retry safely) → get_post or "
-    "list_posts to follow the status. Failures come back as tool errors with a stable `code`."
+    "list_posts to follow the status, list_post_events for a post's history (each attempt and why it failed). "
+    "Failures come back as tool errors with a stable `code`."
 )
 # Caching hints (2026-07-28): the tools and the server's description change only with a
 # deployment, and are the same for every caller.

@@ -19,6 +19,7 @@ from sanic.response import HTTPResponse
 from contract.post_links import outbox_anchor, post_page_path, sandbox_anchor
 from facades.errors import ApiError
 from facades.web.pages import Route, dashboard_page, see_other, signed_in, when
+from facades.web.post_history import post_history
 from facades.web.session import Viewer
 
 # What an id of a post looks like (core/ids.py: a prefix and a base32 body). Anything else is
@@ -146,6 +147,7 @@ async def post_page(
         posts_pb2.ListOutboxEntriesRequest(post_id=post_id),
         authorization=viewer.authorization,
     )
+    history, history_more = await post_history(request, viewer, post_id)
     thread = [_part(post.id, t) for t in post.thread]
     comment = _part(post.id, post.first_comment) if post.HasField("first_comment") else None
     every_media = [*post.media_ids, *(m for t in thread for m in t["media_ids"])]
@@ -183,6 +185,8 @@ async def post_page(
         comment=comment,
         media=await _media(request, viewer, every_media),
         entries=_entries(list(outbox.response.entries), zone),
+        history=history,
+        history_more=history_more,
         cancel=_cancel(state),
         retry=_retry(state),
     )

@@ -33,6 +33,7 @@ TOOLS = [
     "cancel_post",
     "retry_post",
     "schedule_post",
+    "list_post_events",
     "get_post_group",
     "reschedule_post_group",
     "cancel_post_group",
@@ -181,6 +182,9 @@ async def test_every_tool_answers_structured_content_that_matches_its_output_sch
     edited = await ok("update_post", {"post_id": post_id, "content": "Launch day!", "media_ids": []})
     assert (edited["content"], edited["media_ids"]) == ("Launch day!", [])
     assert (await ok("cancel_post", {"post_id": post_id}))["status"] == "canceled"
+    steps = await ok("list_post_events", {"post_id": post_id, "order": "newest"})
+    assert [e["kind"] for e in steps["events"]] == ["canceled", "edited", "created"]
+    assert steps["events"][1]["detail"]["fields"] == ["content", "media_ids"]
     duplicate = await ok(
         "create_media",
         {
@@ -266,6 +270,8 @@ async def test_retry_post_requeues_a_failed_post(agent, engine) -> None:
         ("retry_post", {"post_id": ""}, "post_id"),
         ("list_posts", {"group_id": ""}, "group_id"),
         ("get_post_group", {}, "group_id"),
+        ("list_post_events", {}, "post_id"),
+        ("list_post_events", {"post_id": "pst_x", "order": "sideways"}, "order"),
         ("reschedule_post_group", {"group_id": "grp_x"}, "schedule_at"),
         ("cancel_post_group", {"post_id": "pst_x"}, "group_id"),
         ("create_media", {"filename": "a.png", "mime_type": "image/png", "size_bytes": "10"}, "size_bytes"),
@@ -290,6 +296,7 @@ async def test_page_size_bounds_are_the_cores_not_a_copy(agent) -> None:
 
 async def test_business_failures_carry_the_stable_code(agent) -> None:
     assert (await agent.fails("get_post", {"post_id": "pst_nope"}))["code"] == "NOT_FOUND"
+    assert (await agent.fails("list_post_events", {"post_id": "pst_nope"}))["code"] == "NOT_FOUND"
     assert (await agent.fails("confirm_media", {"media_id": "med_nope"}))["code"] == "NOT_FOUND"
     bmp = await agent.fails("create_media", {"filename": "a.bmp", "mime_type": "image/bmp", "size_bytes": 10})
     assert bmp["code"] == "UNSUPPORTED_MEDIA_TYPE"

@@ -212,6 +212,9 @@ async def test_live_responses_match_the_document(http, orgs, stack) -> None:
     edited = await http.patch(f"/v1/posts/{post_id}", json={"media_ids": [media_id]}, headers=org.auth)
     assert edited.status_code == 200, edited.text
     assert_conforms(doc, "/v1/posts/{post_id}", "patch", edited)
+    steps = await http.get(f"/v1/posts/{post_id}/events", params={"page_size": 1}, headers=org.auth)
+    assert steps.json()["next_page_token"]
+    assert_conforms(doc, "/v1/posts/{post_id}/events", "get", steps)
     retry = await http.post(f"/v1/posts/{post_id}/retry", headers=org.auth)
     assert retry.json()["code"] == "INVALID_POST_STATE"
     assert_conforms(doc, "/v1/posts/{post_id}/retry", "post", retry)

@@ -14,7 +14,7 @@ from core.db.models.accounts import (
 )
 from core.db.models.base import ID, NAMING, Base
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
-from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostMedia, PostPart
+from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostEvent, PostMedia, PostPart
 from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag, SlotHold
 from core.db.models.webhooks import Webhook, WebhookAttempt, WebhookEvent, WebhookMessage
 from core.db.models.writing import BrandVoice, GenerateRun, Job, SourcingRun
@@ -34,6 +34,7 @@ media = Media.__table__
 posts = Post.__table__
 post_media = PostMedia.__table__
 post_parts = PostPart.__table__
+post_events = PostEvent.__table__
 outbox = OutboxEntry.__table__
 idempotency_keys = IdempotencyKey.__table__
 sessions = Session.__table__
@@ -71,6 +72,7 @@ __all__ = [
     "Post",
     "PostMedia",
     "PostPart",
+    "PostEvent",
     "OutboxEntry",
     "IdempotencyKey",
     "OAuthClient",
@@ -97,6 +99,7 @@ __all__ = [
     "posts",
     "post_media",
     "post_parts",
+    "post_events",
     "outbox",
     "idempotency_keys",
     "sessions",

@@ -217,6 +217,25 @@ class OutboxEntry(Base):
     platform_cid: Mapped[str] = mapped_column(String(128), default="", server_default="")
 
 
+class PostEvent(Base):
+    """One step of a post's history (docs/posts.md, "History"): created, edited, claimed, an
+    attempt that failed, published… written in the transaction of the change it records, one
+    INSERT each. `detail` is a small JSON object of the kind's own facts (the attempt, the failure
+    reason, the next attempt's time, the request's id…; core/posts/history.py). The index serves
+    a post's history in order and the cascade of a deleted post alike (post ids are unique, so
+    the organization is checked beside it, not indexed)."""
+
+    __tablename__ = "post_events"
+    __table_args__ = (Index("ix_post_events_post_id_at_id", "post_id", "at", "id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+    kind: Mapped[str] = mapped_column(String(32))
+    detail: Mapped[str] = mapped_column(Text, default="", server_default="")
+
+
 class IdempotencyKey(Base):
     """The first response to a request made with an `Idempotency-Key`, kept 24 hours."""
 

@@ -401,6 +401,64 @@ class ListOutboxEntriesResponse(_message.Message):
     entries: _containers.RepeatedCompositeFieldContainer[OutboxEntry]
     def __init__(self, entries: _Optional[_Iterable[_Union[OutboxEntry, _Mapping]]] = ...) -> None: ...
 
+class ListPostEventsRequest(_message.Message):
+    __slots__ = ("post_id", "newest_first", "page_size", "page_token")
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    NEWEST_FIRST_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    newest_first: bool
+    page_size: int
+    page_token: str
+    def __init__(self, post_id: _Optional[str] = ..., newest_first: _Optional[bool] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class PostEvent(_message.Message):
+    __slots__ = ("id", "post_id", "kind", "event_time", "attempt", "reason", "error", "will_retry", "next_attempt_time", "part", "position", "platform_post_id", "schedule_time", "status", "fields", "request_id", "recovered")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TIME_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    WILL_RETRY_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_TIME_FIELD_NUMBER: _ClassVar[int]
+    PART_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_POST_ID_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_TIME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    FIELDS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RECOVERED_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    post_id: str
+    kind: str
+    event_time: _timestamp_pb2.Timestamp
+    attempt: int
+    reason: str
+    error: str
+    will_retry: bool
+    next_attempt_time: _timestamp_pb2.Timestamp
+    part: str
+    position: int
+    platform_post_id: str
+    schedule_time: _timestamp_pb2.Timestamp
+    status: str
+    fields: _containers.RepeatedScalarFieldContainer[str]
+    request_id: str
+    recovered: bool
+    def __init__(self, id: _Optional[str] = ..., post_id: _Optional[str] = ..., kind: _Optional[str] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., reason: _Optional[str] = ..., error: _Optional[str] = ..., will_retry: _Optional[bool] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., part: _Optional[str] = ..., position: _Optional[int] = ..., platform_post_id: _Optional[str] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[str] = ..., fields: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., recovered: _Optional[bool] = ...) -> None: ...
+
+class ListPostEventsResponse(_message.Message):
+    __slots__ = ("events", "next_page_token")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[PostEvent]
+    next_page_token: str
+    def __init__(self, events: _Optional[_Iterable[_Union[PostEvent, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
 class Problem(_message.Message):
     __slots__ = ("code", "message")
     CODE_FIELD_NUMBER: _ClassVar[int]

@@ -98,6 +98,11 @@ class PostServiceStub:
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesRequest.SerializeToString,
                 response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesResponse.FromString,
                 _registered_method=True)
+        self.ListPostEvents = channel.unary_unary(
+                '/herald.posts.v1.PostService/ListPostEvents',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostEventsResponse.FromString,
+                _registered_method=True)
         self.GetPostGroup = channel.unary_unary(
                 '/herald.posts.v1.PostService/GetPostGroup',
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.GetPostGroupRequest.SerializeToString,
@@ -251,6 +256,19 @@ class PostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPostEvents(self, request, context):
+        """Lists a post's history (docs/posts.md, "History"), oldest first (or
+        newest first), paged: created, edited, rescheduled, scheduled, canceled,
+        retried, each claim by a worker and each attempt that failed (whether it
+        is retried, and when), a thread item's or first comment's outcome, and
+        the post's published, partially_published or failed.
+        Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND, VALIDATION_ERROR
+        (page_size, page_token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetPostGroup(self, request, context):
         """Returns a post group: the posts one CreatePosts request made, in creation
         order. Errors: UNAUTHORIZED, SUBSCRIPTION_REQUIRED, NOT_FOUND (no such
@@ -359,6 +377,11 @@ def add_PostServiceServicer_to_server(servicer, server):
                     servicer.ListOutboxEntries,
                     request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesRequest.FromString,
                     response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesResponse.SerializeToString,
+            ),
+            'ListPostEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPostEvents,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostEventsRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostEventsResponse.SerializeToString,
             ),
             'GetPostGroup': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPostGroup,
@@ -709,6 +732,33 @@ class PostService:
             '/herald.posts.v1.PostService/ListOutboxEntries',
             herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesRequest.SerializeToString,
             herald_dot_posts_dot_v1_dot_posts__pb2.ListOutboxEntriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPostEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/ListPostEvents',
+            herald_dot_posts_dot_v1_dot_posts__pb2.ListPostEventsRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.ListPostEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,
