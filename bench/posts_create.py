@@ -92,12 +92,16 @@ async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> d
     rows = [_as_dict(insert["sql"], row) for row in insert["params"]]
     events = named.get("insert_events")
     event_rows = [_as_dict(events["sql"], row) for row in events["params"]] if events else []
+    steps = named.get("insert_history")
+    step_rows = [_as_dict(steps["sql"], row) for row in steps["params"]] if steps else []
     return {
         "statements": named,
         "varying": {
             "post_ids": [r.id for r in outcome.records],
             # post.created, one per post (core/webhooks/fanout.py): the same insert, new ids.
             "event_ids": [row["id"] for row in event_rows],
+            # Each post's `created` step of its history (core/posts/history.py): new ids too.
+            "history_ids": [row["id"] for row in step_rows],
             "delivery_keys": [row["delivery_key"] for row in rows],
             # The timestamp as the driver got it (aware datetime for psycopg, text for sqlite3).
             "now": rows[0]["created_at"],
@@ -108,7 +112,8 @@ async def capture_request_sql(database_url: str, api_key: str, org_id: str) -> d
 
 def _statement_names(statements: list[dict[str, Any]]) -> list[str]:
     """What each captured statement is, by its SQL: the API key lookup, the profiles, the brand
-    voice's current phrases, the INSERT of the posts, and (older versions) the posts and their
+    voice's current phrases, the INSERTs of the posts, their webhook events and their history's
+    first steps, and (older versions) the posts and their
     media read back."""
     names = []
     for statement in statements:
@@ -121,6 +126,8 @@ def _statement_names(statements: list[dict[str, Any]]) -> list[str]:
             names.append("insert_posts")
         elif sql.startswith("insert into webhook_events"):
             names.append("insert_events")
+        elif sql.startswith("insert into post_events"):
+            names.append("insert_history")
         elif "from post_media" in sql:
             names.append("select_post_media")
         elif "from posts" in sql:
@@ -159,6 +166,7 @@ class _Fresh:
     def __init__(self, varying: dict[str, Any], sqlite: bool) -> None:
         self.old_ids = varying["post_ids"]
         self.old_events = varying.get("event_ids", [])
+        self.old_steps = varying.get("history_ids", [])
         self.old_keys = varying["delivery_keys"]
         self.old_now = varying["now"]
         self.old_content = varying["content"]
@@ -176,6 +184,7 @@ class _Fresh:
         content = content_for(f"{self.tag}-{self.n}")
         mapping: dict[Any, Any] = dict(zip(self.old_ids, ids, strict=True))
         mapping.update((old, new_id("evt")) for old in self.old_events)
+        mapping.update((old, new_id("pev")) for old in self.old_steps)
         mapping.update(zip(self.old_keys, (new_delivery_key() for _ in self.old_keys), strict=True))
         # SQLite gets naive UTC text, as SQLAlchemy's SQLite DateTime renders it.
         mapping[self.old_now] = now.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else now
@@ -215,6 +224,7 @@ async def floor_load_postgresql(
     voice = st.get("brand_voices")
     q_ins, rows_ins = st["insert_posts"]["sql"], st["insert_posts"]["params"]
     events = st.get("insert_events")
+    steps = st.get("insert_history")
     read_back = "select_posts" in st
     if read_back:
         q_sel, p_sel = st["select_posts"]["sql"], st["select_posts"]["params"]
@@ -238,6 +248,8 @@ async def floor_load_postgresql(
                     await cur.executemany(q_ins, [_sub(r, mapping) for r in rows_ins])
                     if events is not None:
                         await cur.executemany(events["sql"], [_sub(r, mapping) for r in events["params"]])
+                    if steps is not None:
+                        await cur.executemany(steps["sql"], [_sub(r, mapping) for r in steps["params"]])
                 back = None
                 if read_back:
                     back = await (await conn.execute(q_sel, _sub(p_sel, mapping))).fetchall()
@@ -267,6 +279,7 @@ async def floor_load_sqlite(
     key, prof, ins = (st[n] for n in ("key_lookup", "profiles", "insert_posts"))
     voice = st.get("brand_voices")
     events = st.get("insert_events")
+    steps = st.get("insert_history")
     sel, med = st.get("select_posts"), st.get("select_post_media")
 
     def one_for(db: Any) -> Any:
@@ -284,6 +297,8 @@ async def floor_load_sqlite(
             db.executemany(ins["sql"], [_sub(r, mapping) for r in ins["params"]])
             if events is not None:
                 db.executemany(events["sql"], [_sub(r, mapping) for r in events["params"]])
+            if steps is not None:
+                db.executemany(steps["sql"], [_sub(r, mapping) for r in steps["params"]])
             failure = None
             if sel is not None and med is not None:
                 back = db.execute(sel["sql"], _sub(sel["params"], mapping)).fetchall()
