@@ -81,7 +81,7 @@ async def test_an_inserts_constant_defaults_are_given(engine) -> None:
     now = datetime.now(UTC)
     statement = Prepared(
         insert(posts),
-        columns=["id", "org_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type"]
+        columns=["id", "org_id", "group_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type"]
         + ["status", "schedule_at", "due_at", "created_at", "updated_at", "delivery_key"],
     )
     post_id = new_id("pst")
@@ -92,6 +92,7 @@ async def test_an_inserts_constant_defaults_are_given(engine) -> None:
                 {
                     "id": post_id,
                     "org_id": org,
+                    "group_id": new_id("grp"),
                     "profile_id": profile_id,
                     "profile_slug": "p-default",
                     "connector": "x",
