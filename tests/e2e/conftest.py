@@ -1,6 +1,7 @@
 """What the live publishing modules (test_live_*.py) share. Each defines `live_stack`, a live-mode
 stack of its own whose platform hosts go to its fakes (harness/live.py), and takes from here its
-worker processes, its organization and an HTTP client on that stack."""
+worker processes, its organization and an HTTP client on that stack. And `tab`, a browser page
+whose clocks are in the module's `BROWSER_ZONE` (the calendar's and the workspace flow's)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,19 @@ import pytest
 
 from harness.live import Live, client, live_org, workers
 from harness.stack import Stack
+
+
+@pytest.fixture
+async def tab(browser, stack: Stack, request: pytest.FixtureRequest) -> AsyncIterator[object]:
+    """A fresh context whose clocks are the module's `BROWSER_ZONE`'s, recording any
+    Content-Security-Policy violation the page reports in `page.violations`."""
+    zone = request.module.BROWSER_ZONE
+    context = await browser.new_context(base_url=stack.base_url, timezone_id=zone, locale="en-GB")
+    page = await context.new_page()
+    page.violations = []
+    page.on("console", lambda m: page.violations.append(m.text) if "Content Security Policy" in m.text else None)
+    yield page
+    await context.close()
 
 
 def _module_name(request: pytest.FixtureRequest) -> str:

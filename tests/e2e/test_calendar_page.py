@@ -8,7 +8,6 @@ browser's zone; each post is a link named by its profile and its text; axe-core 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -22,18 +21,7 @@ from tests.e2e.test_dashboard import sign_in
 pytestmark = pytest.mark.one_backend
 
 ORG_ZONE = "Asia/Tokyo"
-BROWSER_ZONE = "America/New_York"
-
-
-@pytest.fixture
-async def tab(browser, stack) -> AsyncIterator[object]:
-    """A fresh context whose clocks are New York's, recording any CSP violation the page reports."""
-    context = await browser.new_context(base_url=stack.base_url, timezone_id=BROWSER_ZONE, locale="en-GB")
-    page = await context.new_page()
-    page.violations = []
-    page.on("console", lambda m: page.violations.append(m.text) if "Content Security Policy" in m.text else None)
-    yield page
-    await context.close()
+BROWSER_ZONE = "America/New_York"  # the `tab` fixture's clocks (tests/e2e/conftest.py)
 
 
 @pytest.fixture
