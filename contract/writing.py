@@ -12,7 +12,8 @@ from pydantic import Field
 
 from contract.base import FromCatalog, InPath, InQuery, Request, Response
 from contract.post_options import Notice, notices_of
-from contract.requests import PageToken, PostFields, rpc_path
+from contract.post_requests import PostFields
+from contract.requests import PageToken, rpc_path
 from contract.resources import Connector
 
 

@@ -29,8 +29,8 @@ from contract import webhooks as wh
 from contract.base import timestamp
 from contract.binding import Contract
 from contract.catalog import Catalog
+from contract.media_requests import PresignRequest
 from contract.operations import OPERATIONS
-from contract.requests import PresignRequest
 from core.catalog.service import platform_message
 from core.server import catalog
 

@@ -28,7 +28,7 @@ from sanic.response import HTTPResponse, json
 
 from contract.operations import TOOLS
 from contract.organization import time_zones
-from contract.requests import CreatePostsRequest
+from contract.post_requests import CreatePostsRequest
 from contract.writing import PreviewPostsRequest
 from facades.errors import ApiError
 from facades.validation import validate

@@ -12,7 +12,7 @@ from herald.media.v1 import media_pb2
 from sanic import Request
 from sanic.response import HTTPResponse, json
 
-from contract.requests import PresignRequest
+from contract.media_requests import PresignRequest
 from facades.errors import ApiError
 from facades.validation import json_object, validate
 from facades.web.media_pages import checked_media_id, dimensions, media_rows, upload_settings
