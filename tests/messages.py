@@ -10,7 +10,8 @@ names: a /v1 `VALIDATION_ERROR` names the argument or the profile at fault and t
 (docs/stock.md), the 21st webhook is refused naming the limit (docs/webhooks.md), a never-publish
 failure's `failure_detail` names the phrase (docs/brand-voice.md), /mcp's `invalid_token` says
 what kind of credential was sent (docs/oauth.md, "The /mcp gate"), the CLI's `NOT_MIGRATED` says
-to run `herald migrate`. Only such promises are checked, one per test, through `names`, so each
+to run `herald migrate`, a post group's refusal names the post that refused
+(docs/posts.md, "Post groups"). Only such promises are checked, one per test, through `names`, so each
 check says it reads the message on purpose.
 """
 
