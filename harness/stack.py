@@ -5,6 +5,7 @@ Used by tests/conftest.py and by bench/: one way to start Herald for measurement
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -254,6 +255,25 @@ def bootstrap_org(database_url: str, org: str, *, email: str | None = None, cred
         return out["api_key"]
 
     return asyncio.run(run())
+
+
+def connections_accepted(pid: int, port: int) -> int:
+    """How many established TCP connections process `pid` holds on its local `port`: for a core
+    behind a shared port (SO_REUSEPORT), the connections the kernel gave that process."""
+    sockets = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                sockets.add(target[8:-1])
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            # sl, local address (hex ip:hex port), remote address, state (01 established), ..., inode.
+            fields = row.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01" and fields[9] in sockets:
+                count += 1
+    return count
 
 
 def cpu_ticks(pid: int) -> int:
