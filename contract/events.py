@@ -11,7 +11,9 @@ from pydantic import BaseModel, Field
 
 from contract.base import Response
 from contract.generate import GenerateRun
-from contract.resources import Media, Post, Profile
+from contract.media_resources import Media
+from contract.post_resources import Post
+from contract.resources import Profile
 
 
 class CreditsEvent(Response):

@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from contract.base import DateTime, FromCatalog, InHeader, InPath, InQuery, Request, UniqueStrings
 from contract.catalog import Catalog
 from contract.post_options import Language, TikTokOptions
+from contract.post_resources import PostStatus
 from contract.requests import ABSENT, Content, MediaIds, PageToken, _page_size, rpc_path
-from contract.resources import Connector, PostStatus
+from contract.resources import Connector
 
 
 def _post_types_model(catalog: Catalog) -> type[BaseModel]:

@@ -24,9 +24,11 @@ from jsonschema import Draft202012Validator
 from contract import brand, organization, preview, stock, writing
 from contract import connections as conn
 from contract import generate as gen
+from contract import media_resources as mr
+from contract import post_resources as pr
 from contract import resources as rs
 from contract import webhooks as wh
-from contract.base import timestamp
+from contract.base import Response, timestamp
 from contract.binding import Contract
 from contract.catalog import Catalog
 from contract.media_requests import PresignRequest
@@ -208,7 +210,7 @@ FAILED_RUN = generate_pb2.GenerateRun(
     finish_time=NOW,
 )
 
-SAMPLES: list[tuple[type[rs.Response], Any]] = [
+SAMPLES: list[tuple[type[Response], Any]] = [
     (gen.GenerateRun, RUN),
     (gen.GenerateRun, FAILED_RUN),
     (
@@ -298,14 +300,14 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
     ),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE])),
     (rs.ProfileList, profiles_pb2.ListProfilesResponse(profiles=[PROFILE], next_page_token="next")),
-    (rs.Post, POST),
-    (rs.Post, PUBLISHED),
-    (rs.Post, THREADED),
-    (rs.Post, DRAFT),
+    (pr.Post, POST),
+    (pr.Post, PUBLISHED),
+    (pr.Post, THREADED),
+    (pr.Post, DRAFT),
     (rs.ProfileSlots, SLOTS),
     (rs.ProfileSlots, profiles_pb2.ProfileSlots(timezone="UTC")),
     (
-        rs.OutboxEntries,
+        pr.OutboxEntries,
         posts_pb2.ListOutboxEntriesResponse(
             entries=[
                 posts_pb2.OutboxEntry(
@@ -321,12 +323,12 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
             ]
         ),
     ),
-    (rs.PostList, posts_pb2.ListPostsResponse(posts=[POST, PUBLISHED], next_page_token="n")),
-    (rs.CreatedPosts, posts_pb2.CreatePostsResponse(posts=[POST])),
-    (rs.PostGroup, posts_pb2.PostGroup(id="grp_1", create_time=NOW, posts=[POST, DRAFT])),
-    (rs.OutboxEntries, posts_pb2.ListOutboxEntriesResponse(entries=[OUTBOX])),
+    (pr.PostList, posts_pb2.ListPostsResponse(posts=[POST, PUBLISHED], next_page_token="n")),
+    (pr.CreatedPosts, posts_pb2.CreatePostsResponse(posts=[POST])),
+    (pr.PostGroup, posts_pb2.PostGroup(id="grp_1", create_time=NOW, posts=[POST, DRAFT])),
+    (pr.OutboxEntries, posts_pb2.ListOutboxEntriesResponse(entries=[OUTBOX])),
     (
-        rs.PostEvents,
+        pr.PostEvents,
         posts_pb2.ListPostEventsResponse(
             events=[
                 posts_pb2.PostEvent(
@@ -362,11 +364,11 @@ SAMPLES: list[tuple[type[rs.Response], Any]] = [
             next_page_token="t",
         ),
     ),
-    (rs.Media, MEDIA),
-    (rs.Media, CONFIRMED),
-    (rs.MediaList, media_pb2.ListMediaResponse(media=[CONFIRMED])),
-    (rs.PresignResult, media_pb2.Upload(media_id="med_1", upload_url="http://s/u", expires_in=3600)),
-    (rs.PresignDuplicate, media_pb2.Upload(media_id="med_1", duplicate=True)),
+    (mr.Media, MEDIA),
+    (mr.Media, CONFIRMED),
+    (mr.MediaList, media_pb2.ListMediaResponse(media=[CONFIRMED])),
+    (mr.PresignResult, media_pb2.Upload(media_id="med_1", upload_url="http://s/u", expires_in=3600)),
+    (mr.PresignDuplicate, media_pb2.Upload(media_id="med_1", duplicate=True)),
     (rs.LedgerEntry, ENTRY),
     (rs.LedgerPage, credits_pb2.ListLedgerEntriesResponse(entries=[ENTRY], next_page_token="t")),
     (
@@ -465,7 +467,7 @@ def test_every_response_model_of_the_table_has_a_sample() -> None:
 
 
 @pytest.mark.parametrize(("model", "message"), SAMPLES, ids=lambda v: getattr(v, "__name__", ""))
-def test_rendering_is_exactly_the_model(contract: Contract, model: type[rs.Response], message: Any) -> None:
+def test_rendering_is_exactly_the_model(contract: Contract, model: type[Response], message: Any) -> None:
     rendered = model.from_proto(message)
     json.dumps(rendered)  # JSON-ready as it is
     bound = contract.model(model)
@@ -479,17 +481,17 @@ def test_rendering_is_exactly_the_model(contract: Contract, model: type[rs.Respo
 
 def test_timestamps_are_utc_with_milliseconds() -> None:
     assert timestamp(NOW) == "2026-11-18T11:06:40.123Z"
-    assert rs.Post.from_proto(PUBLISHED)["published_at"] == "2026-11-18T11:06:40.123Z"
-    assert rs.Post.from_proto(POST)["published_at"] is None
+    assert pr.Post.from_proto(PUBLISHED)["published_at"] == "2026-11-18T11:06:40.123Z"
+    assert pr.Post.from_proto(POST)["published_at"] is None
 
 
 def test_create_media_ticket_tells_how_to_upload(contract: Contract) -> None:
     request = PresignRequest(filename="a.png", mime_type="image/png", size_bytes=10)
-    ticket = rs.PresignTicket.from_upload(
+    ticket = mr.PresignTicket.from_upload(
         media_pb2.Upload(media_id="med_1", upload_url="http://s/u", expires_in=3600), request
     )
     assert ticket["upload"] == {"method": "PUT", "url": "http://s/u", "headers": {"Content-Type": "image/png"}}
-    duplicate = rs.PresignTicket.from_upload(media_pb2.Upload(media_id="med_1", duplicate=True), request)
+    duplicate = mr.PresignTicket.from_upload(media_pb2.Upload(media_id="med_1", duplicate=True), request)
     for rendered in (ticket, duplicate):
-        contract.model(rs.PresignTicket).model_validate(rendered, strict=True)
+        contract.model(mr.PresignTicket).model_validate(rendered, strict=True)
     assert duplicate["upload"] is None and duplicate["duplicate"] is True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from herald.media.v1 import media_pb2
 
 from contract import media_requests as rq
-from contract import resources as rs
+from contract import media_resources as rs
 from contract.operation import Operation, Tool
 from contract.requests import rpc_path
 

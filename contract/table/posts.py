@@ -5,7 +5,7 @@ from __future__ import annotations
 from herald.posts.v1 import posts_pb2
 
 from contract import post_requests as rq
-from contract import resources as rs
+from contract import post_resources as rs
 from contract.operation import Operation, Tool
 from contract.requests import rpc_path
 

@@ -8,7 +8,7 @@ from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
 
 from contract import brand, preview, writing
-from contract import resources as rs
+from contract import post_resources as rs
 from contract.operation import Operation, Tool
 from contract.requests import rpc_path
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from herald.media.v1 import media_pb2
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contract.resources import Media
+from contract.media_resources import Media
 from core.media.records import MediaRecord
 from core.rpc.convert import timestamp
 from core.webhooks import fanout

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contract.logs import REQUEST_ID
-from contract.resources import Post
+from contract.post_resources import Post
 from core.db.models import posts
 from core.posts.messages import post_message
 from core.posts.records import POST_COLUMNS, PostRecord, load

@@ -14,8 +14,8 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from sanic import Request
 from sanic.response import HTTPResponse
 
+from contract.media_resources import Media
 from contract.requests import rpc_path
-from contract.resources import Media
 from facades.errors import ApiError
 from facades.rest.auth import api_key_authorization
 from facades.rest.respond import ok, reject_after_auth
