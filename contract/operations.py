@@ -11,10 +11,11 @@ policy, served in the catalog), so it is not repeated here."""
 from __future__ import annotations
 
 from contract.operation import Operation
-from contract.table import accounts, connections, generate, media, posts, stock, webhooks, writing
+from contract.table import accounts, connections, generate, media, members, posts, stock, webhooks, writing
 
 OPERATIONS: tuple[Operation, ...] = (
     *accounts.ROWS,
+    *members.ROWS,
     *connections.ROWS,
     *posts.ROWS,
     *media.ROWS,
@@ -28,6 +29,7 @@ TAGS = {
     "profiles": "Destination profiles and the platform accounts connected to them.",
     "credits": "The organization's credit balance and ledger.",
     "organization": "The organization's settings: its name and its time zone.",
+    "members": "The organization's members and their roles.",
     "posts": "Posts: create, list, edit, cancel and retry posts; recent posts; the dry run.",
     "media": "The media library: presign, confirm, manage; licensed stock photos.",
     "brand": "The brand voice: how the organization writes and what it never publishes.",

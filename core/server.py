@@ -23,6 +23,8 @@ from herald.identity.v1 import (
     accounts_pb2_grpc,
     identity_pb2,
     identity_pb2_grpc,
+    members_pb2,
+    members_pb2_grpc,
     oauth_pb2,
     oauth_pb2_grpc,
 )
@@ -46,6 +48,8 @@ from core.generate.servicer import GenerateServicer
 from core.health import NOT_SERVING, SERVING, cancel, database_service_name, other_database_at, watch_database
 from core.identity.accounts_servicer import POLICIES as ACCOUNT_POLICIES
 from core.identity.accounts_servicer import AccountServicer
+from core.identity.members_servicer import POLICIES as MEMBER_POLICIES
+from core.identity.members_servicer import MemberServicer
 from core.identity.servicer import POLICIES as IDENTITY_POLICIES
 from core.identity.servicer import IdentityServicer
 from core.media.servicer import POLICIES as MEDIA_POLICIES
@@ -93,6 +97,7 @@ SERVICES = (
     _service(catalog_pb2, "CatalogService", CATALOG_POLICIES, catalog_pb2_grpc),
     _service(identity_pb2, "IdentityService", IDENTITY_POLICIES, identity_pb2_grpc),
     _service(accounts_pb2, "AccountService", ACCOUNT_POLICIES, accounts_pb2_grpc),
+    _service(members_pb2, "MemberService", MEMBER_POLICIES, members_pb2_grpc),
     _service(oauth_pb2, "OAuthService", OAUTH_POLICIES, oauth_pb2_grpc),
     _service(credits_pb2, "CreditsService", CREDITS_POLICIES, credits_pb2_grpc),
     _service(profiles_pb2, "ProfileService", PROFILE_POLICIES, profiles_pb2_grpc),
@@ -124,6 +129,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "CatalogService": CatalogServicer(catalog()),
         "IdentityService": IdentityServicer(),
         "AccountService": AccountServicer(settings.password_hash_concurrency),
+        "MemberService": MemberServicer(),
         "OAuthService": OAuthServicer(ClientMetadataDocuments(allow_private=settings.allows_private_targets)),
         "CreditsService": CreditsServicer(),
         "ProfileService": ProfileServicer(),

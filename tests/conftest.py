@@ -146,6 +146,23 @@ class OrgFactory:
         )
         return out["api_key"]
 
+    async def member(self, org: Org, role: str, *, email: str | None = None) -> Org:
+        """Another person in `org` with `role` and an API key of their own (as an owner's bootstrap
+        of the same organization makes them, then given the role in the membership's row)."""
+        from core.db.models import memberships
+
+        email = email or f"{role}-{uuid.uuid4().hex[:8]}@example.com"
+        out = await admin.bootstrap(
+            self.engine, email=email, password="correct horse battery", org=org.slug, credits_=None, plan=None
+        )
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                memberships.update()
+                .where(memberships.c.org_id == org.org_id, memberships.c.user_id == out["user_id"])
+                .values(role=role)
+            )
+        return Org(org.slug, org.org_id, out["user_id"], email, out["api_key"])
+
     async def profile(self, org: Org, slug: str, platform: str = "x", tags: tuple[str, ...] = ()) -> dict:
         return await admin.add_profile(self.engine, org=org.slug, slug=slug, platform=platform, tags=list(tags))
 

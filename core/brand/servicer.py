@@ -14,9 +14,12 @@ from core.rpc.policy import MethodPolicy
 
 POLICIES = {
     # Agents read it (generate:read); humans see it in the dashboard with or without a plan.
-    "GetBrandVoice": MethodPolicy(scopes=frozenset({"generate:read"}), plan_exempt_for_sessions=True),
+    "GetBrandVoice": MethodPolicy(
+        permission="read", scopes=frozenset({"generate:read"}), plan_exempt_for_sessions=True
+    ),
     # Written by humans (dashboard) and servers (API keys), never by agents.
     "UpdateBrandVoice": MethodPolicy(
+        permission="publish",
         credential_kinds=frozenset({CredentialKind.API_KEY, CredentialKind.SESSION}),
         plan_exempt_for_sessions=True,
         writes=True,

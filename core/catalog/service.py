@@ -12,6 +12,7 @@ from herald.catalog.v1 import catalog_pb2
 from core.credits.service import MAX_RECENT_ENTRIES
 from core.credits.servicer import DEFAULT_RECENT_ENTRIES
 from core.generate import catalogue as generation
+from core.identity.roles import PERMISSIONS, ROLE_DESCRIPTIONS, ROLES
 from core.identity.scopes import SCOPES
 from core.media.service import ALLOWED_TYPES, HASH_RE, LEGACY_LIMITS, MAX_DESCRIPTION, MAX_FILENAME, PRESIGN_LIMITS
 from core.posts.field_checks import MAX_CONTENT_CHARS, MAX_MEDIA, MAX_PROFILES, MAX_THREAD_ITEMS, MAX_TITLE
@@ -112,8 +113,14 @@ def build_catalog(policies: Mapping[str, MethodPolicy]) -> catalog_pb2.Catalog:
                 page=catalog_pb2.PageBounds(default_size=policy.page.default, max_size=policy.page.maximum)
                 if policy.page
                 else None,
+                permission=policy.permission,
             )
             for name, policy in sorted(policies.items())
+        ],
+        permissions=[catalog_pb2.Permission(name=name, description=p.description) for name, p in PERMISSIONS.items()],
+        roles=[
+            catalog_pb2.Role(name=name, description=ROLE_DESCRIPTIONS[name], permissions=sorted(granted))
+            for name, granted in ROLES.items()
         ],
         field_limits=catalog_pb2.FieldLimits(
             max_content_chars=MAX_CONTENT_CHARS,

@@ -14,8 +14,10 @@ from core.rpc.policy import MethodPolicy, PageBounds
 DEFAULT_RECENT_ENTRIES = 20
 
 POLICIES = {
-    "GetCreditAccount": MethodPolicy(plan_exempt_for_sessions=True),
-    "ListLedgerEntries": MethodPolicy(plan_exempt_for_sessions=True, page=PageBounds(default=50, maximum=100)),
+    "GetCreditAccount": MethodPolicy(permission="read", plan_exempt_for_sessions=True),
+    "ListLedgerEntries": MethodPolicy(
+        permission="read", plan_exempt_for_sessions=True, page=PageBounds(default=50, maximum=100)
+    ),
 }
 
 

@@ -14,7 +14,7 @@ from core.rpc.policy import MethodPolicy
 
 # Runs write (the run, its charge, its job) in transactions of their own, and a call may wait for
 # its run: no transaction stays open meanwhile.
-_WRITE = MethodPolicy(scopes=frozenset({"generate:write"}), writes=True, transactional=False)
+_WRITE = MethodPolicy(scopes=frozenset({"generate:write"}), writes=True, transactional=False, permission="compose")
 
 POLICIES = {
     "GeneratePost": _WRITE,
@@ -22,7 +22,7 @@ POLICIES = {
     "GenerateVariations": _WRITE,
     "GenerateHashtags": _WRITE,
     "RewriteForDestination": _WRITE,
-    "GetGenerateRun": MethodPolicy(scopes=frozenset({"generate:read"})),
+    "GetGenerateRun": MethodPolicy(permission="read", scopes=frozenset({"generate:read"})),
 }
 
 

@@ -23,13 +23,15 @@ POLICIES = {
     "SignUp": MethodPolicy(anonymous=True, transactional=False, writes=True),
     "GetSignUpPolicy": MethodPolicy(anonymous=True, transactional=False),
     "SignIn": MethodPolicy(anonymous=True, transactional=False, writes=True),
-    "SignOut": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
-    "ListOrganizations": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
-    "SwitchOrganization": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+    "SignOut": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+    "ListOrganizations": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
+    "SwitchOrganization": MethodPolicy(
+        permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True
+    ),
     # Every credential of the organization reads its settings; agents with posts:read.
-    "GetOrganization": MethodPolicy(scopes=frozenset({"posts:read"}), plan_exempt_for_sessions=True),
+    "GetOrganization": MethodPolicy(permission="read", scopes=frozenset({"posts:read"}), plan_exempt_for_sessions=True),
     "UpdateOrganization": MethodPolicy(
-        credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True
+        permission="manage_members", credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True
     ),
 }
 

@@ -29,6 +29,7 @@ _API_KEY_LOOKUP = select(
     organizations.c.slug,
     organizations.c.plan,
     organizations.c.credit_balance,
+    memberships.c.role,
 ).select_from(
     api_keys.join(organizations, organizations.c.id == api_keys.c.org_id).join(
         memberships,
@@ -40,8 +41,9 @@ _API_KEY_LOOKUP = Prepared(_API_KEY_LOOKUP.where(api_keys.c.key_id == bindparam(
 
 
 # Sessions and access tokens: found by the SHA-256 of the whole token (unique index), joined to
-# the membership so a user removed from the organization loses access on the next request.
-_ORG_COLUMNS = (organizations.c.slug, organizations.c.plan, organizations.c.credit_balance)
+# the membership so a user removed from the organization loses access on the next request, and one
+# whose role changed acts with the new role (core/identity/roles.py).
+_ORG_COLUMNS = (organizations.c.slug, organizations.c.plan, organizations.c.credit_balance, memberships.c.role)
 _SESSION_LOOKUP = (
     select(
         sessions.c.id,
@@ -132,6 +134,7 @@ async def _authenticate_session(conn: AsyncConnection, token: str, now: datetime
             ALL_SCOPES,
             row.plan,
             row.credit_balance,
+            role=row.role,
             email=row.email,
             time_zone=row.time_zone,
         )
@@ -161,6 +164,7 @@ async def _authenticate_access_token(conn: AsyncConnection, token: str, now: dat
             frozenset(row.scope.split()),
             row.plan,
             row.credit_balance,
+            role=row.role,
             client_id=row.client_id,
         )
     )
@@ -183,6 +187,7 @@ async def _authenticate_api_key(conn: AsyncConnection, token: str, now: datetime
         scopes=ALL_SCOPES,
         plan=row.plan,
         credit_balance=row.credit_balance,
+        role=row.role,
     )
     stale = row.last_used_at is None or now - row.last_used_at >= LAST_USE_RESOLUTION
     return Authentication(principal, row.id if stale else None)

@@ -28,6 +28,8 @@ class Principal:
     scopes: frozenset[str]
     plan: str
     credit_balance: int
+    # The member's role in the organization (core/identity/roles.py): the credential acts with it.
+    role: str = ""
     # Set for dashboard sessions only: the API key and access token lookups do not read users.
     email: str = ""
     # Set for dashboard sessions only (the organization's row is read anyway): the zone its pages

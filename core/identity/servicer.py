@@ -19,15 +19,24 @@ _KEY_HOLDERS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
 _HUMANS = frozenset({CredentialKind.SESSION})
 
 POLICIES = {
-    "GetPrincipal": MethodPolicy(plan_exempt_for_sessions=True),
+    "GetPrincipal": MethodPolicy(permission="read", plan_exempt_for_sessions=True),
     # The named method's policy applies instead (core/rpc/interceptors.py).
-    "CheckAccess": MethodPolicy(checks_named_method=True),
+    "CheckAccess": MethodPolicy(permission="read", checks_named_method=True),
     "ListApiKeys": MethodPolicy(
-        credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, page=PageBounds(default=50, maximum=100)
+        permission="read",
+        credential_kinds=_KEY_HOLDERS,
+        plan_exempt_for_sessions=True,
+        page=PageBounds(default=50, maximum=100),
     ),
-    "CreateApiKey": MethodPolicy(credential_kinds=_HUMANS, plan_exempt_for_sessions=True, writes=True),
-    "RevokeApiKey": MethodPolicy(credential_kinds=_HUMANS, plan_exempt_for_sessions=True, writes=True),
-    "RotateApiKey": MethodPolicy(credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True),
+    "CreateApiKey": MethodPolicy(
+        permission="compose", credential_kinds=_HUMANS, plan_exempt_for_sessions=True, writes=True
+    ),
+    "RevokeApiKey": MethodPolicy(
+        permission="read", credential_kinds=_HUMANS, plan_exempt_for_sessions=True, writes=True
+    ),
+    "RotateApiKey": MethodPolicy(
+        permission="compose", credential_kinds=_KEY_HOLDERS, plan_exempt_for_sessions=True, writes=True
+    ),
 }
 
 _KIND_TO_PROTO = {

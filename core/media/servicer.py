@@ -28,23 +28,31 @@ _READ = frozenset({"posts:read"})
 _PAGE_KINDS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
 
 POLICIES = {
-    "CreateUpload": MethodPolicy(scopes=_WRITE, writes=True),
+    "CreateUpload": MethodPolicy(permission="compose", scopes=_WRITE, writes=True),
     # Streams and hashes up to 1 GB: no transaction stays open meanwhile.
-    "ConfirmMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
+    "ConfirmMedia": MethodPolicy(permission="compose", scopes=_WRITE, writes=True, transactional=False),
     # Streams up to 100 MB from the facade into storage: no transaction meanwhile.
-    "UploadMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
-    "ListMedia": MethodPolicy(scopes=_READ, page=PageBounds(default=50, maximum=100)),
-    "GetMedia": MethodPolicy(scopes=_READ),
-    "UpdateMedia": MethodPolicy(scopes=_WRITE, writes=True),
+    "UploadMedia": MethodPolicy(permission="compose", scopes=_WRITE, writes=True, transactional=False),
+    "ListMedia": MethodPolicy(permission="read", scopes=_READ, page=PageBounds(default=50, maximum=100)),
+    "GetMedia": MethodPolicy(permission="read", scopes=_READ),
+    "UpdateMedia": MethodPolicy(permission="compose", scopes=_WRITE, writes=True),
     # The bytes are deleted only once the record's deletion has committed.
-    "DeleteMedia": MethodPolicy(scopes=_WRITE, writes=True, transactional=False),
+    "DeleteMedia": MethodPolicy(permission="compose", scopes=_WRITE, writes=True, transactional=False),
     # The dashboard's media page (and gRPC callers with an API key); plan-exempt like every
     # dashboard read. The thumbnail is read from storage outside any transaction.
-    "ListMediaDetails": MethodPolicy(credential_kinds=_PAGE_KINDS, plan_exempt_for_sessions=True, scopes=_READ),
-    "GetMediaThumbnail": MethodPolicy(
-        credential_kinds=_PAGE_KINDS, plan_exempt_for_sessions=True, scopes=_READ, transactional=False
+    "ListMediaDetails": MethodPolicy(
+        permission="read", credential_kinds=_PAGE_KINDS, plan_exempt_for_sessions=True, scopes=_READ
     ),
-    "GetUploadOrigin": MethodPolicy(credential_kinds=_PAGE_KINDS, plan_exempt_for_sessions=True, scopes=_READ),
+    "GetMediaThumbnail": MethodPolicy(
+        permission="read",
+        credential_kinds=_PAGE_KINDS,
+        plan_exempt_for_sessions=True,
+        scopes=_READ,
+        transactional=False,
+    ),
+    "GetUploadOrigin": MethodPolicy(
+        permission="read", credential_kinds=_PAGE_KINDS, plan_exempt_for_sessions=True, scopes=_READ
+    ),
 }
 # A thumbnail is a few tens of KB; anything larger under its key is not served.
 MAX_THUMBNAIL_BYTES = 1024 * 1024

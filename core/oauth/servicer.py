@@ -22,9 +22,11 @@ POLICIES = {
     # Not transactional: a metadata-document client's document is fetched (up to a few seconds)
     # before the transaction opens, not inside it.
     "CheckAuthorization": MethodPolicy(anonymous=True, transactional=False),
-    "PrepareConsent": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, transactional=False),
+    "PrepareConsent": MethodPolicy(
+        permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, transactional=False
+    ),
     "ApproveAuthorization": MethodPolicy(
-        credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True, transactional=False
+        permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True, transactional=False
     ),
     # Not transactional: a replayed code or refresh token revokes, and that must commit even
     # though the request fails (core/oauth/token_endpoint.py).
@@ -33,8 +35,10 @@ POLICIES = {
     "IntrospectToken": MethodPolicy(anonymous=True),
     # Not transactional: served from this process's memory (core/oauth/jwks.py), no database work.
     "GetJwks": MethodPolicy(anonymous=True, transactional=False),
-    "ListGrants": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
-    "RevokeGrant": MethodPolicy(credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
+    "ListGrants": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
+    "RevokeGrant": MethodPolicy(
+        permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True
+    ),
 }
 
 

@@ -23,19 +23,33 @@ from core.settings import CoreSettings
 _HUMANS_AND_SERVERS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
 
 POLICIES = {
-    "ListPlatforms": MethodPolicy(credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True),
+    "ListPlatforms": MethodPolicy(
+        permission="read", credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True
+    ),
     # Connecting accounts is for humans (dashboard) and servers (API keys), never agents. These
     # methods call platforms over HTTP: no transaction stays open meanwhile.
     "StartConnection": MethodPolicy(
-        credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True, transactional=False
+        permission="manage_integrations",
+        credential_kinds=_HUMANS_AND_SERVERS,
+        plan_exempt_for_sessions=True,
+        writes=True,
+        transactional=False,
     ),
     # The platform's redirect: the state is the proof (and, for the dashboard, the session).
     "CompleteConnection": MethodPolicy(anonymous=True, writes=True, transactional=False),
     "ConnectBluesky": MethodPolicy(
-        credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True, transactional=False
+        permission="manage_integrations",
+        credential_kinds=_HUMANS_AND_SERVERS,
+        plan_exempt_for_sessions=True,
+        writes=True,
+        transactional=False,
     ),
     "DisconnectProfile": MethodPolicy(
-        credential_kinds=_HUMANS_AND_SERVERS, plan_exempt_for_sessions=True, writes=True, transactional=False
+        permission="manage_integrations",
+        credential_kinds=_HUMANS_AND_SERVERS,
+        plan_exempt_for_sessions=True,
+        writes=True,
+        transactional=False,
     ),
 }
 

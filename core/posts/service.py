@@ -3,6 +3,7 @@ core/posts/validation.py; the publisher (core/publisher) moves posts on from `qu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -104,7 +105,14 @@ CHANGEABLE = ("content", "schedule_at", "media_ids", "thread", "first_comment", 
 
 
 async def update_post(
-    conn: AsyncConnection, org_id: str, post_id: str, change: PostChange, now: datetime, *, live: bool = False
+    conn: AsyncConnection,
+    org_id: str,
+    post_id: str,
+    change: PostChange,
+    now: datetime,
+    *,
+    live: bool = False,
+    may_publish: Callable[[], None] = lambda: None,
 ) -> PostRecord:
     """Edits a post that is not yet publishing (a draft too) and nothing of which is out. The row
     is locked for the change, so a worker cannot claim it halfway (it skips locked rows). What
@@ -119,6 +127,8 @@ async def update_post(
         raise InvalidPostState(f"post is {current.status}; only drafts, scheduled or queued posts can be edited")
     held = await _refuse_if_maybe_out(conn, post_id)
     draft = current.status == "draft"
+    if not draft:
+        may_publish()  # a post on its way out changes only by someone who may publish
     _check_change_shapes(change)
     if change.tiktok is not None and current.connector != "tiktok":
         raise ValidationError(f"tiktok settings apply to TikTok posts only; this post goes to {current.connector}")
@@ -248,16 +258,16 @@ async def schedule_post(
     live: bool = False,
 ) -> PostRecord:
     current = await get_post(conn, org_id, post_id, for_update=True)
-    await draft_scheduling.schedule_draft(conn, org_id, current, schedule_at=schedule_at, next_slot=next_slot, now=now, live=live)
+    await draft_scheduling.schedule_draft(
+        conn, org_id, current, schedule_at=schedule_at, next_slot=next_slot, now=now, live=live
+    )
     record = await _changed(conn, org_id, post_id, "post.updated", now)
     when = record.schedule_at if record.status == "scheduled" else None
     await history.changed(conn, org_id, post_id, "scheduled", now, status=record.status, schedule_at=when)
     return record
 
 
-async def cancel_post(
-    conn: AsyncConnection, org_id: str, post_id: str, now: datetime
-) -> tuple[PostRecord, int | None]:
+async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> tuple[PostRecord, int | None]:
     """Cancels a post nothing of which is out. Such a post holds no credits (a transient failure
     gave its hold back: docs/posts.md "Credits"); whatever it still holds is refunded here, with a
     ledger row naming the post, so a canceled post never costs anything. Returns the post and,

@@ -20,35 +20,39 @@ from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
-from core.rpc.policy import MethodPolicy, PageBounds
+from core.rpc.policy import MethodPolicy, PageBounds, require_permission
 
 _READ = frozenset({"posts:read"})
 _WRITE = frozenset({"posts:write"})
 
 POLICIES = {
-    "CreatePosts": MethodPolicy(scopes=_WRITE, writes=True),
-    "ListPosts": MethodPolicy(scopes=_READ, page=PageBounds(default=50, maximum=100)),
-    "GetPost": MethodPolicy(scopes=_READ),
-    "UpdatePost": MethodPolicy(scopes=_WRITE, writes=True),
-    "CancelPost": MethodPolicy(scopes=_WRITE, writes=True),
-    "RetryPost": MethodPolicy(scopes=_WRITE, writes=True),
-    "SchedulePost": MethodPolicy(scopes=_WRITE, writes=True),
-    "ListOutboxEntries": MethodPolicy(scopes=_READ),
+    "CreatePosts": MethodPolicy(permission="compose", scopes=_WRITE, writes=True),
+    "ListPosts": MethodPolicy(permission="read", scopes=_READ, page=PageBounds(default=50, maximum=100)),
+    "GetPost": MethodPolicy(permission="read", scopes=_READ),
+    "UpdatePost": MethodPolicy(permission="compose", scopes=_WRITE, writes=True),
+    "CancelPost": MethodPolicy(permission="publish", scopes=_WRITE, writes=True),
+    "RetryPost": MethodPolicy(permission="publish", scopes=_WRITE, writes=True),
+    "SchedulePost": MethodPolicy(permission="publish", scopes=_WRITE, writes=True),
+    "ListOutboxEntries": MethodPolicy(permission="read", scopes=_READ),
     # A post's history (docs/posts.md, "History"): its steps, 50 a page.
-    "ListPostEvents": MethodPolicy(scopes=_READ, page=PageBounds(default=50, maximum=100)),
+    "ListPostEvents": MethodPolicy(permission="read", scopes=_READ, page=PageBounds(default=50, maximum=100)),
     # A post group: as the single-post actions its actions repeat (docs/posts.md, "Post groups").
-    "GetPostGroup": MethodPolicy(scopes=_READ),
-    "ReschedulePostGroup": MethodPolicy(scopes=_WRITE, writes=True),
-    "CancelPostGroup": MethodPolicy(scopes=_WRITE, writes=True),
+    "GetPostGroup": MethodPolicy(permission="read", scopes=_READ),
+    "ReschedulePostGroup": MethodPolicy(permission="publish", scopes=_WRITE, writes=True),
+    "CancelPostGroup": MethodPolicy(permission="publish", scopes=_WRITE, writes=True),
     # The dashboard's posts page (docs/dashboard.md, "Posts"): groups, 25 a page.
-    "ListPostGroups": MethodPolicy(scopes=_READ, page=PageBounds(default=25, maximum=100)),
+    "ListPostGroups": MethodPolicy(permission="read", scopes=_READ, page=PageBounds(default=25, maximum=100)),
     # A dry run of CreatePosts: it creates nothing, so reading posts is enough.
-    "ValidatePosts": MethodPolicy(scopes=_READ),
-    "PreviewPosts": MethodPolicy(scopes=_READ),
+    "ValidatePosts": MethodPolicy(permission="compose", scopes=_READ),
+    "PreviewPosts": MethodPolicy(permission="compose", scopes=_READ),
     # The dashboard's calendar (docs/dashboard.md, "Calendar"): sessions only, no surface of its own.
-    "ListCalendarPosts": MethodPolicy(credential_kinds=frozenset({CredentialKind.SESSION}), scopes=_READ),
+    "ListCalendarPosts": MethodPolicy(
+        permission="read", credential_kinds=frozenset({CredentialKind.SESSION}), scopes=_READ
+    ),
     # Writing tools (docs/api.md, "Authentication": generate:read reads recent posts).
-    "ListRecentPosts": MethodPolicy(scopes=frozenset({"generate:read"}), page=PageBounds(default=20, maximum=100)),
+    "ListRecentPosts": MethodPolicy(
+        permission="read", scopes=frozenset({"generate:read"}), page=PageBounds(default=20, maximum=100)
+    ),
 }
 
 
@@ -94,6 +98,9 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.CreatePostsRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.CreatePostsResponse:
         call = current_call()
+        if not request.draft:
+            # Contributors write drafts: a post that would go out needs `publish` (docs/teams.md).
+            require_permission(call.principal, "publish", "a post that goes out (save it as a draft)")
         fingerprint = posts_pb2.CreatePostsRequest()
         fingerprint.CopyFrom(request)
         fingerprint.ClearField("request_id")
@@ -180,6 +187,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             change,
             call.now,
             live=call.settings.publish_mode == "live",
+            may_publish=lambda: require_permission(call.principal, "publish", "changing a post that is not a draft"),
         )
         return post_message(record)
 

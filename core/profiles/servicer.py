@@ -20,24 +20,30 @@ _READ = frozenset({"posts:read"})
 POLICIES = {
     # Humans see their profiles in the dashboard with or without a plan; keys and tokens need one.
     "ListProfiles": MethodPolicy(
-        scopes=_READ, plan_exempt_for_sessions=True, page=PageBounds(default=100, maximum=500)
+        permission="read", scopes=_READ, plan_exempt_for_sessions=True, page=PageBounds(default=100, maximum=500)
     ),
-    "GetProfile": MethodPolicy(scopes=_READ, plan_exempt_for_sessions=True),
+    "GetProfile": MethodPolicy(permission="read", scopes=_READ, plan_exempt_for_sessions=True),
     # The dashboard's "connect a sandbox profile" form: humans only, with or without a plan.
     # Writing tools (docs/api.md, "Authentication": generate:read reads destination limits).
-    "GetDestinationLimits": MethodPolicy(scopes=frozenset({"generate:read"})),
+    "GetDestinationLimits": MethodPolicy(permission="read", scopes=frozenset({"generate:read"})),
     # Time slots decide when posts go out: reading them is reading posts, setting them is scheduling.
-    "GetProfileSlots": MethodPolicy(scopes=_READ),
-    "SetProfileSlots": MethodPolicy(scopes=frozenset({"posts:write"}), writes=True),
+    "GetProfileSlots": MethodPolicy(permission="read", scopes=_READ),
+    "SetProfileSlots": MethodPolicy(permission="publish", scopes=frozenset({"posts:write"}), writes=True),
     # A profile's default language decides what its posts are sent with, its tags which posts
     # go to it: changing them is writing posts. Humans change them with or without a plan.
-    "UpdateProfile": MethodPolicy(scopes=frozenset({"posts:write"}), plan_exempt_for_sessions=True, writes=True),
+    "UpdateProfile": MethodPolicy(
+        permission="manage_integrations", scopes=frozenset({"posts:write"}), plan_exempt_for_sessions=True, writes=True
+    ),
     "CreateProfile": MethodPolicy(
-        credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True
+        permission="manage_integrations",
+        credential_kinds=frozenset({CredentialKind.SESSION}),
+        plan_exempt_for_sessions=True,
+        writes=True,
     ),
     # Deleting a profile drops its posts' history and cannot be undone: humans and their servers
     # only, never agents (docs/api.md, "Deleting a profile").
     "DeleteProfile": MethodPolicy(
+        permission="manage_integrations",
         credential_kinds=frozenset({CredentialKind.API_KEY, CredentialKind.SESSION}),
         plan_exempt_for_sessions=True,
         writes=True,

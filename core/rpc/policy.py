@@ -8,6 +8,7 @@ from google.protobuf.descriptor import ServiceDescriptor
 
 from core.errors import Forbidden, InsufficientScope, SubscriptionRequired
 from core.identity.principal import CredentialKind, Principal
+from core.identity.roles import PERMISSIONS, allows
 from core.identity.scopes import ALL_SCOPES
 
 ALL_KINDS = frozenset(CredentialKind)
@@ -31,6 +32,9 @@ class MethodPolicy:
     plan_exempt_for_sessions: bool = False
     # Scopes the credential must carry, all of them.
     scopes: frozenset[str] = field(default_factory=frozenset)
+    # What the credential's member must be allowed to do (core/identity/roles.py); every method
+    # with a principal names one.
+    permission: str = ""
     # Whether the method writes: on SQLite its transaction takes the write lock up front.
     writes: bool = False
     # False for methods that wait on I/O for long (hashing an upload): the credential is checked
@@ -46,7 +50,7 @@ class MethodPolicy:
 
 
 # The policy a method of a Herald service gets when none was declared: the strictest.
-STRICT = MethodPolicy(credential_kinds=frozenset({CredentialKind.SESSION}), writes=True)
+STRICT = MethodPolicy(credential_kinds=frozenset({CredentialKind.SESSION}), writes=True, permission="manage_members")
 
 
 def method_names(service: ServiceDescriptor) -> list[str]:
@@ -64,6 +68,11 @@ def policies_for(service: ServiceDescriptor, declared: dict[str, MethodPolicy]) 
     for name, policy in declared.items():
         if unknown := policy.scopes - ALL_SCOPES:
             raise RuntimeError(f"{service.full_name}.{name}: unknown scopes {sorted(unknown)}")
+        if policy.anonymous == bool(policy.permission) or (policy.permission and policy.permission not in PERMISSIONS):
+            raise RuntimeError(
+                f"{service.full_name}.{name}: a method with a principal names one known permission "
+                f"(an anonymous one none), not {policy.permission!r}"
+            )
     names = {method.name for method in service.methods}
     if names != set(declared):
         raise RuntimeError(
@@ -75,12 +84,25 @@ def policies_for(service: ServiceDescriptor, declared: dict[str, MethodPolicy]) 
 
 def apply_policy(principal: Principal, policy: MethodPolicy) -> None:
     """The order of checks after the credential itself (docs/api.md, "Errors"): its kind, then its
-    scopes, then the plan.
+    scopes, then its member's role, then the plan.
     A missing scope names every scope the method needs, in one challenge (MCP authorization)."""
     if principal.credential_kind not in policy.credential_kinds:
         raise Forbidden(f"a {principal.credential_kind.value} credential cannot call this method")
     if policy.scopes - principal.scopes:
         raise InsufficientScope("the credential lacks a required scope", scope=" ".join(sorted(policy.scopes)))
+    require_permission(principal, policy.permission)
     exempt = policy.plan_exempt_for_sessions and principal.credential_kind is CredentialKind.SESSION
     if not principal.has_plan and not exempt:
         raise SubscriptionRequired("this organization has no active or trialing plan")
+
+
+def require_permission(principal: Principal, permission: str, what: str = "this") -> None:
+    """FORBIDDEN, naming the permission and the role, unless the member's role carries it. Methods
+    check their own permission through their policy; a servicer calls this for what depends on the
+    request (a contributor's post that would go out)."""
+    if not allows(principal.role, permission):
+        raise Forbidden(
+            f"your role ({principal.role or 'none'}) does not allow {what}: it needs the {permission!r} permission",
+            permission=permission,
+            role=principal.role,
+        )

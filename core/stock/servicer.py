@@ -18,15 +18,22 @@ from core.storage.base import ObjectStorage
 # Searching creates nothing: reading media is enough. Sourcing writes media and charges for it.
 # Both call the provider over HTTP: no transaction stays open meanwhile.
 POLICIES = {
-    "SearchStock": MethodPolicy(scopes=frozenset({"posts:read"}), transactional=False),
-    "SourceMedia": MethodPolicy(scopes=frozenset({"media:write"}), writes=True, transactional=False),
-    "GetSourcingRun": MethodPolicy(scopes=frozenset({"posts:read"}), transactional=False),
+    "SearchStock": MethodPolicy(permission="read", scopes=frozenset({"posts:read"}), transactional=False),
+    "SourceMedia": MethodPolicy(
+        permission="compose", scopes=frozenset({"media:write"}), writes=True, transactional=False
+    ),
+    "GetSourcingRun": MethodPolicy(permission="read", scopes=frozenset({"posts:read"}), transactional=False),
     # Which providers an organization uses is its humans' call (the dashboard), and servers' reading.
     "ListStockProviders": MethodPolicy(
-        credential_kinds=frozenset({CredentialKind.API_KEY, CredentialKind.SESSION}), plan_exempt_for_sessions=True
+        permission="read",
+        credential_kinds=frozenset({CredentialKind.API_KEY, CredentialKind.SESSION}),
+        plan_exempt_for_sessions=True,
     ),
     "SetStockProviders": MethodPolicy(
-        credential_kinds=frozenset({CredentialKind.SESSION}), plan_exempt_for_sessions=True, writes=True
+        permission="manage_integrations",
+        credential_kinds=frozenset({CredentialKind.SESSION}),
+        plan_exempt_for_sessions=True,
+        writes=True,
     ),
 }
 

@@ -18,12 +18,17 @@ from core.webhooks.events import EVENT_TYPES
 # Servers (API keys) and humans (the dashboard) manage endpoints; agents (OAuth tokens) do not:
 # an agent must not be able to send the organization's events to a URL of its choosing.
 _KINDS = frozenset({CredentialKind.API_KEY, CredentialKind.SESSION})
-_READ = MethodPolicy(credential_kinds=_KINDS, plan_exempt_for_sessions=True)
-_WRITE = MethodPolicy(credential_kinds=_KINDS, plan_exempt_for_sessions=True, writes=True)
+_READ = MethodPolicy(credential_kinds=_KINDS, plan_exempt_for_sessions=True, permission="manage_integrations")
+_WRITE = MethodPolicy(
+    credential_kinds=_KINDS, plan_exempt_for_sessions=True, writes=True, permission="manage_integrations"
+)
 POLICIES = {
     "CreateWebhook": _WRITE,
     "ListWebhooks": MethodPolicy(
-        credential_kinds=_KINDS, plan_exempt_for_sessions=True, page=PageBounds(default=20, maximum=100)
+        permission="manage_integrations",
+        credential_kinds=_KINDS,
+        plan_exempt_for_sessions=True,
+        page=PageBounds(default=20, maximum=100),
     ),
     "GetWebhook": _READ,
     "UpdateWebhook": _WRITE,
@@ -32,7 +37,10 @@ POLICIES = {
     "ListWebhookEventTypes": _READ,
     "TestWebhook": _WRITE,
     "ListWebhookDeliveries": MethodPolicy(
-        credential_kinds=_KINDS, plan_exempt_for_sessions=True, page=PageBounds(default=50, maximum=200)
+        permission="manage_integrations",
+        credential_kinds=_KINDS,
+        plan_exempt_for_sessions=True,
+        page=PageBounds(default=50, maximum=200),
     ),
     "ReplayWebhookDelivery": _WRITE,
 }

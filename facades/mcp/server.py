@@ -27,7 +27,7 @@ from facades.errors import ApiError
 from facades.mcp import apps, tasks
 from facades.mcp.gate import GateRefusal, access_token_authorization, refusal_response
 from facades.mcp.icons import server_info
-from facades.mcp.tools import ACCESS_CODES, ToolCall, list_tools, tool_error
+from facades.mcp.tools import ToolCall, access_failure, list_tools, tool_error
 from facades.mcp.transport import (
     SUPPORTED_VERSIONS,
     Exchange,
@@ -224,7 +224,7 @@ async def _run_tool(request: Request, authorization: str, name: str, arguments: 
     try:
         return await call.run(TOOLS[name], await request.app.ctx.contract.get(), arguments)
     except ApiError as failure:
-        refusal = _refusal_from(failure) if failure.code in ACCESS_CODES else None
+        refusal = _refusal_from(failure) if access_failure(failure) else None
         if refusal is not None:
             raise refusal from None
         return tool_error(failure)

@@ -93,7 +93,7 @@ class ToolCall:
                 self.core.method(op.rpc), request.to_proto(), authorization=self.authorization, audience=self.audience
             )
         except ApiError as error:
-            if error.code in ACCESS_CODES:
+            if access_failure(error):
                 raise
             return tool_error(error)
         structured = tool.adapt(result.response, request) if tool.adapt else op.render(result.response)[1]
@@ -104,6 +104,13 @@ class ToolCall:
 
 # Failures that are the token's, not the call's: answered as HTTP challenges.
 ACCESS_CODES = frozenset({"UNAUTHORIZED", "FORBIDDEN", "INSUFFICIENT_SCOPE"})
+
+
+def access_failure(error: ApiError) -> bool:
+    """Whether the token is at fault (an HTTP challenge), not the call. A refusal by the member's
+    role (FORBIDDEN naming a `permission`, docs/teams.md) is the call's: the token is good, and
+    re-authorizing would change nothing, so it is a tool error the agent can read."""
+    return error.code in ACCESS_CODES and not (error.code == "FORBIDDEN" and "permission" in error.metadata)
 
 
 def _result(structured: dict[str, Any]) -> dict[str, Any]:

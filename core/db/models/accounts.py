@@ -64,7 +64,7 @@ class Organization(Base):
 
 class Membership(Base):
     __tablename__ = "memberships"
-    __table_args__ = (CheckConstraint("role IN ('owner', 'member')", name="role_known"),)
+    __table_args__ = (CheckConstraint("role IN ('owner', 'admin', 'editor', 'contributor', 'viewer')", name="role_known"),)
 
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True)

@@ -28,20 +28,42 @@ class GetCatalogRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Catalog(_message.Message):
-    __slots__ = ("platforms", "media_types", "scopes", "methods", "field_limits", "failure_reasons")
+    __slots__ = ("platforms", "media_types", "scopes", "methods", "field_limits", "failure_reasons", "permissions", "roles")
     PLATFORMS_FIELD_NUMBER: _ClassVar[int]
     MEDIA_TYPES_FIELD_NUMBER: _ClassVar[int]
     SCOPES_FIELD_NUMBER: _ClassVar[int]
     METHODS_FIELD_NUMBER: _ClassVar[int]
     FIELD_LIMITS_FIELD_NUMBER: _ClassVar[int]
     FAILURE_REASONS_FIELD_NUMBER: _ClassVar[int]
+    PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    ROLES_FIELD_NUMBER: _ClassVar[int]
     platforms: _containers.RepeatedCompositeFieldContainer[Platform]
     media_types: _containers.RepeatedCompositeFieldContainer[MediaType]
     scopes: _containers.RepeatedCompositeFieldContainer[Scope]
     methods: _containers.RepeatedCompositeFieldContainer[Method]
     field_limits: FieldLimits
     failure_reasons: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, platforms: _Optional[_Iterable[_Union[Platform, _Mapping]]] = ..., media_types: _Optional[_Iterable[_Union[MediaType, _Mapping]]] = ..., scopes: _Optional[_Iterable[_Union[Scope, _Mapping]]] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., field_limits: _Optional[_Union[FieldLimits, _Mapping]] = ..., failure_reasons: _Optional[_Iterable[str]] = ...) -> None: ...
+    permissions: _containers.RepeatedCompositeFieldContainer[Permission]
+    roles: _containers.RepeatedCompositeFieldContainer[Role]
+    def __init__(self, platforms: _Optional[_Iterable[_Union[Platform, _Mapping]]] = ..., media_types: _Optional[_Iterable[_Union[MediaType, _Mapping]]] = ..., scopes: _Optional[_Iterable[_Union[Scope, _Mapping]]] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., field_limits: _Optional[_Union[FieldLimits, _Mapping]] = ..., failure_reasons: _Optional[_Iterable[str]] = ..., permissions: _Optional[_Iterable[_Union[Permission, _Mapping]]] = ..., roles: _Optional[_Iterable[_Union[Role, _Mapping]]] = ...) -> None: ...
+
+class Permission(_message.Message):
+    __slots__ = ("name", "description")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
+class Role(_message.Message):
+    __slots__ = ("name", "description", "permissions")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    permissions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., permissions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Platform(_message.Message):
     __slots__ = ("key", "name", "kind", "post_types", "text", "title", "media_caps")
@@ -158,14 +180,16 @@ class Scope(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., advertised: _Optional[bool] = ...) -> None: ...
 
 class Method(_message.Message):
-    __slots__ = ("name", "scopes", "page")
+    __slots__ = ("name", "scopes", "page", "permission")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SCOPES_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_FIELD_NUMBER: _ClassVar[int]
     name: str
     scopes: _containers.RepeatedScalarFieldContainer[str]
     page: PageBounds
-    def __init__(self, name: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., page: _Optional[_Union[PageBounds, _Mapping]] = ...) -> None: ...
+    permission: str
+    def __init__(self, name: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., page: _Optional[_Union[PageBounds, _Mapping]] = ..., permission: _Optional[str] = ...) -> None: ...
 
 class PageBounds(_message.Message):
     __slots__ = ("default_size", "max_size")

@@ -1,0 +1,73 @@
+"""The organization's members and their roles (docs/teams.md): listing them, changing a member's
+role, removing a member. The roles and what each may do are the core's (its catalog)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from herald.identity.v1 import members_pb2
+from pydantic import Field
+
+from contract.base import InPath, Request, Response, UtcTimestamp, timestamp
+from contract.requests import ABSENT
+
+_USER_ID = Annotated[str, InPath(), Field(min_length=1, max_length=64, description="The member's user id (`usr_…`).")]
+_ROLE = (
+    "owner, admin, editor, contributor or viewer (docs/teams.md has what each may do). Only an owner makes "
+    "or unmakes an owner."
+)
+
+
+class ListMembersRequest(Request):
+    def to_proto(self) -> members_pb2.ListMembersRequest:
+        return members_pb2.ListMembersRequest()
+
+
+class UpdateMemberRequest(Request):
+    """Changes a member; absent fields are kept."""
+
+    user_id: _USER_ID
+    role: Annotated[str, Field(min_length=1, max_length=32, description=_ROLE)] = ABSENT
+
+    def to_proto(self) -> members_pb2.UpdateMemberRequest:
+        message = members_pb2.UpdateMemberRequest(user_id=self.user_id)
+        if self.role is not None:
+            message.role = self.role
+        return message
+
+
+class RemoveMemberRequest(Request):
+    user_id: _USER_ID
+
+    def to_proto(self) -> members_pb2.RemoveMemberRequest:
+        return members_pb2.RemoveMemberRequest(user_id=self.user_id)
+
+
+class Member(Response):
+    """A member of the organization."""
+
+    user_id: str = Field(pattern="^usr_", description="The member's user id.")
+    email: str = Field(description="The member's email address.")
+    role: str = Field(description=_ROLE)
+    joined_at: UtcTimestamp = Field(description="When they joined the organization.")
+    you: bool = Field(description="Whether this member is the one the credential belongs to.")
+
+    @classmethod
+    def from_proto(cls, m: members_pb2.Member) -> dict[str, Any]:
+        return {
+            "user_id": m.user_id,
+            "email": m.email,
+            "role": m.role,
+            "joined_at": timestamp(m.join_time),
+            "you": m.is_caller,
+        }
+
+
+class MemberList(Response):
+    """Every member of the organization: owners first, then by email."""
+
+    members: list[Member]
+
+    @classmethod
+    def from_proto(cls, r: members_pb2.ListMembersResponse) -> dict[str, Any]:
+        return {"members": [Member.from_proto(m) for m in r.members]}
