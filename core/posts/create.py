@@ -2,14 +2,15 @@
 
 `next_slot` on PostgreSQL takes each profile's lock (core/posts/slot_assignment.py) and holds it until
 the commit, so other next_slot requests for those profiles wait their turn: what is done while
-it is held is what bounds their rate. Everything that does not depend on the slot — the rows,
-the records, the messages and the events' data — is built before the lock is taken, with the
-request's time in place of the slot; once the slots are known they are written into those
-(`_place`), and the writes go in one round trip, with the COMMIT when the caller's unit of
-work ends with them (the gRPC servicer's does): waiting for the call to return through the
-servicer and the unit of work before committing held the locks ~3 ms more under load. The
-requests for the same profiles that arrive meanwhile in the same core process join that turn
-(core/posts/slot_lock_turns.py): the lock holder gives them the next slots and holds those for them.
+it is held is what bounds their rate. Everything that does not depend on the slot — the rows
+(their history's `created` step with them), the records, the messages and the events' data —
+is built before the lock is taken, with the request's time in place of the slot; once the slots
+are known they are written into those (`_place`), and the writes go in one round trip, with the
+COMMIT when the caller's unit of work ends with them (the gRPC servicer's does): waiting for the
+call to return through the servicer and the unit of work before committing held the locks ~3 ms
+more under load. The requests for the same profiles that arrive meanwhile in the same core
+process join that turn (core/posts/slot_lock_turns.py): the lock holder gives them the next
+slots and holds those for them.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ _INSERT_POSTS = Prepared(
         "id", "org_id", "group_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type", "status",
         "schedule_at", "due_at", "created_at", "updated_at", "attempts", "charged", "units", "delivery_key",
         "failure_reason", "failure_detail", "platform_error", "platform_post_id", "platform_url", "request_id",
-        "language", "tiktok_options",
+        "language", "tiktok_options", "created_detail",
     ],
 )  # fmt: skip
 
@@ -86,7 +87,8 @@ async def create_posts(
     if request.next_slot and is_sqlite(conn.engine):
         # The write transaction holds SQLite's lock already: the rows as validation read them.
         read = [
-            slot_assignment.SlotState(p.id, p.slug, p.slot_table, p.slot_watermark) for p in (t.profile for t in plan.targets)
+            slot_assignment.SlotState(p.id, p.slug, p.slot_table, p.slot_watermark)
+            for p in (t.profile for t in plan.targets)
         ]
         slots = await slot_assignment.next_slots(conn, profile_ids, now, read=read)
     elif request.next_slot:
@@ -94,6 +96,7 @@ async def create_posts(
     rows, media_rows, part_rows = [], [], []
     request_id = REQUEST_ID.get()  # its publish events carry it later (core/posts/events.py)
     group_id = new_id("grp")  # the request's posts, one group (docs/posts.md)
+    scheduled = bool(slots) or plan.schedule_at is not None  # a send time of its own (else now, or none)
     for target in plan.targets:
         post_id = new_id("pst")
         when = slots.get(target.profile.id) or plan.schedule_at
@@ -126,6 +129,8 @@ async def create_posts(
                 "request_id": request_id,
                 "language": target.version.language or target.profile.default_language,
                 "tiktok_options": tiktok_json(target.version.tiktok),
+                # The history's first step (core/posts/history.py), in the row: no row of its own.
+                "created_detail": history.created_detail(status, when if scheduled else None, request_id),
             }
         )
         media_rows += thread_parts.main_media_rows(org_id, post_id, target.version)
@@ -141,14 +146,11 @@ async def create_posts(
         for n in notices_for(t.profile.slug, t.profile.connector, t.version, t.post_type, plan.media)
     ]
     data = events.post_data(messages)
-    # The history's first event of each post (core/posts/history.py), written with the rows.
-    scheduled = bool(slots) or plan.schedule_at is not None
-    created = [_created(org_id, row, now, scheduled=scheduled) for row in rows]
     turn, committed = None, False
     try:
         if locked_late:
             turn = await slot_lock_turns.take(conn, profile_ids, now, lead=ends_transaction)
-            _place(turn.given, rows, records, messages, data, created)
+            _place(turn.given, rows, records, messages, data)
         # The writes go to PostgreSQL in one round trip (psycopg's pipeline): at 1 in flight that
         # took a POST /v1/posts from 4.5-6.5 to 3.8 ms. next_slot holds its profiles' locks until
         # the commit (or holds its slots, when it joined another request's turn): its COMMIT goes
@@ -157,7 +159,6 @@ async def create_posts(
             await _INSERT_POSTS.many(conn, rows)
             await thread_parts.insert_parts(conn, part_rows, media_rows)
             await events.emit(conn, org_id, "post.created", records, now, data=data)
-            await history.record(conn, created)
             if idempotency_key and encode is not None:
                 await idempotency.store_response(conn, org_id, idempotency_key, encode(messages, notices))
             if turn is not None:
@@ -177,31 +178,16 @@ def _place(
     records: list[PostRecord],
     messages: list[posts_pb2.Post],
     data: list[dict],
-    created: list[dict],
 ) -> None:
-    """Each profile's slot written into what was built before it was known: the row, the
-    record, the message, the event's data and the history's `created` of its post."""
+    """Each profile's slot written into what was built before it was known: the row (and its
+    history's `created` step), the record, the message and the event's data."""
     for i, row in enumerate(rows):
         when = slots[row["profile_id"]]
         row["schedule_at"] = row["due_at"] = when
         records[i] = replace(records[i], schedule_at=when)
         messages[i].schedule_time.CopyFrom(timestamp(when))
         data[i]["schedule_at"] = rendered(messages[i].schedule_time)
-        created[i]["detail"] = history.dumps(_created_facts(row, scheduled=True))
-
-
-def _created(org_id: str, row: dict, now: datetime, *, scheduled: bool) -> dict:
-    """The post's first event in its history (core/posts/history.py)."""
-    return history.event(org_id, row["id"], "created", now, **_created_facts(row, scheduled=scheduled))
-
-
-def _created_facts(row: dict, *, scheduled: bool) -> dict:
-    """`scheduled`: the post has a send time of its own (else it goes now, or is a draft without one)."""
-    return {
-        "status": row["status"],
-        "schedule_at": row["schedule_at"] if scheduled else None,
-        "request_id": row["request_id"],
-    }
+        row["created_detail"] = history.created_detail(row["status"], when, row["request_id"])
 
 
 def _record(row: dict, version: Version, now: datetime) -> PostRecord:

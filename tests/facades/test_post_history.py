@@ -1,9 +1,10 @@
 """A post's history (docs/posts.md, "History") over /v1, gRPC and the dashboard: a sandbox post
 created, claimed and published in order (its thread items too); edits, reschedules, a draft
 taken out of draft, cancels and a retry recorded with the id of the request that made them; a
-group's cancel and reschedule record one step per post; paging both ways; another
-organization's post and an unknown one are NOT_FOUND, a bad order or page token a
-VALIDATION_ERROR. The publisher's failed attempts: tests/core/test_post_history_outcomes.py; the
+group's cancel and reschedule record one step per post; paging both ways, at every page size
+(the `created` step, read from the post's row, first oldest first and last newest first);
+another organization's post and an unknown one are NOT_FOUND, a bad order or page token (another
+post's `created` step among them) a VALIDATION_ERROR. The publisher's failed attempts: tests/core/test_post_history_outcomes.py; the
 MCP tool: tests/facades/test_mcp_tools.py."""
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import grpc
 import httpx
 import pytest
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
+from sqlalchemy import select
 
 from core import admin
+from core.db.models import post_events
 from harness.live import settled
 from tests.conftest import Org
 from tests.core.rpc_helpers import error_info
@@ -114,6 +117,79 @@ async def test_edits_reschedules_and_a_cancel_are_recorded_with_their_request(ht
     assert cancel == {"request_id": "cancel-1"}
 
 
+async def pages(http: httpx.AsyncClient, org: Org, post_id: str, order: str, size: int) -> list[list[dict]]:
+    """Every page of the post's history, walked with its tokens."""
+    walked, token = [], None
+    while True:
+        params = {"order": order, "page_size": size, **({"page_token": token} if token else {})}
+        answer = await http.get(f"/v1/posts/{post_id}/events", params=params, headers=org.auth)
+        assert answer.status_code == 200, answer.text
+        walked.append(answer.json()["events"])
+        token = answer.json().get("next_page_token")
+        if not token:
+            return walked
+        assert len(walked) <= 10, walked  # a token leading back would walk on forever
+
+
+async def test_paging_at_every_size_gives_each_step_once_in_both_orders(http, orgs) -> None:
+    """Six steps, the created one read from the post's row and five stored: at page sizes 1 to
+    7 a page boundary falls right before and right after the created step, either way."""
+    org = await orgs.with_profiles("x")
+    post_id = await create(http, org, {"content": "Paged", "profiles": ["acme-x"], "schedule_at": later()})
+    for n, body in enumerate(({"content": "Paged, edited"}, {"schedule_at": later(2)}, {"content": "Again"})):
+        changed = await http.patch(f"/v1/posts/{post_id}", json=body, headers=org.auth)
+        assert changed.status_code == 200, (n, changed.text)
+    moved = await http.patch(f"/v1/posts/{post_id}", json={"schedule_at": later(3)}, headers=org.auth)
+    assert moved.status_code == 200, moved.text
+    canceled = await http.delete(f"/v1/posts/{post_id}", headers=org.auth)
+    assert canceled.status_code == 200, canceled.text
+
+    events = await history(http, org, post_id, page_size=100)
+    assert kinds(events) == ["created", "edited", "rescheduled", "edited", "rescheduled", "canceled"]
+    assert events[0]["id"] == f"pev_{post_id}" and len({e["id"] for e in events}) == 6
+    async with orgs.engine.connect() as conn:
+        stored = (await conn.execute(select(post_events.c.kind).where(post_events.c.post_id == post_id))).scalars()
+        assert sorted(stored) == sorted(kinds(events[1:]))  # creation wrote no row of its own
+    for order, expected in (("oldest", events), ("newest", events[::-1])):
+        for size in range(1, len(events) + 2):
+            walked = await pages(http, org, post_id, order, size)
+            assert sum(walked, []) == expected, (order, size)
+            assert [len(p) for p in walked] == [size] * (len(events) // size) + [len(events) % size] * bool(
+                len(events) % size
+            ), (order, size)  # full pages, and no empty one at the end
+    # Newest first, nothing comes after the created step (a token taken oldest first names it).
+    token = (await http.get(f"/v1/posts/{post_id}/events", params={"page_size": 1}, headers=org.auth)).json()
+    after = await http.get(
+        f"/v1/posts/{post_id}/events",
+        params={"order": "newest", "page_token": token["next_page_token"]},
+        headers=org.auth,
+    )
+    assert (after.status_code, after.json()["events"], "next_page_token" in after.json()) == (200, [], False)
+
+
+async def test_a_next_slot_post_is_created_at_its_slot(http, orgs) -> None:
+    """The slot is known only once the profile is locked, after the row was built (on PostgreSQL:
+    core/posts/create.py `_place`): the created step still has it."""
+    org = await orgs.with_profiles("x")
+    slots = {"timezone": "UTC", "slots": [{"day": d, "time": "06:30"} for d in ("mon", "thu")]}
+    assert (await http.put("/v1/profiles/acme-x/slots", json=slots, headers=org.auth)).status_code == 200
+    made = await http.post(
+        "/v1/posts",
+        json={"content": "Into the queue", "profiles": ["acme-x"], "next_slot": True},
+        headers={**org.auth, "X-Request-Id": "history-slot-1"},
+    )
+    assert made.status_code == 201, made.text
+    post = made.json()["posts"][0]
+    assert at(post["schedule_at"]) > datetime.now(UTC) and at(post["schedule_at"]).minute == 30
+    events = await history(http, org, post["id"])
+    assert [(e["kind"], e["at"]) for e in events] == [("created", post["created_at"])]
+    assert events[0]["detail"] == {
+        "status": "scheduled",
+        "schedule_at": post["schedule_at"],
+        "request_id": "history-slot-1",
+    }
+
+
 async def test_a_draft_taken_out_of_draft_is_recorded(http, orgs) -> None:
     org = await orgs.with_profiles("x")
     post_id = await create(http, org, {"content": "Draft", "profiles": ["acme-x"], "draft": True})
@@ -177,11 +253,16 @@ async def test_another_organizations_post_and_bad_arguments(http, orgs, channel)
     for params in ({"order": "sideways"}, {"page_token": "not-a-token"}, {"page_size": 101}, {"page_size": -1}):
         refused = await http.get(f"/v1/posts/{post_id}/events", params=params, headers=org.auth)
         assert (refused.status_code, refused.json()["code"]) == (400, "VALIDATION_ERROR"), params
-    # A token of another list is not a position in a history.
-    await create(http, org, {"content": "Two", "profiles": ["acme-x"], "schedule_at": later()})
-    token = (await http.get("/v1/posts", params={"page_size": 1}, headers=org.auth)).json()["next_page_token"]
-    refused = await http.get(f"/v1/posts/{post_id}/events", params={"page_token": token}, headers=org.auth)
-    assert (refused.status_code, refused.json()["code"]) == (400, "VALIDATION_ERROR")
+    # A token of another list is not a position in a history, nor one at another post's created step.
+    two = await create(http, org, {"content": "Two", "profiles": ["acme-x"], "schedule_at": later()})
+    edited = await http.patch(f"/v1/posts/{two}", json={"content": "Two, edited"}, headers=org.auth)
+    assert edited.status_code == 200, edited.text
+    listed = (await http.get("/v1/posts", params={"page_size": 1}, headers=org.auth)).json()["next_page_token"]
+    at_created = (await http.get(f"/v1/posts/{two}/events", params={"page_size": 1}, headers=org.auth)).json()
+    assert kinds(at_created["events"]) == ["created"]
+    for token in (listed, at_created["next_page_token"]):
+        refused = await http.get(f"/v1/posts/{post_id}/events", params={"page_token": token}, headers=org.auth)
+        assert (refused.status_code, refused.json()["code"]) == (400, "VALIDATION_ERROR")
 
     stub = posts_pb2_grpc.PostServiceStub(channel)
     with pytest.raises(grpc.aio.AioRpcError) as caught:

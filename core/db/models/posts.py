@@ -151,6 +151,10 @@ class Post(Base):
     language: Mapped[Optional[str]] = mapped_column(String(35))
     # TikTok only: the settings the request chose (core/posts/versions.py tiktok_json; "" none).
     tiktok_options: Mapped[str] = mapped_column(Text, default="", server_default="")
+    # Its history's first step, `created` (core/posts/history.py): that step's detail as
+    # history.dumps writes it (status, schedule_at when it had a send time of its own, request_id),
+    # written in creation's own INSERT, at created_at. None: created before histories were kept.
+    created_detail: Mapped[Optional[str]] = mapped_column(Text)
 
 
 class PostPart(Base):
@@ -218,10 +222,11 @@ class OutboxEntry(Base):
 
 
 class PostEvent(Base):
-    """One step of a post's history (docs/posts.md, "History"): created, edited, claimed, an
-    attempt that failed, published… written in the transaction of the change it records, one
-    INSERT each. `detail` is a small JSON object of the kind's own facts (the attempt, the failure
-    reason, the next attempt's time, the request's id…; core/posts/history.py). The index serves
+    """One step of a post's history (docs/posts.md, "History"): edited, claimed, an attempt that
+    failed, published… written in the transaction of the change it records, one INSERT each (the
+    first step, `created`, is the post row's created_detail: migration 0029). `detail` is a small
+    JSON object of the kind's own facts (the attempt, the failure reason, the next attempt's
+    time, the request's id…; core/posts/history.py). The index serves
     a post's history in order and the cascade of a deleted post alike (post ids are unique, so
     the organization is checked beside it, not indexed)."""
 
