@@ -71,3 +71,76 @@ class MemberList(Response):
     @classmethod
     def from_proto(cls, r: members_pb2.ListMembersResponse) -> dict[str, Any]:
         return {"members": [Member.from_proto(m) for m in r.members]}
+
+
+_EMAIL = Annotated[str, Field(min_length=3, max_length=320, description="The invited person's email address.")]
+_INVITATION_ID = Annotated[
+    str, InPath(), Field(min_length=1, max_length=64, description="The invitation's id (`inv_…`).")
+]
+_STATE = "`pending` (its link works), `expired`, `accepted` or `revoked`."
+
+
+class CreateInvitationRequest(Request):
+    email: _EMAIL
+    role: Annotated[str, Field(min_length=1, max_length=32, description=_ROLE)]
+
+    def to_proto(self) -> members_pb2.CreateInvitationRequest:
+        return members_pb2.CreateInvitationRequest(email=self.email, role=self.role)
+
+
+class ListInvitationsRequest(Request):
+    def to_proto(self) -> members_pb2.ListInvitationsRequest:
+        return members_pb2.ListInvitationsRequest()
+
+
+class RevokeInvitationRequest(Request):
+    invitation_id: _INVITATION_ID
+
+    def to_proto(self) -> members_pb2.RevokeInvitationRequest:
+        return members_pb2.RevokeInvitationRequest(invitation_id=self.invitation_id)
+
+
+class Invitation(Response):
+    """An invitation to join the organization."""
+
+    id: str = Field(pattern="^inv_", description="The invitation's id.")
+    email: str = Field(description="Who is invited.")
+    role: str = Field(description="The role they join with.")
+    invited_by: str = Field(description="The inviter's email address.")
+    created_at: UtcTimestamp
+    expires_at: UtcTimestamp = Field(description="When its link stops working (7 days after it was made).")
+    state: str = Field(description=_STATE)
+
+    @classmethod
+    def from_proto(cls, i: members_pb2.Invitation) -> dict[str, Any]:
+        return {
+            "id": i.id,
+            "email": i.email,
+            "role": i.role,
+            "invited_by": i.invited_by,
+            "created_at": timestamp(i.create_time),
+            "expires_at": timestamp(i.expire_time),
+            "state": i.state,
+        }
+
+
+class CreatedInvitation(Response):
+    """The invitation and its link, shown this once: only a hash of it is kept."""
+
+    invitation: Invitation
+    url: str = Field(description="The single-use link to give the invited person (it carries its token).")
+    emailed: bool = Field(description="Whether the link was queued to be emailed (mail is configured).")
+
+    @classmethod
+    def from_proto(cls, c: members_pb2.CreatedInvitation) -> dict[str, Any]:
+        return {"invitation": Invitation.from_proto(c.invitation), "url": c.url, "emailed": c.emailed}
+
+
+class InvitationList(Response):
+    """Invitations neither used nor revoked (pending or expired), newest first."""
+
+    invitations: list[Invitation]
+
+    @classmethod
+    def from_proto(cls, r: members_pb2.ListInvitationsResponse) -> dict[str, Any]:
+        return {"invitations": [Invitation.from_proto(i) for i in r.invitations]}

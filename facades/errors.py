@@ -63,6 +63,8 @@ class ApiError(Exception):
         if self.code == "FORBIDDEN" and "permission" in self.metadata:
             # Refused by the member's role (docs/teams.md): what it lacks, and the role.
             body.update({k: self.metadata.get(k, "") for k in ("permission", "role")})
+        if self.code == "INVITATION_CLOSED":
+            body["state"] = self.metadata.get("state", "")
         if self.code == "NEVER_PUBLISH_PHRASE":
             body.update({k: self.metadata[k] for k in ("phrase", "profile") if k in self.metadata})
         if (seconds := self.retry_after) is not None:

@@ -51,3 +51,45 @@ ROWS = (
         "last owner stays (`LAST_OWNER`).",
     ),
 )
+
+ROWS += (
+    Operation(
+        id="createInvitation",
+        method="POST",
+        path="/v1/invitations",
+        summary="Invite a person by email with a role",
+        tag="members",
+        rpc=rpc_path(members_pb2, "MemberService", "CreateInvitation"),
+        request=members.CreateInvitationRequest,
+        responses={201: members.CreatedInvitation},
+        errors=("VALIDATION_ERROR", "FORBIDDEN", "CONFLICT"),
+        description="Answers the invitation and its single-use link (`url`, under this service's base URL), shown "
+        "this once: only a hash of its token is kept. The link works for 7 days. When mail is configured it is "
+        "also emailed (`emailed`). Inviting the same email again replaces its pending invitation (the old link "
+        "stops working); an email that is already a member's is `CONFLICT`. Only an owner invites an owner.",
+    ),
+    Operation(
+        id="listInvitations",
+        method="GET",
+        path="/v1/invitations",
+        summary="The invitations not yet used or revoked",
+        tag="members",
+        rpc=rpc_path(members_pb2, "MemberService", "ListInvitations"),
+        request=members.ListInvitationsRequest,
+        responses={200: members.InvitationList},
+        errors=("FORBIDDEN",),
+        description="Pending and expired invitations, newest first (at most 200). Their links are never shown again.",
+    ),
+    Operation(
+        id="revokeInvitation",
+        method="DELETE",
+        path="/v1/invitations/{invitation_id}",
+        summary="Revoke an invitation: its link stops working",
+        tag="members",
+        rpc=rpc_path(members_pb2, "MemberService", "RevokeInvitation"),
+        request=members.RevokeInvitationRequest,
+        responses={200: members.Invitation},
+        errors=("FORBIDDEN", "NOT_FOUND", "INVITATION_CLOSED"),
+        description="An invitation already accepted or revoked is `INVITATION_CLOSED` (410, `state` says which).",
+    ),
+)

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.credits import service as credits
 from core.db.models import memberships, organizations, sessions, sign_in_throttles, users
 from core.errors import Conflict, NotFound, RateLimited, TooManyAttempts, Unauthorized, ValidationError
-from core.identity import service
+from core.identity import invitations, service
 from core.identity.opaque_tokens import SESSION_PREFIX, mint_token
 from core.identity.passwords import MIN_PASSWORD_LENGTH, HashSlots, hash_password, verify_password
 from core.identity.principal import Principal
@@ -144,6 +144,40 @@ async def sign_up(
     if starter_credits:
         await credits.grant(conn, org_id, starter_credits, reason="grant", reference="sign-up starter credits", now=now)
     await service.ensure_membership(conn, user_id, org_id, "owner", now)
+
+
+async def check_invitation_sign_up(conn: AsyncConnection, token: str, now: datetime) -> invitations.InvitationView:
+    """The invitation a sign-up uses, before its password is hashed: NOT_FOUND, INVITATION_CLOSED,
+    or CONFLICT when its email has an account already (that person signs in and accepts)."""
+    invited = await invitations.view(conn, token, now)
+    if invited.state != "pending":
+        raise invitations.InvitationClosed(
+            f"this invitation link was {invited.state}: ask for a new one", state=invited.state
+        )
+    if invited.has_account:
+        raise Conflict(f"{invited.email} has an account: sign in to accept the invitation")
+    return invited
+
+
+async def sign_up_by_invitation(
+    conn: AsyncConnection, *, token: str, password_hash: str, lifetime: int, now: datetime
+) -> SessionView:
+    """The invited person's account, their membership with the invitation's role and a session
+    in that organization, all or nothing; open sign-up need not be allowed."""
+    invited = await check_invitation_sign_up(conn, token, now)
+    try:
+        user_id = await service.create_user_with_hash(conn, invited.email, password_hash, now)
+    except Conflict:  # the same email signed up concurrently
+        raise Conflict(f"{invited.email} has an account: sign in to accept the invitation") from None
+    await invitations.accept(conn, token, user_id, invited.email, now)
+    org = await member_organization(conn, user_id, invited.org_slug)
+    return await _open_session(conn, user_id, invited.email, org, lifetime, now)
+
+
+async def accept_invitation(conn: AsyncConnection, principal: Principal, token: str, now: datetime) -> OrganizationView:
+    """A signed-in user joins the invitation's organization; their session moves there."""
+    invited = await invitations.accept(conn, token, principal.user_id, principal.email, now)
+    return await switch_organization(conn, principal, invited.org_slug)
 
 
 def _reserve_attempt(normalized: str, now: datetime):  # an Update

@@ -23,6 +23,8 @@ POLICIES = {
     "SignUp": MethodPolicy(anonymous=True, transactional=False, writes=True),
     "GetSignUpPolicy": MethodPolicy(anonymous=True, transactional=False),
     "SignIn": MethodPolicy(anonymous=True, transactional=False, writes=True),
+    # The invitation's token is the proof (docs/teams.md, "Invitations"); hashing runs outside.
+    "SignUpByInvitation": MethodPolicy(anonymous=True, transactional=False, writes=True),
     "SignOut": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
     "ListOrganizations": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
     "SwitchOrganization": MethodPolicy(
@@ -92,6 +94,26 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
         except accounts.EmailHasAccount:
             pass  # the same answer as a new account's: nothing says the email has one
         return accounts_pb2.SignUpResponse()
+
+    async def SignUpByInvitation(
+        self, request: accounts_pb2.SignUpByInvitationRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.Session:
+        call = current_call()
+        accounts.check_password_shape(request.password)
+        await accounts.spend_sign_up_budget(call)
+        # Refused links and existing accounts answer before the costly hash.
+        async with call.transaction() as conn:
+            await accounts.check_invitation_sign_up(conn, request.token, call.now)
+        password_hash = await accounts.hash_new_password(request.password, self._hashing)
+        async with call.transaction(writes=True) as conn:
+            view = await accounts.sign_up_by_invitation(
+                conn,
+                token=request.token,
+                password_hash=password_hash,
+                lifetime=call.settings.session_lifetime_seconds,
+                now=call.now,
+            )
+        return _session(view)
 
     async def GetSignUpPolicy(
         self, request: accounts_pb2.GetSignUpPolicyRequest, context: grpc.aio.ServicerContext

@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.db.models.accounts import (
     ApiKey,
     CreditLedgerEntry,
+    Invitation,
     Membership,
     Organization,
     Session,
@@ -23,6 +24,7 @@ users = User.__table__
 sign_in_throttles = SignInThrottle.__table__
 organizations = Organization.__table__
 memberships = Membership.__table__
+invitations = Invitation.__table__
 api_keys = ApiKey.__table__
 credit_ledger = CreditLedgerEntry.__table__
 profiles = Profile.__table__
@@ -88,6 +90,7 @@ __all__ = [
     "sign_in_throttles",
     "organizations",
     "memberships",
+    "invitations",
     "api_keys",
     "credit_ledger",
     "profiles",

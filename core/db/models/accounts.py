@@ -64,7 +64,9 @@ class Organization(Base):
 
 class Membership(Base):
     __tablename__ = "memberships"
-    __table_args__ = (CheckConstraint("role IN ('owner', 'admin', 'editor', 'contributor', 'viewer')", name="role_known"),)
+    __table_args__ = (
+        CheckConstraint("role IN ('owner', 'admin', 'editor', 'contributor', 'viewer')", name="role_known"),
+    )
 
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True)
@@ -117,4 +119,27 @@ class Session(Base):
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+
+
+class Invitation(Base):
+    """An invitation to join an organization with a role (docs/teams.md, "Invitations"). Only the
+    SHA-256 of its link's token is stored; it is used once (accepted_at), or revoked, or expires."""
+
+    __tablename__ = "invitations"
+    __table_args__ = (
+        CheckConstraint("role IN ('owner', 'admin', 'editor', 'contributor', 'viewer')", name="role_known"),
+        Index("ix_invitations_org_created", "org_id", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    email: Mapped[str] = mapped_column(String(320))
+    role: Mapped[str] = mapped_column(String(16))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    invited_by: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    accepted_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    accepted_by: Mapped[Optional[str]] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     revoked_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)

@@ -28,13 +28,17 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from herald.identity.v1 import identity_pb2 as herald_dot_identity_dot_v1_dot_identity__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/identity/v1/accounts.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a!herald/identity/v1/identity.proto\"X\n\rSignUpRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x1a\n\x0corganization\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\"\x10\n\x0eSignUpResponse\"\x18\n\x16GetSignUpPolicyRequest\"\x1c\n\x0cSignUpPolicy\x12\x0c\n\x04open\x18\x01 \x01(\x08\"R\n\rSignInRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x14\n\x0corganization\x18\x03 \x01(\t\"\xbb\x01\n\x07Session\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\x12\r\n\x05\x65mail\x18\x04 \x01(\t\x12\x36\n\x0corganization\x18\x05 \x01(\x0b\x32 .herald.identity.v1.Organization\x12/\n\x0b\x65xpire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x10\n\x0eSignOutRequest\"\x11\n\x0fSignOutResponse\"\x1a\n\x18ListOrganizationsRequest\"T\n\x19ListOrganizationsResponse\x12\x37\n\rorganizations\x18\x01 \x03(\x0b\x32 .herald.identity.v1.Organization\"^\n\x0cOrganization\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12&\n\x04plan\x18\x04 \x01(\x0e\x32\x18.herald.identity.v1.Plan\"7\n\x19SwitchOrganizationRequest\x12\x1a\n\x0corganization\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"\x18\n\x16GetOrganizationRequest\"\x94\x01\n\x14OrganizationSettings\x12\x10\n\x02id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x12\n\x04slug\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x11\n\ttime_zone\x18\x04 \x01(\t\x12\x35\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\"]\n\x19UpdateOrganizationRequest\x12\x11\n\x04name\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x16\n\ttime_zone\x18\x02 \x01(\tH\x01\x88\x01\x01\x42\x07\n\x05_nameB\x0c\n\n_time_zone2\xa0\x08\n\x0e\x41\x63\x63ountService\x12o\n\x06SignUp\x12!.herald.identity.v1.SignUpRequest\x1a\".herald.identity.v1.SignUpResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\"\x13/v1/accounts:signUp:\x01*\x12\x82\x01\n\x0fGetSignUpPolicy\x12*.herald.identity.v1.GetSignUpPolicyRequest\x1a .herald.identity.v1.SignUpPolicy\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/accounts/signUpPolicy\x12h\n\x06SignIn\x12!.herald.identity.v1.SignInRequest\x1a\x1b.herald.identity.v1.Session\"\x1e\x82\xd3\xe4\x93\x02\x18\"\x13/v1/accounts:signIn:\x01*\x12s\n\x07SignOut\x12\".herald.identity.v1.SignOutRequest\x1a#.herald.identity.v1.SignOutResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\"\x14/v1/accounts:signOut:\x01*\x12\x8b\x01\n\x11ListOrganizations\x12,.herald.identity.v1.ListOrganizationsRequest\x1a-.herald.identity.v1.ListOrganizationsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/organizations\x12\x99\x01\n\x12SwitchOrganization\x12-.herald.identity.v1.SwitchOrganizationRequest\x1a .herald.identity.v1.Organization\"2\x82\xd3\xe4\x93\x02,\"\'/v1/organizations/{organization}:switch:\x01*\x12\x81\x01\n\x0fGetOrganization\x12*.herald.identity.v1.GetOrganizationRequest\x1a(.herald.identity.v1.OrganizationSettings\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/organization\x12\x8a\x01\n\x12UpdateOrganization\x12-.herald.identity.v1.UpdateOrganizationRequest\x1a(.herald.identity.v1.OrganizationSettings\"\x1b\x82\xd3\xe4\x93\x02\x15\x32\x10/v1/organization:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/identity/v1/accounts.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a!herald/identity/v1/identity.proto\"H\n\x19SignUpByInvitationRequest\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"X\n\rSignUpRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x1a\n\x0corganization\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\"\x10\n\x0eSignUpResponse\"\x18\n\x16GetSignUpPolicyRequest\"\x1c\n\x0cSignUpPolicy\x12\x0c\n\x04open\x18\x01 \x01(\x08\"R\n\rSignInRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x08password\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x14\n\x0corganization\x18\x03 \x01(\t\"\xbb\x01\n\x07Session\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\x12\r\n\x05\x65mail\x18\x04 \x01(\t\x12\x36\n\x0corganization\x18\x05 \x01(\x0b\x32 .herald.identity.v1.Organization\x12/\n\x0b\x65xpire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x10\n\x0eSignOutRequest\"\x11\n\x0fSignOutResponse\"\x1a\n\x18ListOrganizationsRequest\"T\n\x19ListOrganizationsResponse\x12\x37\n\rorganizations\x18\x01 \x03(\x0b\x32 .herald.identity.v1.Organization\"^\n\x0cOrganization\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12&\n\x04plan\x18\x04 \x01(\x0e\x32\x18.herald.identity.v1.Plan\"7\n\x19SwitchOrganizationRequest\x12\x1a\n\x0corganization\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"\x18\n\x16GetOrganizationRequest\"\x94\x01\n\x14OrganizationSettings\x12\x10\n\x02id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x12\n\x04slug\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x11\n\ttime_zone\x18\x04 \x01(\t\x12\x35\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\"]\n\x19UpdateOrganizationRequest\x12\x11\n\x04name\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x16\n\ttime_zone\x18\x02 \x01(\tH\x01\x88\x01\x01\x42\x07\n\x05_nameB\x0c\n\n_time_zone2\x82\t\n\x0e\x41\x63\x63ountService\x12o\n\x06SignUp\x12!.herald.identity.v1.SignUpRequest\x1a\".herald.identity.v1.SignUpResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\"\x13/v1/accounts:signUp:\x01*\x12\x82\x01\n\x0fGetSignUpPolicy\x12*.herald.identity.v1.GetSignUpPolicyRequest\x1a .herald.identity.v1.SignUpPolicy\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/accounts/signUpPolicy\x12`\n\x12SignUpByInvitation\x12-.herald.identity.v1.SignUpByInvitationRequest\x1a\x1b.herald.identity.v1.Session\x12h\n\x06SignIn\x12!.herald.identity.v1.SignInRequest\x1a\x1b.herald.identity.v1.Session\"\x1e\x82\xd3\xe4\x93\x02\x18\"\x13/v1/accounts:signIn:\x01*\x12s\n\x07SignOut\x12\".herald.identity.v1.SignOutRequest\x1a#.herald.identity.v1.SignOutResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\"\x14/v1/accounts:signOut:\x01*\x12\x8b\x01\n\x11ListOrganizations\x12,.herald.identity.v1.ListOrganizationsRequest\x1a-.herald.identity.v1.ListOrganizationsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/organizations\x12\x99\x01\n\x12SwitchOrganization\x12-.herald.identity.v1.SwitchOrganizationRequest\x1a .herald.identity.v1.Organization\"2\x82\xd3\xe4\x93\x02,\"\'/v1/organizations/{organization}:switch:\x01*\x12\x81\x01\n\x0fGetOrganization\x12*.herald.identity.v1.GetOrganizationRequest\x1a(.herald.identity.v1.OrganizationSettings\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/organization\x12\x8a\x01\n\x12UpdateOrganization\x12-.herald.identity.v1.UpdateOrganizationRequest\x1a(.herald.identity.v1.OrganizationSettings\"\x1b\x82\xd3\xe4\x93\x02\x15\x32\x10/v1/organization:\x01*b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.identity.v1.accounts_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SIGNUPBYINVITATIONREQUEST'].fields_by_name['token']._loaded_options = None
+  _globals['_SIGNUPBYINVITATIONREQUEST'].fields_by_name['token']._serialized_options = b'\342A\001\002'
+  _globals['_SIGNUPBYINVITATIONREQUEST'].fields_by_name['password']._loaded_options = None
+  _globals['_SIGNUPBYINVITATIONREQUEST'].fields_by_name['password']._serialized_options = b'\342A\001\002'
   _globals['_SIGNUPREQUEST'].fields_by_name['email']._loaded_options = None
   _globals['_SIGNUPREQUEST'].fields_by_name['email']._serialized_options = b'\342A\001\002'
   _globals['_SIGNUPREQUEST'].fields_by_name['password']._loaded_options = None
@@ -71,36 +75,38 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ACCOUNTSERVICE'].methods_by_name['GetOrganization']._serialized_options = b'\202\323\344\223\002\022\022\020/v1/organization'
   _globals['_ACCOUNTSERVICE'].methods_by_name['UpdateOrganization']._loaded_options = None
   _globals['_ACCOUNTSERVICE'].methods_by_name['UpdateOrganization']._serialized_options = b'\202\323\344\223\002\0252\020/v1/organization:\001*'
-  _globals['_SIGNUPREQUEST']._serialized_start=188
-  _globals['_SIGNUPREQUEST']._serialized_end=276
-  _globals['_SIGNUPRESPONSE']._serialized_start=278
-  _globals['_SIGNUPRESPONSE']._serialized_end=294
-  _globals['_GETSIGNUPPOLICYREQUEST']._serialized_start=296
-  _globals['_GETSIGNUPPOLICYREQUEST']._serialized_end=320
-  _globals['_SIGNUPPOLICY']._serialized_start=322
-  _globals['_SIGNUPPOLICY']._serialized_end=350
-  _globals['_SIGNINREQUEST']._serialized_start=352
-  _globals['_SIGNINREQUEST']._serialized_end=434
-  _globals['_SESSION']._serialized_start=437
-  _globals['_SESSION']._serialized_end=624
-  _globals['_SIGNOUTREQUEST']._serialized_start=626
-  _globals['_SIGNOUTREQUEST']._serialized_end=642
-  _globals['_SIGNOUTRESPONSE']._serialized_start=644
-  _globals['_SIGNOUTRESPONSE']._serialized_end=661
-  _globals['_LISTORGANIZATIONSREQUEST']._serialized_start=663
-  _globals['_LISTORGANIZATIONSREQUEST']._serialized_end=689
-  _globals['_LISTORGANIZATIONSRESPONSE']._serialized_start=691
-  _globals['_LISTORGANIZATIONSRESPONSE']._serialized_end=775
-  _globals['_ORGANIZATION']._serialized_start=777
-  _globals['_ORGANIZATION']._serialized_end=871
-  _globals['_SWITCHORGANIZATIONREQUEST']._serialized_start=873
-  _globals['_SWITCHORGANIZATIONREQUEST']._serialized_end=928
-  _globals['_GETORGANIZATIONREQUEST']._serialized_start=930
-  _globals['_GETORGANIZATIONREQUEST']._serialized_end=954
-  _globals['_ORGANIZATIONSETTINGS']._serialized_start=957
-  _globals['_ORGANIZATIONSETTINGS']._serialized_end=1105
-  _globals['_UPDATEORGANIZATIONREQUEST']._serialized_start=1107
-  _globals['_UPDATEORGANIZATIONREQUEST']._serialized_end=1200
-  _globals['_ACCOUNTSERVICE']._serialized_start=1203
-  _globals['_ACCOUNTSERVICE']._serialized_end=2259
+  _globals['_SIGNUPBYINVITATIONREQUEST']._serialized_start=188
+  _globals['_SIGNUPBYINVITATIONREQUEST']._serialized_end=260
+  _globals['_SIGNUPREQUEST']._serialized_start=262
+  _globals['_SIGNUPREQUEST']._serialized_end=350
+  _globals['_SIGNUPRESPONSE']._serialized_start=352
+  _globals['_SIGNUPRESPONSE']._serialized_end=368
+  _globals['_GETSIGNUPPOLICYREQUEST']._serialized_start=370
+  _globals['_GETSIGNUPPOLICYREQUEST']._serialized_end=394
+  _globals['_SIGNUPPOLICY']._serialized_start=396
+  _globals['_SIGNUPPOLICY']._serialized_end=424
+  _globals['_SIGNINREQUEST']._serialized_start=426
+  _globals['_SIGNINREQUEST']._serialized_end=508
+  _globals['_SESSION']._serialized_start=511
+  _globals['_SESSION']._serialized_end=698
+  _globals['_SIGNOUTREQUEST']._serialized_start=700
+  _globals['_SIGNOUTREQUEST']._serialized_end=716
+  _globals['_SIGNOUTRESPONSE']._serialized_start=718
+  _globals['_SIGNOUTRESPONSE']._serialized_end=735
+  _globals['_LISTORGANIZATIONSREQUEST']._serialized_start=737
+  _globals['_LISTORGANIZATIONSREQUEST']._serialized_end=763
+  _globals['_LISTORGANIZATIONSRESPONSE']._serialized_start=765
+  _globals['_LISTORGANIZATIONSRESPONSE']._serialized_end=849
+  _globals['_ORGANIZATION']._serialized_start=851
+  _globals['_ORGANIZATION']._serialized_end=945
+  _globals['_SWITCHORGANIZATIONREQUEST']._serialized_start=947
+  _globals['_SWITCHORGANIZATIONREQUEST']._serialized_end=1002
+  _globals['_GETORGANIZATIONREQUEST']._serialized_start=1004
+  _globals['_GETORGANIZATIONREQUEST']._serialized_end=1028
+  _globals['_ORGANIZATIONSETTINGS']._serialized_start=1031
+  _globals['_ORGANIZATIONSETTINGS']._serialized_end=1179
+  _globals['_UPDATEORGANIZATIONREQUEST']._serialized_start=1181
+  _globals['_UPDATEORGANIZATIONREQUEST']._serialized_end=1274
+  _globals['_ACCOUNTSERVICE']._serialized_start=1277
+  _globals['_ACCOUNTSERVICE']._serialized_end=2431
 # @@protoc_insertion_point(module_scope)

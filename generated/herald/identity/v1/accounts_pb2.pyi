@@ -12,6 +12,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SignUpByInvitationRequest(_message.Message):
+    __slots__ = ("token", "password")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    password: str
+    def __init__(self, token: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+
 class SignUpRequest(_message.Message):
     __slots__ = ("email", "password", "organization")
     EMAIL_FIELD_NUMBER: _ClassVar[int]

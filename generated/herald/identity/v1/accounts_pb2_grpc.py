@@ -48,6 +48,11 @@ class AccountServiceStub:
                 request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.GetSignUpPolicyRequest.SerializeToString,
                 response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpPolicy.FromString,
                 _registered_method=True)
+        self.SignUpByInvitation = channel.unary_unary(
+                '/herald.identity.v1.AccountService/SignUpByInvitation',
+                request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpByInvitationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Session.FromString,
+                _registered_method=True)
         self.SignIn = channel.unary_unary(
                 '/herald.identity.v1.AccountService/SignIn',
                 request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignInRequest.SerializeToString,
@@ -106,6 +111,19 @@ class AccountServiceServicer:
     def GetSignUpPolicy(self, request, context):
         """Whether anyone may sign up here (the operator's HERALD_SIGNUP), so a
         sign-up form can say so before it is filled in.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SignUpByInvitation(self, request, context):
+        """Creates the account of a person invited to an organization (the email is
+        the invitation's), joins them with the invitation's role and opens a
+        session there. Works whether or not open sign-up is allowed; the
+        invitation is used once. Errors: NOT_FOUND for an unknown token,
+        INVITATION_CLOSED (GONE) for a used, expired or revoked one, CONFLICT
+        when the email has an account (sign in and accept instead),
+        VALIDATION_ERROR for a short password, RATE_LIMITED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -186,6 +204,11 @@ def add_AccountServiceServicer_to_server(servicer, server):
                     servicer.GetSignUpPolicy,
                     request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.GetSignUpPolicyRequest.FromString,
                     response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpPolicy.SerializeToString,
+            ),
+            'SignUpByInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.SignUpByInvitation,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpByInvitationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Session.SerializeToString,
             ),
             'SignIn': grpc.unary_unary_rpc_method_handler(
                     servicer.SignIn,
@@ -276,6 +299,33 @@ class AccountService:
             '/herald.identity.v1.AccountService/GetSignUpPolicy',
             herald_dot_identity_dot_v1_dot_accounts__pb2.GetSignUpPolicyRequest.SerializeToString,
             herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpPolicy.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SignUpByInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.AccountService/SignUpByInvitation',
+            herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpByInvitationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.Session.FromString,
             options,
             channel_credentials,
             insecure,

@@ -11,6 +11,98 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Invitation(_message.Message):
+    __slots__ = ("id", "email", "role", "invited_by", "create_time", "expire_time", "state")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    INVITED_BY_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    email: str
+    role: str
+    invited_by: str
+    create_time: _timestamp_pb2.Timestamp
+    expire_time: _timestamp_pb2.Timestamp
+    state: str
+    def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., invited_by: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[str] = ...) -> None: ...
+
+class CreateInvitationRequest(_message.Message):
+    __slots__ = ("email", "role")
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    role: str
+    def __init__(self, email: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
+
+class CreatedInvitation(_message.Message):
+    __slots__ = ("invitation", "url", "emailed")
+    INVITATION_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    EMAILED_FIELD_NUMBER: _ClassVar[int]
+    invitation: Invitation
+    url: str
+    emailed: bool
+    def __init__(self, invitation: _Optional[_Union[Invitation, _Mapping]] = ..., url: _Optional[str] = ..., emailed: _Optional[bool] = ...) -> None: ...
+
+class ListInvitationsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListInvitationsResponse(_message.Message):
+    __slots__ = ("invitations",)
+    INVITATIONS_FIELD_NUMBER: _ClassVar[int]
+    invitations: _containers.RepeatedCompositeFieldContainer[Invitation]
+    def __init__(self, invitations: _Optional[_Iterable[_Union[Invitation, _Mapping]]] = ...) -> None: ...
+
+class RevokeInvitationRequest(_message.Message):
+    __slots__ = ("invitation_id",)
+    INVITATION_ID_FIELD_NUMBER: _ClassVar[int]
+    invitation_id: str
+    def __init__(self, invitation_id: _Optional[str] = ...) -> None: ...
+
+class GetInvitationRequest(_message.Message):
+    __slots__ = ("token",)
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class InvitationView(_message.Message):
+    __slots__ = ("organization_name", "organization_slug", "email", "role", "state", "has_account", "expire_time")
+    ORGANIZATION_NAME_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_SLUG_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    HAS_ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
+    organization_name: str
+    organization_slug: str
+    email: str
+    role: str
+    state: str
+    has_account: bool
+    expire_time: _timestamp_pb2.Timestamp
+    def __init__(self, organization_name: _Optional[str] = ..., organization_slug: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., state: _Optional[str] = ..., has_account: _Optional[bool] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class AcceptInvitationRequest(_message.Message):
+    __slots__ = ("token",)
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class AcceptedInvitation(_message.Message):
+    __slots__ = ("organization_id", "organization_slug", "role")
+    ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATION_SLUG_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    organization_id: str
+    organization_slug: str
+    role: str
+    def __init__(self, organization_id: _Optional[str] = ..., organization_slug: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
+
 class Member(_message.Message):
     __slots__ = ("user_id", "email", "role", "join_time", "is_caller")
     USER_ID_FIELD_NUMBER: _ClassVar[int]

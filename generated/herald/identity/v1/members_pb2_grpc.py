@@ -54,6 +54,31 @@ class MemberServiceStub:
                 request_serializer=herald_dot_identity_dot_v1_dot_members__pb2.RemoveMemberRequest.SerializeToString,
                 response_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.Member.FromString,
                 _registered_method=True)
+        self.CreateInvitation = channel.unary_unary(
+                '/herald.identity.v1.MemberService/CreateInvitation',
+                request_serializer=herald_dot_identity_dot_v1_dot_members__pb2.CreateInvitationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.CreatedInvitation.FromString,
+                _registered_method=True)
+        self.ListInvitations = channel.unary_unary(
+                '/herald.identity.v1.MemberService/ListInvitations',
+                request_serializer=herald_dot_identity_dot_v1_dot_members__pb2.ListInvitationsRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.ListInvitationsResponse.FromString,
+                _registered_method=True)
+        self.RevokeInvitation = channel.unary_unary(
+                '/herald.identity.v1.MemberService/RevokeInvitation',
+                request_serializer=herald_dot_identity_dot_v1_dot_members__pb2.RevokeInvitationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.Invitation.FromString,
+                _registered_method=True)
+        self.GetInvitation = channel.unary_unary(
+                '/herald.identity.v1.MemberService/GetInvitation',
+                request_serializer=herald_dot_identity_dot_v1_dot_members__pb2.GetInvitationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.InvitationView.FromString,
+                _registered_method=True)
+        self.AcceptInvitation = channel.unary_unary(
+                '/herald.identity.v1.MemberService/AcceptInvitation',
+                request_serializer=herald_dot_identity_dot_v1_dot_members__pb2.AcceptInvitationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.AcceptedInvitation.FromString,
+                _registered_method=True)
 
 
 class MemberServiceServicer:
@@ -93,6 +118,53 @@ class MemberServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateInvitation(self, request, context):
+        """Invites a person by email with a role: a single-use link, valid 7 days,
+        answered once (only its hash is kept) and emailed when mail is
+        configured. Inviting an email again replaces its pending invitation.
+        Needs manage_members; only an owner invites an owner. Errors:
+        VALIDATION_ERROR for a malformed email or an unknown role, FORBIDDEN,
+        CONFLICT (ALREADY_EXISTS) when the email is already a member's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListInvitations(self, request, context):
+        """The invitations not yet used or revoked (pending or expired), newest
+        first. Needs manage_members.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeInvitation(self, request, context):
+        """Revokes an invitation: its link no longer works. Needs manage_members.
+        Errors: NOT_FOUND, INVITATION_CLOSED when it was used or revoked.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetInvitation(self, request, context):
+        """What an invitation link is for, read with the link's token alone (the
+        page the link opens). Errors: NOT_FOUND for an unknown token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AcceptInvitation(self, request, context):
+        """Joins the invitation's organization as the calling session's user, with
+        the invitation's role, and moves the session there. Sessions only; the
+        user's email must be the invited one. Errors: NOT_FOUND, FORBIDDEN,
+        INVITATION_CLOSED (used, expired or revoked), CONFLICT when already a
+        member.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemberServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -110,6 +182,31 @@ def add_MemberServiceServicer_to_server(servicer, server):
                     servicer.RemoveMember,
                     request_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.RemoveMemberRequest.FromString,
                     response_serializer=herald_dot_identity_dot_v1_dot_members__pb2.Member.SerializeToString,
+            ),
+            'CreateInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateInvitation,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.CreateInvitationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_members__pb2.CreatedInvitation.SerializeToString,
+            ),
+            'ListInvitations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListInvitations,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.ListInvitationsRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_members__pb2.ListInvitationsResponse.SerializeToString,
+            ),
+            'RevokeInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeInvitation,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.RevokeInvitationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_members__pb2.Invitation.SerializeToString,
+            ),
+            'GetInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetInvitation,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.GetInvitationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_members__pb2.InvitationView.SerializeToString,
+            ),
+            'AcceptInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.AcceptInvitation,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_members__pb2.AcceptInvitationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_members__pb2.AcceptedInvitation.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -198,6 +295,141 @@ class MemberService:
             '/herald.identity.v1.MemberService/RemoveMember',
             herald_dot_identity_dot_v1_dot_members__pb2.RemoveMemberRequest.SerializeToString,
             herald_dot_identity_dot_v1_dot_members__pb2.Member.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.MemberService/CreateInvitation',
+            herald_dot_identity_dot_v1_dot_members__pb2.CreateInvitationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_members__pb2.CreatedInvitation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListInvitations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.MemberService/ListInvitations',
+            herald_dot_identity_dot_v1_dot_members__pb2.ListInvitationsRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_members__pb2.ListInvitationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.MemberService/RevokeInvitation',
+            herald_dot_identity_dot_v1_dot_members__pb2.RevokeInvitationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_members__pb2.Invitation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.MemberService/GetInvitation',
+            herald_dot_identity_dot_v1_dot_members__pb2.GetInvitationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_members__pb2.InvitationView.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AcceptInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.MemberService/AcceptInvitation',
+            herald_dot_identity_dot_v1_dot_members__pb2.AcceptInvitationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_members__pb2.AcceptedInvitation.FromString,
             options,
             channel_credentials,
             insecure,
