@@ -5,11 +5,14 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from core.mail.config import SmtpServer
 
 PlanName = Literal["active", "trialing", "none"]
 
@@ -196,6 +199,15 @@ class CoreSettings(BaseSettings):
     # connection, so an open list would make Herald's callback an open redirect).
     connect_return_origins: str = ""
 
+    # Outgoing mail (core/mail; docs/mail.md): the SMTP server the workers submit mail to, as
+    # smtp://user:password@host:port (smtp+starttls:// to upgrade with STARTTLS, smtps:// for TLS
+    # from the start); a secret, for its password. Empty: mail is off, and what would be mailed
+    # (an invitation's link) is shown to copy instead.
+    smtp_url: SecretStr = SecretStr("")
+    # The sender of every message (`Herald <herald@example.com>`); empty means Herald at the base
+    # URL's host.
+    mail_from: str = ""
+
     # Licensed stock photos (docs/stock.md). stock_a speaks Pexels' API, stock_b Unsplash's. A
     # provider without a key is served by the local demo provider (`herald stock-demo`, started by
     # `herald serve`) while stock_demo is on, and answers STOCK_NOT_CONFIGURED otherwise.
@@ -238,6 +250,24 @@ class CoreSettings(BaseSettings):
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
+    @field_validator("smtp_url")
+    @classmethod
+    def _smtp_url(cls, value: SecretStr) -> SecretStr:
+        from core.mail.config import parse_smtp_url
+
+        if value.get_secret_value().strip():
+            parse_smtp_url(value.get_secret_value())  # an SmtpUrlError, never pydantic's error quoting the URL
+        return value
+
+    @field_validator("mail_from")
+    @classmethod
+    def _mail_from(cls, value: str) -> str:
+        from core.mail.config import one_address
+
+        if value.strip() and one_address(value.strip()) is None:
+            raise ValueError("HERALD_MAIL_FROM must be one address, as `Herald <herald@example.com>`")
+        return value.strip()
+
     @field_validator("storage_public_url")
     @classmethod
     def _storage_url(cls, value: str, info: ValidationInfo) -> str:
@@ -262,6 +292,21 @@ class CoreSettings(BaseSettings):
             return ipaddress.ip_address(host).is_loopback
         except ValueError:
             return False
+
+    @property
+    def smtp_server(self) -> SmtpServer | None:
+        """Where the workers send mail; None when mail is off (HERALD_SMTP_URL empty)."""
+        from core.mail.config import parse_smtp_url
+
+        url = self.smtp_url.get_secret_value()
+        return parse_smtp_url(url) if url.strip() else None
+
+    @property
+    def mail_sender(self) -> str:
+        """HERALD_MAIL_FROM, or Herald at the base URL's host."""
+        from core.mail.config import default_sender
+
+        return self.mail_from or default_sender(urlsplit(self.base_url).hostname or "")
 
     @property
     def mcp_resource(self) -> str:

@@ -34,7 +34,7 @@ class Job:
     id: str
     kind: str
     subject_id: str
-    org_id: str
+    org_id: str | None  # None: about no organization (mail to an address)
     attempts: int  # including this one
     max_attempts: int
     # True when a previous worker's lease ran out: its work may or may not have happened.
@@ -47,7 +47,7 @@ async def enqueue(
     conn: AsyncConnection,
     kind: str,
     subject_id: str,
-    org_id: str,
+    org_id: str | None,
     now: datetime,
     *,
     max_attempts: int,

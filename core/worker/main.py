@@ -1,5 +1,5 @@
 """`herald worker`: the publisher, the lease job queue (generation runs, sourcing runs whose core
-stopped, webhook deliveries, token refreshes) and housekeeping. Any number of them share one database."""
+stopped, webhook deliveries, token refreshes, mail) and housekeeping. Any number of them share one database."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from core.db.engine import create_engine
 from core.db.types import utcnow
 from core.generate.service import GenerateJobs, backends
 from core.jobs.runner import JobRunner
+from core.mail.jobs import MailJobs
 from core.platform_accounts.refresh_jobs import TokenRefreshJobs, enqueue_expiring
 from core.platform_accounts.token_refresh import TokenKeeper
 from core.publisher.publisher import Publisher
@@ -49,6 +50,8 @@ async def run_worker(settings: CoreSettings) -> None:
         ]
         if settings.metrics_dir:  # exported: the queues are worth sampling
             loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))
+        if settings.smtp_server is not None:  # mail is on
+            handlers.append(MailJobs(settings, engine))
         if publisher.keeper is not None:
             handlers.append(TokenRefreshJobs(publisher.keeper))
             loops.append(_sweep_tokens(engine, publisher.keeper, stop))

@@ -14,6 +14,7 @@ from core.db.models.accounts import (
     User,
 )
 from core.db.models.base import ID, NAMING, Base
+from core.db.models.mail import OutgoingMail
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
 from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostEvent, PostMedia, PostPart
 from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag, SlotHold
@@ -53,6 +54,7 @@ webhooks = Webhook.__table__
 webhook_events = WebhookEvent.__table__
 webhook_messages = WebhookMessage.__table__
 webhook_attempts = WebhookAttempt.__table__
+outgoing_mail = OutgoingMail.__table__
 
 __all__ = [
     "ID",
@@ -86,6 +88,7 @@ __all__ = [
     "Job",
     "GenerateRun",
     "SourcingRun",
+    "OutgoingMail",
     "users",
     "sign_in_throttles",
     "organizations",
@@ -119,4 +122,5 @@ __all__ = [
     "webhook_events",
     "webhook_messages",
     "webhook_attempts",
+    "outgoing_mail",
 ]

@@ -82,7 +82,8 @@ class Job(Base):
     kind: Mapped[str] = mapped_column(String(32))
     # The record the job works on (a run's id), in its kind's table.
     subject_id: Mapped[str] = mapped_column(String(32))
-    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    # None for work about no organization (mail to an address that is none's yet).
+    org_id: Mapped[Optional[str]] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
     status: Mapped[str] = mapped_column(String(16))
     due_at: Mapped[datetime] = mapped_column(UTCDateTime)
     lease_owner: Mapped[Optional[str]] = mapped_column(String(64))
