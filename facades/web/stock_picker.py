@@ -1,8 +1,9 @@
-"""The stock picker's part of the media page (issue 16; docs/dashboard.md, "The stock picker",
-docs/stock.md): the form's choices read, a search's results with their previews' origins, the
-provider switches, the organization's balance, the picker's alerts and the outcome of a
-sourcing. No handlers: the library page (media_pages.py) shows it, the picker's forms
-(stock_picker_pages.py) show it again after a refusal."""
+"""The stock picker (issue 16; docs/dashboard.md, "The stock picker", docs/stock.md): the form's
+choices read, a search's results with their previews' origins, the provider switches, the
+organization's balance, the picker's alerts and the outcome of a sourcing. No handlers: the
+library page (media_pages.py) and the compose page (compose_pages.py) show it with one template
+(templates/stock_picker.html); the media page's forms (stock_picker_pages.py) and compose's
+(compose_stock.py) show it again after a refusal."""
 
 from __future__ import annotations
 
@@ -129,17 +130,19 @@ def _failure(error: ApiError) -> dict[str, Any]:
     }
 
 
-def picker_choices(values: Any) -> dict[str, str]:  # request.args or request.form
-    """The picker's choices as a form or the page's query sends them: query, provider, preset,
+def picker_choices(values: Any, prefix: str = "") -> dict[str, str]:  # request.args or request.form
+    """The picker's choices as a form or the page's query sends them: query, provider, preset
+    (named with `prefix`: compose's results carry the search they show as `searched_…`),
     destination (the defaults where they are missing)."""
 
     def value(name: str, limit: int) -> str:
-        return ((values.get(name) or "") if values is not None else "").strip()[:limit]
+        found = values.get(name) if values is not None else None
+        return (found if isinstance(found, str) else "").strip()[:limit]
 
     return {
-        "query": value("q", 200) or value("query", 200),
-        "provider": value("provider", 40) or "stock_a",
-        "preset": value("preset", 40) or "square",
+        "query": value(f"{prefix}q", 200) or value(f"{prefix}query", 200),
+        "provider": value(f"{prefix}provider", 40) or "stock_a",
+        "preset": value(f"{prefix}preset", 40) or "square",
         "destination": value("destination", 40),
     }
 
@@ -179,13 +182,33 @@ def sourced_notices(request: Request) -> tuple[str | None, str | None]:
 
 @dataclass(slots=True)
 class PickerSection:
-    """The picker as the media page shows it: `context` for media.html, the previews'
-    `image_origins` for the page's img-src, and the search's refusal when the page had no alert
-    of its own (`refused`: the page answers with its status)."""
+    """The picker as a page shows it: `context` for its template (stock_picker.html), the
+    previews' `image_origins` for the page's img-src, and the search's refusal when the page
+    had no alert of its own (`refused`: the page answers with its status)."""
 
     context: dict[str, Any]
     image_origins: set[str] = field(default_factory=set)
     refused: ApiError | None = None
+
+
+async def _context(request: Request, picker: dict[str, str], **shown: Any) -> dict[str, Any]:
+    """What the picker's template shows: its fields' choices, and `shown` (results, alert,
+    balance, switches) over the empty ones."""
+    empty = {"results": [], "checked": frozenset(), "failure": None, "balance": None, "switches": []}
+    return {
+        "picker": picker,
+        "providers": PROVIDERS,
+        "presets": PRESETS,
+        "destinations": (await request.app.ctx.contract.get()).catalog.connectors,
+        **empty,
+        **shown,
+    }
+
+
+async def idle_section(request: Request, picker: dict[str, str]) -> PickerSection:
+    """The picker before any search (compose's, which asks the core nothing until a search):
+    its fields, no results, no balance."""
+    return PickerSection(await _context(request, picker))
 
 
 async def picker_section(
@@ -231,16 +254,14 @@ async def picker_section(
         credits_pb2.GetCreditAccountRequest(recent_entries=0),
         authorization=viewer.authorization,
     )
-    context = {
-        "picker": picker,
-        "providers": PROVIDERS,
-        "presets": PRESETS,
-        "destinations": (await request.app.ctx.contract.get()).catalog.connectors,
-        "results": results,
-        "checked": checked,
-        "failure": _failure(failure) if failure else None,
-        "balance": account.response.balance,
-        "switches": [
+    context = await _context(
+        request,
+        picker,
+        results=results,
+        checked=checked,
+        failure=_failure(failure) if failure else None,
+        balance=account.response.balance,
+        switches=[
             {
                 "key": p.provider,
                 "name": PROVIDERS.get(p.provider, p.provider),
@@ -249,5 +270,5 @@ async def picker_section(
             }
             for p in switches.response.providers
         ],
-    }
+    )
     return PickerSection(context, origins, refused)
