@@ -1,6 +1,8 @@
 """The compose form (docs/dashboard.md, "Compose"): its fields as the page, the preview and the
 creation read them, the POST /v1/posts body they stand for, and whether each button can act
-and why not, read off the form and the core's preview (never counted here)."""
+and why not, read off the form and the core's preview (never counted here). The same form edits
+a post (`edit`, the post's id): its buttons are then Save changes, and for a draft Schedule and
+Publish now (compose_edit.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from facades.web.local_time import instant
 
 MAX_FORM_ITEMS = 100  # items of a list field read from a form; the contract refuses more than its bound
 ACTIONS = ("schedule", "publish", "draft")
+EDIT_ACTIONS = ("save", "schedule", "publish")  # a post edited: Schedule and Publish now for a draft only
 # What a link to the page may fill in (GET /dashboard/compose?…, the calendar's New post and free
 # slots): the form's own field names. Nothing else is read from a link, the request key least of all.
 LINK_FIELDS = ("content", "profiles", "schedule_at", "time_zone")
@@ -58,6 +61,8 @@ class Compose:
     next_slot: bool = False
     versions: dict[str, Version] = field(default_factory=dict)
     request_key: str = ""
+    edit: str = ""  # the id of the post edited ("" for a new post)
+    edit_status: str = ""  # that post's status when the page was drawn: what Save changes is checked for
 
     def body(self, action: str) -> dict[str, Any]:
         """The JSON body of POST /v1/posts this form stands for, for `action` (schedule, publish,
@@ -124,6 +129,8 @@ def read_form(values: Any, *, default_zone: str = "") -> Compose:  # request.for
         next_slot=bool(text_field(values, "next_slot", 10)),
         versions=versions,
         request_key=text_field(values, "request_key", 64).strip(),
+        edit=text_field(values, "edit", 80).strip(),
+        edit_status=text_field(values, "edit_status", 20).strip(),
     )
 
 
@@ -204,7 +211,9 @@ def _not_ready(preview: dict[str, Any]) -> str:
 
 def actions(form: Compose, preview: dict[str, Any] | None, problem: ApiError | None) -> dict[str, Any]:
     """Whether each button can act, and why not: read off the form and the core's preview (the
-    verdicts, the cost and the balance), never counted here."""
+    verdicts, the cost and the balance), never counted here. Save changes (a post edited) is
+    Save draft's for a draft, whose rules are checked when it is scheduled, and otherwise needs a
+    post the destination takes, as the core checks it then."""
     missing = (
         "Write the post's text in Content first."
         if not form.content.strip()
@@ -214,7 +223,7 @@ def actions(form: Compose, preview: dict[str, Any] | None, problem: ApiError | N
     )
     if missing or problem is not None or preview is None:
         reason = missing or (f"{problem.message[:1].upper()}{problem.message[1:]}." if problem else "")
-        return {name: _action(False, reason) for name in ACTIONS}
+        return {name: _action(False, reason) for name in (*ACTIONS, *(("save",) if form.edit else ()))}
     not_ready = "" if preview["valid"] else _not_ready(preview)
     credits = preview["credits"]
     if not_ready:
@@ -228,8 +237,11 @@ def actions(form: Compose, preview: dict[str, Any] | None, problem: ApiError | N
     when = (
         "" if form.next_slot or form.schedule_at else "Choose a date and time in Schedule at, or Next free slot, first."
     )
-    return {
+    shown = {
         "schedule": _action(not when and not not_ready, when or not_ready),
         "publish": publish,
         "draft": _action(True),
     }
+    if form.edit:
+        shown["save"] = shown["draft"] if form.edit_status == "draft" else _action(not not_ready, not_ready)
+    return shown

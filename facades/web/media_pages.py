@@ -61,6 +61,11 @@ def dimensions(media: media_pb2.Media) -> str:
     return f"{media.width} × {media.height}" if media.width and media.height else ""
 
 
+def thumbnail_path(media_id: str) -> str:
+    """Where a signed-in page shows a media's thumbnail (`thumbnail` below)."""
+    return f"/dashboard/media/{media_id}/thumbnail"
+
+
 def _media_row(media: media_pb2.Media, zone: str, details: media_pb2.MediaDetails | None = None) -> dict[str, Any]:
     # The bytes sit in private storage: the page shows the thumbnail through its own route
     # (thumbnail below), and where the media is used from ListMediaDetails.
@@ -76,7 +81,7 @@ def _media_row(media: media_pb2.Media, zone: str, details: media_pb2.MediaDetail
         "tags": [t.strip() for t in media.tags.split(",") if t.strip()],
         "tags_value": media.tags,
         "added": when(media.create_time, zone),
-        "thumbnail": f"/dashboard/media/{media.media_id}/thumbnail",
+        "thumbnail": thumbnail_path(media.media_id),
         "has_thumbnail": bool(details and details.has_thumbnail),
         "uses": [{"post_id": u.post_id, "status": u.status} for u in uses],
         "use_count": details.use_count if details is not None else 0,

@@ -1,8 +1,9 @@
 """One post in the dashboard (docs/dashboard.md, "Post detail"): what it says and where it goes,
-its media, each part's delivery (thread items, first comment), why it failed, its outbox
-entries (the requests the platform received, or in the sandbox would have), and the actions
-"Cancel post", "Retry" and "Duplicate" (a link: compose, `?from=<post_id>`). A sandbox
-delivery's `url` is this page, at the part's outbox entry (contract/post_links.py)."""
+its media with their thumbnails, each part's delivery (thread items, first comment), why it
+failed, its outbox entries (the requests the platform received, or in the sandbox would have),
+and the actions "Cancel post", "Retry", "Edit" and "Duplicate" (links: compose, `?edit=` and
+`?from=<post_id>`). A sandbox delivery's `url` is this page, at the part's outbox entry
+(contract/post_links.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from sanic.response import HTTPResponse
 
 from contract.post_links import outbox_anchor, post_page_path, sandbox_anchor
 from facades.errors import ApiError
-from facades.web.pages import Route, dashboard_page, see_other, signed_in, when
+from facades.web.media_pages import thumbnail_path
+from facades.web.pages import Route, dashboard_page, notice, see_other, signed_in, when
 from facades.web.post_history import post_history
 from facades.web.session import Viewer
 
@@ -27,15 +29,25 @@ from facades.web.session import Viewer
 POST_ID = re.compile(r"pst_[0-9a-z]{1,64}")
 # Media looked up for the page at most (a post, its thread items and its first comment).
 MEDIA_SHOWN = 50
-CANCELABLE = ("draft", "scheduled", "queued")
+# What the core's UpdatePost and CancelPost change (core/posts/records.py EDITABLE): a queued post
+# a worker claimed is `publishing`, so "queued" is one not claimed yet.
+EDITABLE = ("draft", "scheduled", "queued")
+CANCELABLE = EDITABLE
 RETRYABLE = ("failed",)
 # Refusals of the actions shown on the page, the post as it is under them; anything else
 # (NOT_FOUND: another organization's post) is a failure page.
 _SHOWN = ("INVALID_POST_STATE", "SUBSCRIPTION_REQUIRED", "INSUFFICIENT_CREDITS", "VALIDATION_ERROR")
 PART_NAMES = {"post": "Post", "thread": "Thread item", "first_comment": "First comment"}
+# What an edit saved from compose says on the page (compose_edit.SAVED_NOTICE).
+EDIT_NOTICES = {
+    "post-edited": "The changes are saved.",
+    "post-unchanged": "Nothing was changed: the form was saved as the post already was.",
+    "post-scheduled": "The draft is saved and scheduled.",
+    "post-queued": "The draft is saved and queued: it goes out in a moment.",
+}
 
 
-def _status(post: posts_pb2.Post) -> str:
+def post_status(post: posts_pb2.Post) -> str:
     return posts_pb2.PostStatus.Name(post.status).removeprefix("POST_STATUS_").lower()
 
 
@@ -79,6 +91,15 @@ def _retry(status: str) -> dict[str, str]:
     return {"enabled": "", "why": f"Only failed posts can be retried: this post is {status}."}
 
 
+def _edit(status: str) -> dict[str, str]:
+    """The "Edit" link: enabled while UpdatePost can change the post, else disabled with the
+    reason (a queued post part of which is out is refused by the core, on the edit form)."""
+    if status in EDITABLE:
+        return {"enabled": "true", "why": ""}
+    shown = status.replace("_", " ")
+    return {"enabled": "", "why": f"Only drafts, scheduled and queued posts can be edited: this post is {shown}."}
+
+
 def _entries(entries: list[posts_pb2.OutboxEntry], zone: str) -> list[dict[str, Any]]:
     """The outbox entries, oldest first; the newest entry of each part carries the part's anchor
     (the one its `url` names)."""
@@ -112,8 +133,8 @@ def _entries(entries: list[posts_pb2.OutboxEntry], zone: str) -> list[dict[str, 
 
 
 async def _media(request: Request, viewer: Viewer, media_ids: list[str]) -> dict[str, dict[str, str]]:
-    """The library's record of each media id (type and name); a media deleted since is shown by
-    its id alone."""
+    """The library's record of each media id (type, name, description) and its thumbnail (the
+    media page's route); a media deleted since is shown by its id alone."""
     core = request.app.ctx.core
 
     async def one(media_id: str) -> dict[str, str]:
@@ -124,9 +145,16 @@ async def _media(request: Request, viewer: Viewer, media_ids: list[str]) -> dict
         except ApiError as error:
             if error.code != "NOT_FOUND":
                 raise
-            return {"id": media_id, "type": "", "name": "", "missing": "true"}
+            return {"id": media_id, "type": "", "name": "", "description": "", "thumbnail": "", "missing": "true"}
         m = found.response
-        return {"id": media_id, "type": m.type, "name": m.name, "missing": ""}
+        return {
+            "id": media_id,
+            "type": m.type,
+            "name": m.name,
+            "description": m.description,
+            "thumbnail": thumbnail_path(media_id),
+            "missing": "",
+        }
 
     wanted = list(dict.fromkeys(media_ids))[:MEDIA_SHOWN]
     return {m["id"]: m for m in await asyncio.gather(*(one(i) for i in wanted))}
@@ -152,13 +180,14 @@ async def post_page(
     comment = _part(post.id, post.first_comment) if post.HasField("first_comment") else None
     every_media = [*post.media_ids, *(m for t in thread for m in t["media_ids"])]
     every_media += comment["media_ids"] if comment else []
-    state, zone = _status(post), viewer.time_zone
+    state, zone = post_status(post), viewer.time_zone
     return await dashboard_page(
         request,
         viewer,
         "post.html",
         "posts",
         status=status,
+        flash=EDIT_NOTICES.get(request.args.get("notice", "")) or notice(request),
         failure={"code": failure.code, "message": failure.message} if failure else None,
         post={
             "id": post.id,
@@ -189,6 +218,7 @@ async def post_page(
         history_more=history_more,
         cancel=_cancel(state),
         retry=_retry(state),
+        edit=_edit(state),
     )
 
 

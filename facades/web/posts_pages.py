@@ -3,7 +3,7 @@ that created them: one row per post group with its destinations, upcoming groups
 then history newest first (`PostService/ListPostGroups`, keyset pages both ways), filtered by
 status, profile, tag and a date range in the organization's time zone; each group canceled or
 rescheduled as a whole (`CancelPostGroup`, `ReschedulePostGroup`), each destination on its own
-page (post_detail_pages.py)."""
+page (post_detail_pages.py) and edited on its own in compose (`?edit=`, compose_edit.py)."""
 
 from __future__ import annotations
 
@@ -215,6 +215,8 @@ def group_row(listed: posts_pb2.ListedPostGroup, zone: str) -> dict[str, Any]:
             "url": _outcome_link(p),
             "parts": _parts(p),
             "failure": p.failure_reason,
+            # Its own "Edit" (compose, `?edit=`): what UpdatePost changes.
+            "editable": _status(p) in EDITABLE,
         }
         for p in group.posts
     ]

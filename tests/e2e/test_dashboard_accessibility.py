@@ -97,6 +97,7 @@ async def test_every_page_passes_axe_at_desktop_and_phone_widths(
         "webhook": f"/dashboard/webhooks/{hook.json()['id']}",
         "post": f"/dashboard/posts/{threaded_id}",
         "post-scheduled": f"/dashboard/posts/{scheduled.json()['posts'][0]['id']}",
+        "compose-edit": f"/dashboard/compose?edit={scheduled.json()['posts'][0]['id']}",
     }
 
     await page.set_viewport_size({"width": 1280, "height": 800})

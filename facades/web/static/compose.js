@@ -10,6 +10,11 @@
 //   opens empty, so a session that ends (401: "Sign in again") loses nothing; a link that fills in
 //   some fields (the calendar's: a time, its zone, a profile) keeps them, the draft gives the rest;
 //   a post's "Duplicate" (data-from-post) is a whole post, and no draft is put back over it;
+// - a post edited (data-edit): the buttons save it through /dashboard/compose/save (Save changes,
+//   and a draft's Schedule and Publish now); what is typed is kept under the post's own key only
+//   when the session ends, and put back over the post when the page opens again;
+// - the stock picker's Search and "Add to this post" (data-round-trip) submit the form as it is,
+//   so the page comes back from the server with the draft, the results or the photos attached;
 // - files chosen or dropped in "From your computer" are uploaded by media_upload.js (the media
 //   page's script: limits, SHA-256 dedupe, progress, discard on failure) and each media uploaded,
 //   or found in the library already, is listed with the library's and checked at once;
@@ -21,7 +26,10 @@
   const Cards = HeraldPreviewCards;
   const byId = (id) => document.getElementById(id);
   const DEBOUNCE_MS = 250;
-  const ACTIONS = ["schedule", "publish", "draft"];
+  // The buttons this form has: Schedule, Publish now and Save draft, or an edit's Save changes
+  // (and a draft's Schedule and Publish now).
+  const ACTIONS = Array.from(form.querySelectorAll('button[name="action"]'), (b) => b.value);
+  const editing = form.dataset.edit || "";
   const content = byId("compose-content");
   const storageKey = form.dataset.draftKey;
   const maxItems = Number(form.dataset.maxThreadItems) || 25;
@@ -52,10 +60,15 @@
     try { sessionStorage.removeItem(storageKey); } catch (e) { /* nothing kept */ }
   }
   function restore() {
-    if (form.dataset.fresh !== "true" || form.dataset.fromPost || content.value.trim()) return;
+    if (form.dataset.fresh !== "true" || form.dataset.fromPost) return;
+    if (content.value.trim() && !editing) return;
     let pairs = null;
     try { pairs = JSON.parse(sessionStorage.getItem(storageKey) || "null"); } catch (e) { return; }
     if (!Array.isArray(pairs)) return;
+    if (editing) { // what was typed replaces the post's values, thread items and media included
+      list.replaceChildren();
+      for (const box of form.querySelectorAll('input[name="media_ids"]')) box.checked = false;
+    }
     const fromLink = new Set((form.dataset.fromLink || "").split(" ").filter(Boolean));
     for (const [name, value] of pairs) {
       if (fromLink.has(name)) continue; // the link's value wins
@@ -100,6 +113,7 @@
     return Array.from(form.querySelectorAll('input[name="profiles"]:checked'), (input) => input.value);
   }
   function renderTabs(focus) {
+    if (!tablist) return; // an edit: one profile, fixed
     const slugs = chosen();
     if (!slugs.includes(current)) current = slugs.length ? slugs[0] : null;
     byId("versions-none").hidden = slugs.length > 0;
@@ -130,13 +144,13 @@
     }
     if (focus && current) byId("version-tab-" + current).focus();
   }
-  tablist.addEventListener("click", (event) => {
+  if (tablist) tablist.addEventListener("click", (event) => {
     const tab = event.target.closest('[role="tab"]');
     if (!tab) return;
     current = tab.dataset.profile;
     renderTabs(true);
   });
-  tablist.addEventListener("keydown", (event) => {
+  if (tablist) tablist.addEventListener("keydown", (event) => {
     const slugs = chosen();
     const at = slugs.indexOf(current);
     const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: slugs.length - 1 }[event.key];
@@ -158,6 +172,7 @@
   function setActions(actions) {
     for (const action of ACTIONS) {
       const state = actions[action];
+      if (!state) continue;
       button(action).disabled = busy || !state.enabled;
       byId("why-" + action).textContent = state.enabled ? "" : state.reason;
     }
@@ -216,7 +231,7 @@
     draw(answer);
   }
   function changed() {
-    save();
+    if (!editing || sessionGone) save(); // an edit keeps what is typed only once the session has ended
     clearTimeout(timer);
     timer = setTimeout(refresh, DEBOUNCE_MS);
   }
@@ -237,7 +252,7 @@
     }
     if (response.status === 401) { busy = false; sessionEnded(); return; }
     const answer = await response.json().catch(() => ({}));
-    if (response.status === 201 && answer.location) {
+    if (response.ok && answer.location) {
       forget();
       window.location.assign(answer.location);
       return;
@@ -288,8 +303,15 @@
   }
   Cards.thumbnails((mediaId) => "/dashboard/media/" + encodeURIComponent(mediaId) + "/thumbnail");
 
-  // The file input is the upload's, not the form's: choosing files changes nothing to preview.
-  const fromForm = (event) => event.target.type !== "file";
+  // The file input is the upload's, not the form's: choosing files changes nothing to preview;
+  // nor does the stock picker, until a photo is added.
+  const fromForm = (event) => event.target.type !== "file" && !event.target.closest("[data-picker]");
+  const stockQuery = byId("stock-query");
+  if (stockQuery) stockQuery.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return; // Enter searches, as in the media page's search form
+    event.preventDefault();
+    form.querySelector('button[name="stock_search"]').click();
+  });
   form.addEventListener("input", (event) => { if (fromForm(event)) changed(); });
   form.addEventListener("change", (event) => {
     if (!fromForm(event)) return;
@@ -297,8 +319,9 @@
     changed();
   });
   form.addEventListener("submit", (event) => {
-    event.preventDefault();
     const pressed = event.submitter;
+    if (pressed && pressed.dataset.roundTrip !== undefined) return; // the picker's: the server answers
+    event.preventDefault();
     if (!pressed) return;
     if (pressed.name === "select_tag") {
       for (const box of form.querySelectorAll('input[name="profiles"]')) {
