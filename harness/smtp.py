@@ -19,7 +19,6 @@ import email.policy
 import ssl
 import threading
 import time
-import warnings
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -30,9 +29,6 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
 from harness.stack import free_port
-
-# A login without TLS is what a relay on loopback is; aiosmtpd warns at every connection.
-warnings.filterwarnings("ignore", "Requiring AUTH while not requiring TLS", UserWarning, "aiosmtpd.smtp")
 
 Security = Literal["plain", "starttls", "tls"]
 SCHEMES = {"plain": "smtp", "starttls": "smtp+starttls", "tls": "smtps"}
@@ -53,8 +49,9 @@ class Received:
 
 class MailServer:
     """An SMTP server on 127.0.0.1 (on `port`, or a free one). `login`: the only (user, password)
-    accepted, and then required before MAIL; `security` with `tls`: a server context (see
-    tests/tls_certs.py) for STARTTLS (required) or TLS from the first byte."""
+    accepted, and then required before MAIL (530 without); `security` with `tls`: a server context (see
+    tests/tls_certs.py) for STARTTLS (required) or TLS from the first byte, whose certificate names
+    `name`, the host the URL gives (one that resolves to 127.0.0.1: `localhost`)."""
 
     def __init__(
         self,
@@ -63,12 +60,14 @@ class MailServer:
         login: tuple[str, str] | None = None,
         security: Security = "plain",
         tls: ssl.SSLContext | None = None,
+        name: str = "127.0.0.1",
     ) -> None:
         assert (security == "plain") == (tls is None), "a TLS server needs a context, and only it"
         self.port = port or free_port()
         self.login = login
         self.security = security
         self.tls = tls
+        self.name = name
         # Recipients answered 550 (tests add theirs); every such RCPT is counted in `refusals`.
         self.refuse: set[str] = set()
         self.refusals: list[str] = []
@@ -80,7 +79,7 @@ class MailServer:
     def url(self) -> str:
         """HERALD_SMTP_URL for this server (the password percent-encoded)."""
         user = f"{quote(self.login[0], safe='')}:{quote(self.login[1], safe='')}@" if self.login else ""
-        return f"{SCHEMES[self.security]}://{user}127.0.0.1:{self.port}"
+        return f"{SCHEMES[self.security]}://{user}{self.name}:{self.port}"
 
     @property
     def received(self) -> list[Received]:
@@ -104,9 +103,9 @@ class MailServer:
         smtp: dict[str, Any] = {"server_hostname": "smtp.test"}
         if self.login is not None:
             # Over STARTTLS, only once the line is encrypted (TLS from the first byte always is).
-            smtp.update(
-                authenticator=self._authenticate, auth_required=True, auth_require_tls=self.security == "starttls"
-            )
+            # MAIL without a login is refused by the handler, not by aiosmtpd's `auth_required`,
+            # which warns at each connection when a login may be sent in the clear.
+            smtp.update(authenticator=self._authenticate, auth_require_tls=self.security == "starttls")
         if self.security == "starttls":
             smtp.update(tls_context=self.tls, require_starttls=True)
         controller = Controller(
@@ -161,6 +160,13 @@ class _Handler:
     def __init__(self, server: MailServer) -> None:
         self.server = server
 
+    async def handle_MAIL(self, server, session, envelope, address: str, mail_options: list[str]) -> str:
+        if self.server.login is not None and not session.authenticated:
+            return "530 5.7.0 Authentication required"
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 OK"
+
     async def handle_RCPT(self, server, session, envelope, address: str, rcpt_options: list[str]) -> str:
         if self.server._refused(address):
             return f"550 5.1.1 <{address}>: no such user here"
@@ -170,6 +176,6 @@ class _Handler:
     async def handle_DATA(self, server, session, envelope) -> str:
         message = BytesParser(policy=email.policy.default).parsebytes(envelope.content)
         login = session.auth_data.login.decode() if isinstance(session.auth_data, LoginPassword) else None
-        encrypted = self.server.security == "tls" or session.ssl is not None  # TLS from the start, or STARTTLS
+        encrypted = server.transport.get_extra_info("ssl_object") is not None  # from the start, or STARTTLS
         self.server._keep(Received(envelope.mail_from, tuple(envelope.rcpt_tos), message, login, encrypted))
         return "250 2.0.0 Message accepted for delivery"

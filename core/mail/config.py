@@ -14,7 +14,7 @@ import email.policy
 from dataclasses import dataclass, field
 from email.headerregistry import Address
 from typing import Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from pydantic import SecretStr
 
@@ -43,7 +43,7 @@ class SmtpServer:
 
     def __str__(self) -> str:
         """The URL without its password: what logs say mail is sent through."""
-        user = f"{self.username}@" if self.username else ""
+        user = f"{quote(self.username, safe='')}@" if self.username else ""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{self.scheme}://{user}{host}:{self.port}"
 
