@@ -18,6 +18,8 @@ from facades.web.templating import render
 # One answer for every failed sign-in: nothing tells which of the email or the password was wrong.
 SIGN_IN_FAILED = "The email or password is not right."
 SIGN_IN_THROTTLED = "Too many failed sign-ins for this account. Try again in 15 minutes."
+SIGN_IN_RATE_LIMITED = "Too many sign-in attempts from your network or for this email."
+SIGN_UP_RATE_LIMITED = "Too many sign-ups from your network."
 # Sign-up answers alike whether or not the email has an account (docs/dashboard.md), so the
 # sign-in page it leads to speaks to both.
 SIGNED_UP = (
@@ -36,8 +38,9 @@ def _wait(error: ApiError) -> str:
     return f"{-(-seconds // 60)} minutes" if seconds > 90 else f"{seconds} seconds"
 
 
-def _too_many(request: Request, error: ApiError, template: str, message: str, **context: object) -> HTTPResponse:
-    """429 with the form and the wait, in words and in Retry-After."""
+def too_many(request: Request, error: ApiError, template: str, message: str, **context: object) -> HTTPResponse:
+    """429 with the form and the wait, in words and in Retry-After (a spent budget: the sign-in
+    and sign-up forms here, the invitation page's)."""
     response = render(request, template, status=429, error=f"{message} Try again in {_wait(error)}.", **context)
     if error.retry_after is not None:
         response.headers["Retry-After"] = str(error.retry_after)
@@ -49,7 +52,21 @@ def _signed_up_email(request: Request) -> str:
     return value if len(value) <= MAX_EMAIL_LENGTH and value.isprintable() else ""
 
 
-def _signed_in_response(request: Request, session: accounts_pb2.Session, target: str) -> HTTPResponse:
+def sign_in_refused(request: Request, error: ApiError, template: str, **context: object) -> HTTPResponse:
+    """The sign-in form again with why SignIn refused (this page's and the invitation page's): a
+    locked account is 429, a spent budget 429 with the wait, anything about the email or the
+    password one answer, 401; any other error is raised."""
+    if error.code == "TOO_MANY_ATTEMPTS":
+        return render(request, template, status=429, error=SIGN_IN_THROTTLED, **context)
+    if error.code == "RATE_LIMITED":
+        return too_many(request, error, template, SIGN_IN_RATE_LIMITED, **context)
+    if error.code not in ("UNAUTHORIZED", "VALIDATION_ERROR", "NOT_FOUND"):
+        raise error
+    return render(request, template, status=401, error=SIGN_IN_FAILED, **context)
+
+
+def signed_in_response(request: Request, session: accounts_pb2.Session, target: str) -> HTTPResponse:
+    """303 to `target` with the session's cookie: how every form that signs in ends."""
     response = see_other(target)
     expires = datetime.fromtimestamp(session.expire_time.seconds, UTC)
     set_session_cookie(response, request, session.token, expires)
@@ -87,15 +104,8 @@ async def login(request: Request) -> HTTPResponse:
             core.accounts.SignIn, accounts_pb2.SignInRequest(email=email, password=password), authorization=None
         )
     except ApiError as error:
-        if error.code == "TOO_MANY_ATTEMPTS":
-            return render(request, "login.html", status=429, next=target, email=email, error=SIGN_IN_THROTTLED)
-        if error.code == "RATE_LIMITED":
-            message = "Too many sign-in attempts from your network or for this email."
-            return _too_many(request, error, "login.html", message, next=target, email=email)
-        if error.code not in ("UNAUTHORIZED", "VALIDATION_ERROR", "NOT_FOUND"):
-            raise
-        return render(request, "login.html", status=401, next=target, email=email, error=SIGN_IN_FAILED)
-    return _signed_in_response(request, result.response, target or "/dashboard")
+        return sign_in_refused(request, error, "login.html", next=target, email=email)
+    return signed_in_response(request, result.response, target or "/dashboard")
 
 
 @page_errors
@@ -127,7 +137,7 @@ async def signup(request: Request) -> HTTPResponse:
         if error.code == "FORBIDDEN":
             return render(request, "signup.html", status=403, closed=True, error=SIGN_UP_CLOSED, **form)
         if error.code == "RATE_LIMITED":
-            return _too_many(request, error, "signup.html", "Too many sign-ups from your network.", **form)
+            return too_many(request, error, "signup.html", SIGN_UP_RATE_LIMITED, **form)
         if error.code not in ("VALIDATION_ERROR", "CONFLICT"):
             raise
         return render(request, "signup.html", status=error.http_status, error=error.message, **form)
@@ -146,22 +156,26 @@ async def signup(request: Request) -> HTTPResponse:
     return response
 
 
+async def end_session(request: Request) -> None:
+    """Ends the request's session in the core (SignOut); one already over is left as it is. The
+    caller deletes the cookie with its redirect."""
+    core = request.app.ctx.core
+    try:
+        await core.call(
+            core.accounts.SignOut, accounts_pb2.SignOutRequest(), authorization=f"Bearer {session_token(request)}"
+        )
+    except ApiError as error:
+        if error.code != "UNAUTHORIZED":  # already over: nothing left to end
+            raise
+
+
 @page_errors
 async def logout(request: Request) -> HTTPResponse:
     """Ends the session in the core and deletes the cookie."""
     if session_token(request) is None:
         return see_other("/login")
     csrf.check(request, signed_in=True)
-    core = request.app.ctx.core
-    try:
-        await core.call(
-            core.accounts.SignOut,
-            accounts_pb2.SignOutRequest(),
-            authorization=f"Bearer {session_token(request)}",
-        )
-    except ApiError as error:
-        if error.code != "UNAUTHORIZED":  # already over: nothing left to end
-            raise
+    await end_session(request)
     return see_other("/login?notice=signed-out", clear_session=True, request=request)
 
 

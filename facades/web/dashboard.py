@@ -19,9 +19,11 @@ from facades.web import (
     compose_stock,
     connect_pages,
     credits_pages,
+    invitation_pages,
     keys_pages,
     media_pages,
     media_uploads,
+    members_pages,
     overview_pages,
     post_detail_pages,
     posts_pages,
@@ -56,6 +58,8 @@ PAGE_FAMILIES: dict[str, tuple[Route, ...]] = {
     "dashboard_brand": brand_pages.ROUTES,
     "dashboard_webhooks": webhooks_pages.ROUTES,
     "dashboard_settings": settings_pages.ROUTES,
+    "dashboard_members": members_pages.ROUTES,
+    "dashboard_invitations": invitation_pages.ROUTES,
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -30,6 +31,7 @@ SIGNED_IN = {
     "webhooks": "/dashboard/webhooks",
     "credits": "/dashboard/credits",
     "settings": "/dashboard/settings",
+    "members": "/dashboard/members",
     # A refused input: the page with its alert.
     "posts-refused": "/dashboard/posts?page=not-a-page-token",
 }
@@ -53,6 +55,11 @@ async def test_every_page_passes_axe_at_desktop_and_phone_widths(
         "/v1/webhooks", json={"url": "https://example.com/hooks/herald", "events": ["*"]}, headers=org.auth
     )
     assert hook.status_code == 201, hook.text
+    # The members page with an open invitation; its link's page as a member signed in as another email.
+    invited = await http.post(
+        "/v1/invitations", json={"email": "a11y-invitee@example.com", "role": "editor"}, headers=org.auth
+    )
+    assert invited.status_code == 201, invited.text
     # A post's page with everything it can show: media, a thread, a first comment, the outbox
     # (published by the worker), and one whose "Cancel post" is enabled.
     threaded = await http.post(
@@ -96,6 +103,7 @@ async def test_every_page_passes_axe_at_desktop_and_phone_widths(
     pages = SIGNED_IN | {
         "webhook": f"/dashboard/webhooks/{hook.json()['id']}",
         "post": f"/dashboard/posts/{threaded_id}",
+        "invitation": urlsplit(invited.json()["url"]).path,
         "post-scheduled": f"/dashboard/posts/{scheduled.json()['posts'][0]['id']}",
         "compose-edit": f"/dashboard/compose?edit={scheduled.json()['posts'][0]['id']}",
     }
