@@ -11,13 +11,14 @@ policy, served in the catalog), so it is not repeated here."""
 from __future__ import annotations
 
 from contract.operation import Operation
-from contract.table import accounts, connections, generate, media, members, posts, stock, webhooks, writing
+from contract.table import accounts, approvals, connections, generate, media, members, posts, stock, webhooks, writing
 
 OPERATIONS: tuple[Operation, ...] = (
     *accounts.ROWS,
     *members.ROWS,
     *connections.ROWS,
     *posts.ROWS,
+    *approvals.ROWS,
     *media.ROWS,
     *stock.ROWS,
     *writing.ROWS,

@@ -56,6 +56,29 @@ class UpdateOrganizationRequest(Request):
             "refused (VALIDATION_ERROR).",
         ),
     ] = ABSENT
+    approvals_required_for: Annotated[
+        list[str],
+        Field(
+            max_length=10,
+            description="Which posts wait for a person's approval: `agents` (created by an agent at /mcp), "
+            "`api_keys` (created with an API key at /v1). `[]`: none (a contributor's posts always wait). "
+            "Replaces the list.",
+        ),
+    ] = ABSENT
+    approval_profile_tags: Annotated[
+        list[str],
+        Field(
+            max_length=20,
+            description="Only posts to profiles carrying one of these tags wait; `[]`: every profile. Replaces the list.",
+        ),
+    ] = ABSENT
+    self_approval: Annotated[
+        bool,
+        Field(
+            description="Whether a member may approve a post they wrote themselves (a post their agent wrote is "
+            "theirs to approve either way)."
+        ),
+    ] = ABSENT
     # What GET answers beside the settings, ignored when sent back.
     id: OutputOnly
     slug: OutputOnly
@@ -68,6 +91,12 @@ class UpdateOrganizationRequest(Request):
             message.name = self.name
         if self.time_zone is not None:
             message.time_zone = self.time_zone
+        if self.approvals_required_for is not None:
+            message.approvals_required_for.values.extend(self.approvals_required_for)
+        if self.approval_profile_tags is not None:
+            message.approval_profile_tags.values.extend(self.approval_profile_tags)
+        if self.self_approval is not None:
+            message.self_approval = self.self_approval
         return message
 
 
@@ -79,6 +108,11 @@ class Organization(Response):
     slug: str = Field(description="The organization's slug, set when it was created.", json_schema_extra=_READ_ONLY)
     name: str = Field(min_length=1, max_length=200, description="The organization's display name.")
     time_zone: str = Field(description=_TIME_ZONE)
+    approvals_required_for: list[str] = Field(
+        description='Which posts wait for a person\'s approval: `agents`, `api_keys` (docs/teams.md, "Approvals").'
+    )
+    approval_profile_tags: list[str] = Field(description="Only posts to profiles with one of these tags; [] all.")
+    self_approval: bool = Field(description="Whether a member may approve a post they wrote themselves.")
     created_at: UtcTimestamp = Field(json_schema_extra=_READ_ONLY)
 
     @classmethod
@@ -88,5 +122,8 @@ class Organization(Response):
             "slug": o.slug,
             "name": o.name,
             "time_zone": o.time_zone,
+            "approvals_required_for": list(o.approvals.required_for),
+            "approval_profile_tags": list(o.approvals.profile_tags),
+            "self_approval": o.approvals.self_approval,
             "created_at": timestamp(o.create_time),
         }

@@ -22,9 +22,18 @@ POST_STATUSES: dict[int, str] = {
     posts_pb2.POST_STATUS_CANCELED: "canceled",
     posts_pb2.POST_STATUS_DRAFT: "draft",
     posts_pb2.POST_STATUS_PARTIALLY_PUBLISHED: "partially_published",
+    posts_pb2.POST_STATUS_PENDING_APPROVAL: "pending_approval",
 }
 PostStatus = Literal[
-    "scheduled", "queued", "publishing", "published", "failed", "canceled", "draft", "partially_published"
+    "scheduled",
+    "queued",
+    "publishing",
+    "published",
+    "failed",
+    "canceled",
+    "draft",
+    "partially_published",
+    "pending_approval",
 ]
 PartStatus = Literal["pending", "published", "failed", "skipped"]
 
@@ -53,6 +62,24 @@ class ThreadPart(Response):
             status=p.status,
             platform_post_id=p.platform_post_id or None,
             url=p.platform_url or None,
+        )
+
+
+class PostReview(Response):
+    """The last review of a post that needed approval (docs/teams.md, "Approvals")."""
+
+    outcome: Literal["approved", "rejected"]
+    reviewer: str = Field(description="The reviewer's email address.")
+    reviewed_at: UtcTimestamp
+    comment: str | None = Field(description="What the reviewer said; null when nothing.")
+
+    @classmethod
+    def from_proto(cls, r: posts_pb2.Review) -> dict[str, Any]:
+        return dict(
+            outcome=r.outcome,
+            reviewer=r.reviewer_email,
+            reviewed_at=timestamp(r.review_time),
+            comment=r.comment or None,
         )
 
 
@@ -97,6 +124,10 @@ class Post(Response):
         description="The language of its text (a BCP 47 tag): the request's, else the profile's default_language."
     )
     tiktok: TikTokSettings | None = Field(description="The TikTok settings the request chose; null when none.")
+    review: PostReview | None = Field(
+        description="Its last review, for a post that needed approval (approved, or rejected back to draft); null "
+        "otherwise."
+    )
 
     @classmethod
     def from_proto(cls, p: posts_pb2.Post) -> dict[str, Any]:
@@ -127,6 +158,7 @@ class Post(Response):
             first_comment_status=comment.status if comment else None,
             language=p.language if p.HasField("language") else None,
             tiktok=TikTokSettings.from_proto(p.tiktok) if p.HasField("tiktok") else None,
+            review=PostReview.from_proto(p.review) if p.HasField("review") else None,
         )
 
 
@@ -223,6 +255,9 @@ PostEventKind = Literal[
     "published",
     "partially_published",
     "failed",
+    "approval_requested",
+    "approved",
+    "rejected",
 ]
 
 
@@ -271,6 +306,7 @@ class PostEventDetail(Response):
         default=None,
         description="The X-Request-Id of the request that made the change; absent for what the publisher did.",
     )
+    comment: str = Field(default=None, description="approved, rejected: what the reviewer said, when they said it.")
 
     @classmethod
     def from_proto(cls, e: posts_pb2.PostEvent) -> dict[str, Any]:
@@ -289,6 +325,8 @@ class PostEventDetail(Response):
             detail["fields"] = list(e.fields)
         if e.HasField("request_id"):
             detail["request_id"] = e.request_id
+        if e.HasField("comment"):
+            detail["comment"] = e.comment
         return detail
 
 

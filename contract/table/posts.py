@@ -55,7 +55,9 @@ ROWS = (
             "disable_stitch, auto_add_music} for TikTok posts; left out, a TikTok post is SELF_ONLY (or the most "
             "private level offered) with interactions off and no music. Send an idempotency_key to retry safely: "
             "the same key and arguments answer the first result again. Returns the created posts with their ids "
-            "and status, and `notices`: the fields a destination does not use (e.g. a title on LinkedIn).",
+            "and status, and `notices`: the fields a destination does not use (e.g. a title on LinkedIn). When "
+            "the organization has agents' posts approved, they come back `pending_approval`: a person must "
+            "approve them before they go out (you cannot); tell the user and follow them with get_post.",
             open_world=True,
         ),
     ),
@@ -73,8 +75,8 @@ ROWS = (
             name="list_posts",
             title="List posts",
             description="List the organization's posts, newest first, optionally only those of one profile "
-            "(its slug, the handle list_profiles shows), one platform (`connector`), one status (draft, scheduled, "
-            "queued, publishing, published, partially_published, failed, canceled), a schedule window or one post "
+            "(its slug, the handle list_profiles shows), one platform (`connector`), one status (draft, "
+            "pending_approval, scheduled, queued, publishing, published, partially_published, failed, canceled), a schedule window or one post "
             "group (`group_id`: the posts one create_post call made). A failed post says why in "
             "failure_reason. Paged: pass next_page_token back as page_token.",
             read_only=True,
@@ -94,8 +96,10 @@ ROWS = (
         tool=Tool(
             name="get_post",
             title="Get a post",
-            description="Read one post by id: its status (scheduled, queued, publishing, published, failed, "
-            "canceled), the published URL once out, or why it failed.",
+            description="Read one post by id: its status (draft, pending_approval: waiting for a person's "
+            "approval, scheduled, queued, publishing, published, partially_published, failed, canceled), the "
+            "review of a post that waited (approved, or rejected back to draft, with the reviewer's comment), the "
+            "published URL once out, or why it failed.",
             read_only=True,
             idempotent=True,
         ),
@@ -239,7 +243,8 @@ ROWS = (
             title="Get a post group",
             description="Read a post group: every post one create_post call made (one per profile), by the "
             "group_id each of those posts carries. Answers {id, created_at, posts}, each post with its status "
-            "(draft, scheduled, queued, publishing, published, partially_published, failed, canceled), schedule, "
+            "(draft, pending_approval, scheduled, queued, publishing, published, partially_published, failed, "
+            "canceled), schedule, "
             "published URL or failure_reason: follow a post to several destinations as one.",
             read_only=True,
             idempotent=True,

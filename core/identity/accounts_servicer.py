@@ -43,12 +43,18 @@ def _organization(org: accounts.OrganizationView) -> accounts_pb2.Organization:
 
 
 def _settings(settings: organization.OrganizationSettings) -> accounts_pb2.OrganizationSettings:
+    approvals = settings.approvals
     return accounts_pb2.OrganizationSettings(
         id=settings.id,
         slug=settings.slug,
         name=settings.name,
         time_zone=settings.time_zone,
         create_time=timestamp(settings.created_at),
+        approvals=accounts_pb2.Approvals(
+            required_for=list(approvals.required_for),
+            profile_tags=list(approvals.profile_tags),
+            self_approval=approvals.self_approval,
+        ),
     )
 
 
@@ -173,5 +179,12 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
             call.principal.org_id,
             name=request.name if request.HasField("name") else None,
             time_zone=request.time_zone if request.HasField("time_zone") else None,
+            approvals_required_for=list(request.approvals_required_for.values)
+            if request.HasField("approvals_required_for")
+            else None,
+            approval_profile_tags=list(request.approval_profile_tags.values)
+            if request.HasField("approval_profile_tags")
+            else None,
+            self_approval=request.self_approval if request.HasField("self_approval") else None,
         )
         return _settings(updated)

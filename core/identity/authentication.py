@@ -30,6 +30,9 @@ _API_KEY_LOOKUP = select(
     organizations.c.plan,
     organizations.c.credit_balance,
     memberships.c.role,
+    organizations.c.approvals_required_for,
+    organizations.c.approval_profile_tags,
+    organizations.c.self_approval,
 ).select_from(
     api_keys.join(organizations, organizations.c.id == api_keys.c.org_id).join(
         memberships,
@@ -43,7 +46,15 @@ _API_KEY_LOOKUP = Prepared(_API_KEY_LOOKUP.where(api_keys.c.key_id == bindparam(
 # Sessions and access tokens: found by the SHA-256 of the whole token (unique index), joined to
 # the membership so a user removed from the organization loses access on the next request, and one
 # whose role changed acts with the new role (core/identity/roles.py).
-_ORG_COLUMNS = (organizations.c.slug, organizations.c.plan, organizations.c.credit_balance, memberships.c.role)
+_ORG_COLUMNS = (
+    organizations.c.slug,
+    organizations.c.plan,
+    organizations.c.credit_balance,
+    memberships.c.role,
+    organizations.c.approvals_required_for,
+    organizations.c.approval_profile_tags,
+    organizations.c.self_approval,
+)
 _SESSION_LOOKUP = (
     select(
         sessions.c.id,
@@ -85,6 +96,15 @@ _ACCESS_TOKEN_LOOKUP = (
     )
     .where(oauth_tokens.c.token_hash == bindparam("token_hash"), oauth_tokens.c.kind == "access")
 )
+
+
+def _approvals(row) -> dict:
+    """The organization's approval settings as the principal carries them."""
+    return {
+        "approvals_required_for": frozenset(row.approvals_required_for.split()),
+        "approval_profile_tags": tuple(row.approval_profile_tags.split()),
+        "self_approval": row.self_approval,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +155,7 @@ async def _authenticate_session(conn: AsyncConnection, token: str, now: datetime
             row.plan,
             row.credit_balance,
             role=row.role,
+            **_approvals(row),
             email=row.email,
             time_zone=row.time_zone,
         )
@@ -165,6 +186,7 @@ async def _authenticate_access_token(conn: AsyncConnection, token: str, now: dat
             row.plan,
             row.credit_balance,
             role=row.role,
+            **_approvals(row),
             client_id=row.client_id,
         )
     )
@@ -188,6 +210,7 @@ async def _authenticate_api_key(conn: AsyncConnection, token: str, now: datetime
         plan=row.plan,
         credit_balance=row.credit_balance,
         role=row.role,
+        **_approvals(row),
     )
     stale = row.last_used_at is None or now - row.last_used_at >= LAST_USE_RESOLUTION
     return Authentication(principal, row.id if stale else None)

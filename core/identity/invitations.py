@@ -24,6 +24,8 @@ from core.identity.opaque_tokens import hash_token, mint_token
 from core.identity.principal import Principal
 from core.identity.service import ensure_membership, normalize_email
 from core.ids import new_id
+from core.mail import send_later
+from core.settings import CoreSettings
 
 LIFETIME = timedelta(days=7)
 TOKEN_PREFIX = "hinv_"
@@ -217,6 +219,24 @@ async def accept(conn: AsyncConnection, token: str, user_id: str, email: str, no
     return invited
 
 
-async def send(conn: AsyncConnection, caller: Principal, record: InvitationRecord, url: str, now: datetime) -> bool:
-    """Emails the link when mail is configured; False when it is not (the inviter copies it)."""
-    return False
+async def send(
+    conn: AsyncConnection, caller: Principal, record: InvitationRecord, url: str, now: datetime, settings: CoreSettings
+) -> bool:
+    """Queues the link by email when mail is configured (core/mail, sent by a worker, never in the
+    request); False when it is off and the inviter passes the link on themselves."""
+    org_name = await conn.scalar(select(organizations.c.name).where(organizations.c.id == caller.org_id))
+    text = (
+        f"{record.invited_by} invited you to join {org_name} on Herald as {record.role}.\n\n"
+        f"Accept the invitation: {url}\n\n"
+        f"The link works once, until {record.expires_at:%Y-%m-%d %H:%M} UTC. If you did not expect it, ignore this email."
+    )
+    return await send_later(
+        conn,
+        to=record.email,
+        subject=f"Join {org_name} on Herald",
+        text=text,
+        now=now,
+        org_id=caller.org_id,
+        kind="invitation",
+        settings=settings,
+    )

@@ -87,7 +87,7 @@ class MemberServicer(members_pb2_grpc.MemberServiceServicer):
         call = current_call()
         record, token = await invitations.create(call.conn, call.principal, request.email, request.role, call.now)
         url = invitations.link(call.settings.base_url, token)
-        emailed = await invitations.send(call.conn, call.principal, record, url, call.now)
+        emailed = await invitations.send(call.conn, call.principal, record, url, call.now, call.settings)
         return members_pb2.CreatedInvitation(invitation=_invitation(record), url=url, emailed=emailed)
 
     async def ListInvitations(

@@ -30,6 +30,12 @@ class Principal:
     credit_balance: int
     # The member's role in the organization (core/identity/roles.py): the credential acts with it.
     role: str = ""
+    # The organization's approval settings (docs/teams.md, "Approvals"), read with the credential:
+    # which channels' posts wait for a person (`agents`, `api_keys`), for which profile tags (empty:
+    # all), and whether a member may approve what they wrote themselves.
+    approvals_required_for: frozenset[str] = frozenset()
+    approval_profile_tags: tuple[str, ...] = ()
+    self_approval: bool = False
     # Set for dashboard sessions only: the API key and access token lookups do not read users.
     email: str = ""
     # Set for dashboard sessions only (the organization's row is read anyway): the zone its pages

@@ -45,7 +45,7 @@ LEGACY_LIMITS = {"image": 50_000_000, "gif": 50_000_000, "video": 100_000_000}
 HASH_RE = re.compile(r"^[0-9a-f]{64}$")
 MAX_FILENAME = 255
 MAX_DESCRIPTION = 5000
-ACTIVE_POST_STATES = ("scheduled", "queued", "publishing")
+ACTIVE_POST_STATES = ("pending_approval", "scheduled", "queued", "publishing")
 MAX_DETAILS = 100  # media ids one ListMediaDetails call describes
 USES_SHOWN = 10  # posts listed per media by ListMediaDetails
 

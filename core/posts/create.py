@@ -30,6 +30,7 @@ from core.db.models import posts
 from core.db.prepared import Prepared, commit_now, pipelined
 from core.ids import new_id
 from core.posts import events, history, idempotency, slot_assignment, slot_lock_turns, thread_parts
+from core.posts.approvals import Author
 from core.posts.messages import post_message
 from core.posts.notices import Notice, notices_for
 from core.posts.records import PostRecord
@@ -45,7 +46,7 @@ _INSERT_POSTS = Prepared(
         "id", "org_id", "group_id", "profile_id", "profile_slug", "connector", "content", "title", "post_type", "status",
         "schedule_at", "due_at", "created_at", "updated_at", "attempts", "charged", "units", "delivery_key",
         "failure_reason", "failure_detail", "platform_error", "platform_post_id", "platform_url", "request_id",
-        "language", "tiktok_options", "created_detail",
+        "language", "tiktok_options", "created_detail", "author_id", "author_via", "send_now",
     ],
 )  # fmt: skip
 
@@ -72,11 +73,14 @@ async def create_posts(
     encode: Callable[[list[posts_pb2.Post], list[Notice]], bytes] | None = None,
     live: bool = False,
     ends_transaction: bool = False,
+    author: Author | None = None,
 ) -> CreateOutcome:
     """Creates one post per profile, or nothing: every check runs before the first insert.
     `live`: every profile must have a connected account (PROFILE_NOT_CONNECTED).
     `ends_transaction`: the caller writes nothing more in `conn`'s transaction, so a next_slot
-    creation on PostgreSQL may commit it with its writes (core/db/prepared.commit_now)."""
+    creation on PostgreSQL may commit it with its writes (core/db/prepared.commit_now).
+    `author`: who writes (recorded on each post) and whether their posts wait for approval
+    (core/posts/approvals.py): those are `pending_approval` instead of scheduled or queued."""
     if idempotency_key:
         reservation = await idempotency.reserve(conn, org_id, idempotency_key, request_digest, now)
         if reservation.replay is not None:
@@ -93,6 +97,7 @@ async def create_posts(
         slots = await slot_assignment.next_slots(conn, profile_ids, now, read=read)
     elif request.next_slot:
         locked_late = True
+    waiting = await author.waiting(conn, profile_ids) if author is not None and not request.draft else set()
     rows, media_rows, part_rows = [], [], []
     request_id = REQUEST_ID.get()  # its publish events carry it later (core/posts/events.py)
     group_id = new_id("grp")  # the request's posts, one group (docs/posts.md)
@@ -100,7 +105,15 @@ async def create_posts(
     for target in plan.targets:
         post_id = new_id("pst")
         when = slots.get(target.profile.id) or plan.schedule_at
-        status = "draft" if request.draft else "scheduled" if when or request.next_slot else "queued"
+        status = (
+            "draft"
+            if request.draft
+            else "pending_approval"
+            if target.profile.id in waiting
+            else "scheduled"
+            if when or request.next_slot
+            else "queued"
+        )
         rows.append(
             {
                 "id": post_id,
@@ -131,6 +144,10 @@ async def create_posts(
                 "tiktok_options": tiktok_json(target.version.tiktok),
                 # The history's first step (core/posts/history.py), in the row: no row of its own.
                 "created_detail": history.created_detail(status, when if scheduled else None, request_id),
+                "author_id": author.user_id if author else None,
+                "author_via": author.via if author else None,
+                # Waiting with no time of its own: approved, it goes out at once.
+                "send_now": status == "pending_approval" and not (when or request.next_slot),
             }
         )
         media_rows += thread_parts.main_media_rows(org_id, post_id, target.version)
@@ -159,6 +176,16 @@ async def create_posts(
             await _INSERT_POSTS.many(conn, rows)
             await thread_parts.insert_parts(conn, part_rows, media_rows)
             await events.emit(conn, org_id, "post.created", records, now, data=data)
+            if waiting:
+                held = [i for i, r in enumerate(records) if r.status == "pending_approval"]
+                await events.emit(
+                    conn,
+                    org_id,
+                    "post.approval_requested",
+                    [records[i] for i in held],
+                    now,
+                    data=[data[i] for i in held],
+                )
             if idempotency_key and encode is not None:
                 await idempotency.store_response(conn, org_id, idempotency_key, encode(messages, notices))
             if turn is not None:
@@ -214,6 +241,9 @@ def _record(row: dict, version: Version, now: datetime) -> PostRecord:
         attempts=0,
         language=row["language"],
         tiktok=tiktok_from_json(row["tiktok_options"]),
+        author_id=row["author_id"] or "",
+        author_via=row["author_via"] or "",
+        send_now=row["send_now"],
         parts=tuple(
             PartRecord(i, "thread", item.content, item.media_ids, "pending", "", "")
             for i, item in enumerate(version.thread)

@@ -1,5 +1,6 @@
-"""Taking a draft out of draft (`POST /v1/posts/{id}/schedule`): every check of creation, then
-scheduled at `schedule_at`, at the profile's next free time slot, or queued to publish now."""
+"""Taking a draft out of draft (`POST /v1/posts/{id}/schedule`), or a post waiting for approval
+out of waiting (its approval, core/posts/approvals.py): every check of creation, then scheduled at
+`schedule_at`, at the profile's next free time slot, or queued to publish now."""
 
 from __future__ import annotations
 
@@ -35,10 +36,12 @@ async def schedule_draft(
     next_slot: bool,
     now: datetime,
     live: bool = False,
+    waiting: str = "draft",
 ) -> None:
-    """`current` is the post read FOR UPDATE by the caller, who reads it again afterwards."""
-    if current.status != "draft":
-        raise InvalidPostState(f"post is {current.status}; only drafts can be scheduled")
+    """`current` is the post read FOR UPDATE by the caller, who reads it again afterwards;
+    `waiting`: the status it must be in (a draft, or a post pending approval)."""
+    if current.status != waiting:
+        raise InvalidPostState(f"post is {current.status}; only {waiting.replace('_', ' ')} posts can be scheduled")
     if schedule_at is not None and next_slot:
         raise ValidationError("send schedule_at or next_slot, not both")
     when = parse_schedule(schedule_at, now)

@@ -48,7 +48,7 @@ async def reschedule_group(
         raise InvalidPostState("every post of this group is canceled; there is nothing to reschedule")
     change = service.PostChange(schedule_at=schedule_at)
     for member in members:
-        with _naming(member.id):
+        with naming(member.id):
             await service.update_post(conn, org_id, member.id, change, now, live=live)
     return await get_group(conn, org_id, group_id)
 
@@ -64,7 +64,7 @@ async def cancel_group(
         return await get_group(conn, org_id, group_id), None
     balance = None
     for member in members:
-        with _naming(member.id):
+        with naming(member.id):
             _, refunded = await service.cancel_post(conn, org_id, member.id, now)
         balance = refunded if refunded is not None else balance
     return await get_group(conn, org_id, group_id), balance
@@ -85,7 +85,7 @@ def _acting_on(members: list[PostRecord], verb: str) -> list[PostRecord]:
 
 
 @contextmanager
-def _naming(post_id: str) -> Iterator[None]:
+def naming(post_id: str) -> Iterator[None]:
     """A refusal of one post, raised for the whole group with the post's id in its message."""
     try:
         yield

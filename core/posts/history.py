@@ -49,6 +49,9 @@ KINDS: dict[str, str] = {
     "published": "The post went out.",
     "partially_published": "The post went out, but a later part of it failed for good.",
     "failed": "It failed for good: `reason` is the post's failure_reason.",
+    "approval_requested": "An edit by someone whose posts need approval sent it back to wait for one.",
+    "approved": "A person approved it (`comment`); it is scheduled or queued (`status`, `schedule_at`).",
+    "rejected": "A person rejected it (`comment`); it is a draft again.",
 }
 # The facts `detail` may hold (each only where it applies).
 DETAIL_KEYS = (
@@ -64,6 +67,7 @@ DETAIL_KEYS = (
     "status",  # created, scheduled, edited/rescheduled (when it changed): the post's status after
     "schedule_at",  # created, scheduled, rescheduled, edited: the send time after
     "fields",  # edited: what changed
+    "comment",  # approved, rejected: what the reviewer said
     "request_id",  # the X-Request-Id of the request that made the change (none for the publisher's)
 )
 ERROR_CHARS = 500

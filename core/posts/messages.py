@@ -22,6 +22,7 @@ STATUS_TO_PROTO = {
     "canceled": posts_pb2.POST_STATUS_CANCELED,
     "draft": posts_pb2.POST_STATUS_DRAFT,
     "partially_published": posts_pb2.POST_STATUS_PARTIALLY_PUBLISHED,
+    "pending_approval": posts_pb2.POST_STATUS_PENDING_APPROVAL,
 }
 
 
@@ -56,6 +57,18 @@ def post_message(record: PostRecord) -> posts_pb2.Post:
         attempts=record.attempts,
         update_time=timestamp(record.updated_at),
     )
+    message.author_id, message.author_via = record.author_id, record.author_via
+    if record.review is not None:
+        review = record.review
+        message.review.CopyFrom(
+            posts_pb2.Review(
+                outcome=review.outcome,
+                reviewer_id=review.reviewer_id,
+                reviewer_email=review.reviewer_email,
+                review_time=timestamp(review.at),
+                comment=review.comment,
+            )
+        )
     if record.title is not None:
         message.title = record.title
     if record.language is not None:

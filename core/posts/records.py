@@ -10,12 +10,22 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.connectors.base import TikTokOptions
-from core.db.models import post_media, posts
+from core.db.models import post_media, posts, users
 from core.posts.thread_parts import POST_PART, PartRecord, parts_of
 from core.posts.versions import tiktok_from_json
 
-STATUSES = ("scheduled", "queued", "publishing", "published", "failed", "canceled", "draft", "partially_published")
-EDITABLE = ("scheduled", "queued", "draft")
+STATUSES = (
+    "scheduled",
+    "queued",
+    "publishing",
+    "published",
+    "failed",
+    "canceled",
+    "draft",
+    "partially_published",
+    "pending_approval",
+)
+EDITABLE = ("scheduled", "queued", "draft", "pending_approval")
 # Why a failed post failed (docs/posts.md "Lifecycle"): the publisher sets one of these.
 FAILURE_REASONS = (
     "insufficient_credits",
@@ -26,6 +36,17 @@ FAILURE_REASONS = (
     "never_publish_phrase",
     "profile_disconnected",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRecord:
+    """A post's last review (docs/teams.md, "Approvals")."""
+
+    outcome: str  # approved, rejected
+    reviewer_id: str
+    reviewer_email: str
+    at: datetime
+    comment: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +74,10 @@ class PostRecord:
     parts: tuple[PartRecord, ...] = ()
     language: str | None = None
     tiktok: TikTokOptions | None = None
+    author_id: str = ""
+    author_via: str = ""
+    review: ReviewRecord | None = None
+    send_now: bool = False  # waiting for approval with no time of its own
 
     @property
     def thread(self) -> tuple[PartRecord, ...]:
@@ -85,6 +110,13 @@ POST_COLUMNS = (
     posts.c.attempts,
     posts.c.language,
     posts.c.tiktok_options,
+    posts.c.author_id,
+    posts.c.author_via,
+    posts.c.review_outcome,
+    posts.c.reviewer_id,
+    posts.c.reviewed_at,
+    posts.c.review_comment,
+    posts.c.send_now,
 )
 
 
@@ -106,6 +138,7 @@ async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
     rows = (await conn.execute(stmt)).all()
     media = await media_of(conn, [r.id for r in rows])
     parts = await parts_of(conn, [r.id for r in rows])
+    reviews = await _reviews(conn, rows)
     return [
         PostRecord(
             id=r.id,
@@ -131,6 +164,25 @@ async def load(conn: AsyncConnection, stmt: Select) -> list[PostRecord]:
             parts=tuple(parts.get(r.id, ())),
             language=r.language,
             tiktok=tiktok_from_json(r.tiktok_options),
+            author_id=r.author_id or "",
+            author_via=r.author_via or "",
+            review=reviews.get(r.id),
+            send_now=r.send_now,
         )
         for r in rows
     ]
+
+
+async def _reviews(conn: AsyncConnection, rows) -> dict[str, ReviewRecord]:
+    """The reviewed posts' reviews, with their reviewers' emails: a query only when one has one."""
+    reviewed = [r for r in rows if r.review_outcome]
+    if not reviewed:
+        return {}
+    ids = list({r.reviewer_id for r in reviewed if r.reviewer_id})
+    emails = dict((await conn.execute(select(users.c.id, users.c.email).where(users.c.id.in_(ids)))).all())
+    return {
+        r.id: ReviewRecord(
+            r.review_outcome, r.reviewer_id or "", emails.get(r.reviewer_id, ""), r.reviewed_at, r.review_comment or ""
+        )
+        for r in reviewed
+    }

@@ -3,7 +3,6 @@ core/posts/validation.py; the publisher (core/publisher) moves posts on from `qu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -16,7 +15,8 @@ from core.credits import service as credits
 from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
 from core.pagination import Page, next_token
-from core.posts import draft_scheduling, events, history, slot_assignment, thread_parts
+from core.posts import approvals, draft_scheduling, events, history, slot_assignment, thread_parts
+from core.posts.approvals import Author
 from core.posts.features import refuse_missing_scopes, unsupported
 from core.posts.field_checks import (
     check_first_comment,
@@ -112,12 +112,14 @@ async def update_post(
     now: datetime,
     *,
     live: bool = False,
-    may_publish: Callable[[], None] = lambda: None,
+    author: Author | None = None,
 ) -> PostRecord:
     """Edits a post that is not yet publishing (a draft too) and nothing of which is out. The row
     is locked for the change, so a worker cannot claim it halfway (it skips locked rows). What
     changes is checked as creation checks it; a draft's texts and media are checked against the
-    destination when it is scheduled. The next claim prices the post as edited."""
+    destination when it is scheduled. The next claim prices the post as edited. A post waiting
+    for approval keeps waiting; a scheduled or queued one edited by an `author` whose posts wait
+    (core/posts/approvals.py) goes back to waiting for approval."""
     if change == PostChange():
         raise ValidationError(
             "nothing to change: send content, schedule_at, media_ids, thread, first_comment, language or tiktok"
@@ -127,8 +129,9 @@ async def update_post(
         raise InvalidPostState(f"post is {current.status}; only drafts, scheduled or queued posts can be edited")
     held = await _refuse_if_maybe_out(conn, post_id)
     draft = current.status == "draft"
-    if not draft:
-        may_publish()  # a post on its way out changes only by someone who may publish
+    waits = current.status == "pending_approval" or (
+        not draft and author is not None and bool(await author.waiting(conn, [current.profile_id]))
+    )
     _check_change_shapes(change)
     if change.tiktok is not None and current.connector != "tiktok":
         raise ValidationError(f"tiktok settings apply to TikTok posts only; this post goes to {current.connector}")
@@ -155,6 +158,14 @@ async def update_post(
         else:
             when = parse_schedule(change.schedule_at, now) or now
             values.update(schedule_at=when, due_at=when, status="scheduled" if when > now else "queued")
+    if waits:
+        # It keeps (or starts) waiting; a new time replaces "as soon as approved", a queued post
+        # sent back goes out as soon as approved again.
+        values["status"] = "pending_approval"
+        if change.schedule_at is not None:
+            values["send_now"] = False
+        elif current.status == "queued":
+            values["send_now"] = True
     if change.media_ids is not None or change.thread is not None or change.first_comment is not None:
         await thread_parts.rewrite(conn, org_id, post_id, version)
     if held:
@@ -175,10 +186,14 @@ async def update_post(
         schedule_at=values.get("schedule_at"),
         status=status if status != current.status else None,
     )
-    return await _changed(conn, org_id, post_id, "post.updated", now)
+    record = await changed(conn, org_id, post_id, "post.updated", now)
+    if waits and current.status != "pending_approval":
+        await history.changed(conn, org_id, post_id, "approval_requested", now)
+        await approvals.emit_requested(conn, org_id, [record], now)
+    return record
 
 
-async def _changed(conn: AsyncConnection, org_id: str, post_id: str, event_type: str, now: datetime) -> PostRecord:
+async def changed(conn: AsyncConnection, org_id: str, post_id: str, event_type: str, now: datetime) -> PostRecord:
     """The post after a change, with the change's event written in the same transaction."""
     record = await get_post(conn, org_id, post_id)
     await events.emit(conn, org_id, event_type, [record], now)
@@ -256,14 +271,22 @@ async def schedule_post(
     next_slot: bool,
     now: datetime,
     live: bool = False,
+    author: Author | None = None,
 ) -> PostRecord:
+    """Takes a draft out of draft; one whose `author` must have posts approved is submitted for
+    approval instead (pending_approval, with its time kept), after the same checks."""
     current = await get_post(conn, org_id, post_id, for_update=True)
     await draft_scheduling.schedule_draft(
         conn, org_id, current, schedule_at=schedule_at, next_slot=next_slot, now=now, live=live
     )
-    record = await _changed(conn, org_id, post_id, "post.updated", now)
-    when = record.schedule_at if record.status == "scheduled" else None
+    submitted = author is not None and bool(await author.waiting(conn, [current.profile_id]))
+    if submitted:
+        await approvals.submit(conn, org_id, post_id, send_now=schedule_at is None and not next_slot)
+    record = await changed(conn, org_id, post_id, "post.updated", now)
+    when = record.schedule_at if record.status in ("scheduled", "pending_approval") else None
     await history.changed(conn, org_id, post_id, "scheduled", now, status=record.status, schedule_at=when)
+    if submitted:
+        await approvals.emit_requested(conn, org_id, [record], now)
     return record
 
 
@@ -284,7 +307,7 @@ async def cancel_post(conn: AsyncConnection, org_id: str, post_id: str, now: dat
     balance = await credits.grant(conn, org_id, held, reason="refund", reference=post_id, now=now) if held else None
     await slot_assignment.freed(conn, current.profile_id, current.schedule_at)
     await history.changed(conn, org_id, post_id, "canceled", now)
-    return await _changed(conn, org_id, post_id, "post.canceled", now), balance
+    return await changed(conn, org_id, post_id, "post.canceled", now), balance
 
 
 async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: datetime) -> PostRecord:
@@ -312,7 +335,7 @@ async def retry_post(conn: AsyncConnection, org_id: str, post_id: str, now: date
         )
     )
     await history.changed(conn, org_id, post_id, "retried", now, reason=current.failure_reason or None)
-    return await _changed(conn, org_id, post_id, "post.updated", now)
+    return await changed(conn, org_id, post_id, "post.updated", now)
 
 
 async def _refuse_if_maybe_out(conn: AsyncConnection, post_id: str) -> int:

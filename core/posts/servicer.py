@@ -10,7 +10,18 @@ from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.identity.principal import CredentialKind
 from core.pagination import page_request
-from core.posts import dry_run, group_listing, groups, history, outbox, preview, recent, service
+from core.posts import (
+    approvals,
+    dry_run,
+    group_listing,
+    groups,
+    history,
+    outbox,
+    preview,
+    recent,
+    review_actions,
+    service,
+)
 from core.posts.calendar import CalendarFilter, list_calendar
 from core.posts.create import create_posts
 from core.posts.idempotency import request_hash
@@ -20,10 +31,11 @@ from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
-from core.rpc.policy import MethodPolicy, PageBounds, require_permission
+from core.rpc.policy import MethodPolicy, PageBounds
 
 _READ = frozenset({"posts:read"})
 _WRITE = frozenset({"posts:write"})
+_PEOPLE = frozenset({CredentialKind.SESSION, CredentialKind.API_KEY})
 
 POLICIES = {
     "CreatePosts": MethodPolicy(permission="compose", scopes=_WRITE, writes=True),
@@ -32,7 +44,21 @@ POLICIES = {
     "UpdatePost": MethodPolicy(permission="compose", scopes=_WRITE, writes=True),
     "CancelPost": MethodPolicy(permission="publish", scopes=_WRITE, writes=True),
     "RetryPost": MethodPolicy(permission="publish", scopes=_WRITE, writes=True),
-    "SchedulePost": MethodPolicy(permission="publish", scopes=_WRITE, writes=True),
+    # Contributors submit drafts: theirs wait for approval (docs/teams.md, "Approvals").
+    "SchedulePost": MethodPolicy(permission="compose", scopes=_WRITE, writes=True),
+    # People review: dashboard sessions and API keys whose role may approve; never an agent.
+    "ApprovePost": MethodPolicy(
+        permission="approve", credential_kinds=_PEOPLE, plan_exempt_for_sessions=True, scopes=_WRITE, writes=True
+    ),
+    "RejectPost": MethodPolicy(
+        permission="approve", credential_kinds=_PEOPLE, plan_exempt_for_sessions=True, scopes=_WRITE, writes=True
+    ),
+    "ApprovePostGroup": MethodPolicy(
+        permission="approve", credential_kinds=_PEOPLE, plan_exempt_for_sessions=True, scopes=_WRITE, writes=True
+    ),
+    "RejectPostGroup": MethodPolicy(
+        permission="approve", credential_kinds=_PEOPLE, plan_exempt_for_sessions=True, scopes=_WRITE, writes=True
+    ),
     "ListOutboxEntries": MethodPolicy(permission="read", scopes=_READ),
     # A post's history (docs/posts.md, "History"): its steps, 50 a page.
     "ListPostEvents": MethodPolicy(permission="read", scopes=_READ, page=PageBounds(default=50, maximum=100)),
@@ -98,9 +124,6 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.CreatePostsRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.CreatePostsResponse:
         call = current_call()
-        if not request.draft:
-            # Contributors write drafts: a post that would go out needs `publish` (docs/teams.md).
-            require_permission(call.principal, "publish", "a post that goes out (save it as a draft)")
         fingerprint = posts_pb2.CreatePostsRequest()
         fingerprint.CopyFrom(request)
         fingerprint.ClearField("request_id")
@@ -114,6 +137,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             encode=lambda messages, notices: _created(messages, notices).SerializeToString(),
             live=call.settings.publish_mode == "live",
             ends_transaction=True,  # the unit of work commits right after
+            author=approvals.author_of(call.principal),
         )
         if outcome.replay is not None:
             return posts_pb2.CreatePostsResponse.FromString(outcome.replay)
@@ -187,7 +211,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             change,
             call.now,
             live=call.settings.publish_mode == "live",
-            may_publish=lambda: require_permission(call.principal, "publish", "changing a post that is not a draft"),
+            author=approvals.author_of(call.principal),
         )
         return post_message(record)
 
@@ -203,6 +227,7 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
             next_slot=request.next_slot,
             now=call.now,
             live=call.settings.publish_mode == "live",
+            author=approvals.author_of(call.principal),
         )
         return post_message(record)
 
@@ -246,6 +271,56 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
         records, balance = await groups.cancel_group(call.conn, call.principal.org_id, request.group_id, call.now)
         if balance is not None:
             call.credits_remaining = balance  # X-Credits-Remaining says what the refunds left
+        return group_message(records)
+
+    async def ApprovePost(
+        self, request: posts_pb2.ApprovePostRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.Post:
+        call = current_call()
+        record = await review_actions.approve_post(
+            call.conn,
+            call.principal,
+            request.post_id,
+            comment=request.comment,
+            schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
+            publish_now=request.publish_now,
+            now=call.now,
+            live=call.settings.publish_mode == "live",
+        )
+        return post_message(record)
+
+    async def RejectPost(
+        self, request: posts_pb2.RejectPostRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.Post:
+        call = current_call()
+        record = await review_actions.reject_post(
+            call.conn, call.principal, request.post_id, comment=request.comment, now=call.now
+        )
+        return post_message(record)
+
+    async def ApprovePostGroup(
+        self, request: posts_pb2.ApprovePostGroupRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.PostGroup:
+        call = current_call()
+        records = await review_actions.approve_group(
+            call.conn,
+            call.principal,
+            request.group_id,
+            comment=request.comment,
+            schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
+            publish_now=request.publish_now,
+            now=call.now,
+            live=call.settings.publish_mode == "live",
+        )
+        return group_message(records)
+
+    async def RejectPostGroup(
+        self, request: posts_pb2.RejectPostGroupRequest, context: grpc.aio.ServicerContext
+    ) -> posts_pb2.PostGroup:
+        call = current_call()
+        records = await review_actions.reject_group(
+            call.conn, call.principal, request.group_id, comment=request.comment, now=call.now
+        )
         return group_message(records)
 
     async def ListPostGroups(
@@ -365,7 +440,7 @@ def _post_event(e: history.PostEventRecord) -> posts_pb2.PostEvent:
     for key in ("attempt", "position"):
         if isinstance(d.get(key), int):
             setattr(message, key, d[key])
-    for key in ("reason", "error", "part", "platform_post_id", "status", "request_id"):
+    for key in ("reason", "error", "part", "platform_post_id", "status", "request_id", "comment"):
         if isinstance(d.get(key), str):
             setattr(message, key, d[key])
     for key in ("will_retry", "recovered"):

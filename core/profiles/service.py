@@ -27,7 +27,7 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_TAGS = 20
 MAX_DISPLAY_NAME = 200
 # A post in one of these has not gone out: a profile with one cannot be deleted.
-NOT_GONE_OUT = ("draft", "scheduled", "queued", "publishing")
+NOT_GONE_OUT = ("draft", "pending_approval", "scheduled", "queued", "publishing")
 
 
 class ProfileInUse(DomainError):
@@ -284,7 +284,9 @@ async def get_profile(conn: AsyncConnection, org_id: str, slug: str) -> Profile:
 async def get_profile_by_id(conn: AsyncConnection, profile_id: str) -> Profile:
     """A profile by id, for the core's own use (the id came from a record of the caller's
     organization, e.g. a connection attempt)."""
-    found = await _profiles_with_tags(conn, _joined_to_tags(select(*PUBLIC_COLUMNS).where(profiles.c.id == profile_id)), {})
+    found = await _profiles_with_tags(
+        conn, _joined_to_tags(select(*PUBLIC_COLUMNS).where(profiles.c.id == profile_id)), {}
+    )
     if not found:
         raise NotFound("no such profile")
     return found[0]

@@ -115,7 +115,23 @@ def access_failure(error: ApiError) -> bool:
 
 def _result(structured: dict[str, Any]) -> dict[str, Any]:
     text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
-    return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
+    content = [{"type": "text", "text": note} for note in _notes(structured)]
+    return {"content": [*content, {"type": "text", "text": text}], "structuredContent": structured}
+
+
+def _notes(structured: dict[str, Any]) -> list[str]:
+    """What the agent must not miss, said in words before the JSON: posts that wait for a person's
+    approval (docs/teams.md, "Approvals") do not go out on their own."""
+    found = structured.get("posts")
+    posts = found if isinstance(found, list) else [structured] if "status" in structured else []
+    waiting = [p.get("profile", "") for p in posts if isinstance(p, dict) and p.get("status") == "pending_approval"]
+    if not waiting:
+        return []
+    return [
+        f"{len(waiting)} post(s) pending approval ({', '.join(waiting)}): a person in the organization must approve "
+        "them before they go out; nothing is published or charged until then. Tell the user, and follow them with "
+        "get_post (status moves to scheduled or queued once approved, or back to draft if rejected)."
+    ]
 
 
 def tool_error(error: ApiError) -> dict[str, Any]:

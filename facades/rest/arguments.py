@@ -22,6 +22,8 @@ class HttpFields:
     headers: dict[str, str]  # argument → header name
     body: frozenset[str]
     names_in_body: frozenset[str]  # path or query arguments a body may repeat (Request.names_in_body)
+    # Every body field has a default: no body at all means `{}` (e.g. approving a post).
+    body_optional: bool = False
 
 
 def _query_kind(annotation: Any) -> str:
@@ -46,7 +48,8 @@ def http_fields(model: type[Request]) -> HttpFields:
             headers[name] = header.name
         else:
             body.append(name)
-    return HttpFields(tuple(path), query, headers, frozenset(body), model.names_in_body)
+    optional = bool(body) and not any(model.model_fields[name].is_required() for name in body)
+    return HttpFields(tuple(path), query, headers, frozenset(body), model.names_in_body, optional)
 
 
 def read_arguments(request: HttpRequest, fields: HttpFields, path_params: dict[str, str]) -> dict[str, Any]:
@@ -56,7 +59,7 @@ def read_arguments(request: HttpRequest, fields: HttpFields, path_params: dict[s
     arguments: dict[str, Any] = {}
     repeated: dict[str, Any] = {}
     if fields.body:
-        body = json_object(request.body)
+        body = {} if fields.body_optional and not request.body else json_object(request.body)
         repeated = {name: body.pop(name) for name in fields.names_in_body & body.keys()}
         unknown = sorted(set(body) - fields.body)
         if unknown:

@@ -39,7 +39,16 @@ async def _agent_token(http, channel, org, scope: str) -> str:
 async def test_a_new_organization_is_named_by_its_slug_and_in_utc(http, org) -> None:
     body = await _read(http, org)
     assert CREATED_AT.match(body.pop("created_at"))
-    assert body == {"id": org.org_id, "slug": org.slug, "name": org.slug, "time_zone": "UTC"}
+    assert body == {
+        "id": org.org_id,
+        "slug": org.slug,
+        "name": org.slug,
+        "time_zone": "UTC",
+        # Nothing waits for approval until the organization says so (docs/teams.md, "Approvals").
+        "approvals_required_for": [],
+        "approval_profile_tags": [],
+        "self_approval": False,
+    }
 
 
 async def test_patch_changes_only_the_fields_it_sends(http, org) -> None:
@@ -125,7 +134,13 @@ async def test_the_schema_marks_output_only_fields(http) -> None:
     assert read_only == {"id", "slug", "created_at"}
     update = components["UpdateOrganizationRequest"]["properties"]
     assert {k for k, v in update.items() if v.get("readOnly")} == {"id", "slug", "created_at", "warning"}
-    assert {k for k, v in update.items() if not v.get("readOnly")} == {"name", "time_zone"}
+    assert {k for k, v in update.items() if not v.get("readOnly")} == {
+        "name",
+        "time_zone",
+        "approvals_required_for",
+        "approval_profile_tags",
+        "self_approval",
+    }
 
 
 async def test_one_organizations_change_never_touches_another(http, orgs, engine) -> None:

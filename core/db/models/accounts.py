@@ -7,11 +7,14 @@ from typing import Optional
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     ForeignKey,
     Index,
     Integer,
     String,
+    Text,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -60,6 +63,11 @@ class Organization(Base):
     stock_disabled: Mapped[str] = mapped_column(String(100), default="", server_default="")
     # Where its people live: the IANA zone its pages show times in (docs/dashboard.md).
     time_zone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
+    # Approvals (docs/teams.md): who must have posts approved (space-separated: agents, api_keys),
+    # for profiles with which tags (space-separated; empty: all), and whether self-approval counts.
+    approvals_required_for: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    approval_profile_tags: Mapped[str] = mapped_column(Text, default="", server_default="")
+    self_approval: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Membership(Base):

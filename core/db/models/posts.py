@@ -7,6 +7,7 @@ from typing import Optional
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     ForeignKey,
     Index,
@@ -14,6 +15,7 @@ from sqlalchemy import (
     LargeBinary,
     String,
     Text,
+    false,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -23,7 +25,7 @@ from core.db.types import UTCDateTime
 
 # The posts page's two sections (core/posts/group_listing.py): posts still to go out, and the
 # rest. Each has a partial index; the listing's queries repeat these predicates word for word.
-UPCOMING_STATUSES = ("draft", "scheduled", "queued", "publishing")
+UPCOMING_STATUSES = ("draft", "pending_approval", "scheduled", "queued", "publishing")
 HISTORY_STATUSES = ("published", "partially_published", "failed", "canceled")
 UPCOMING_SQL = f"status IN ({', '.join(repr(s) for s in UPCOMING_STATUSES)})"
 HISTORY_SQL = f"status IN ({', '.join(repr(s) for s in HISTORY_STATUSES)})"
@@ -79,7 +81,7 @@ class Post(Base):
     __table_args__ = (
         CheckConstraint(
             "status IN ('scheduled', 'queued', 'publishing', 'published', 'failed', 'canceled', 'draft', "
-            "'partially_published')",
+            "'partially_published', 'pending_approval')",
             name="status_known",
         ),
         Index("ix_posts_status_due_at", "status", "due_at"),
@@ -155,6 +157,17 @@ class Post(Base):
     # history.dumps writes it (status, schedule_at when it had a send time of its own, request_id),
     # written in creation's own INSERT, at created_at. None: created before histories were kept.
     created_detail: Mapped[Optional[str]] = mapped_column(Text)
+    # Who it was written for or by, and how (docs/teams.md, "Approvals"): `dashboard`, `api_key`
+    # or `agent`. None: created before approvals existed.
+    author_id: Mapped[Optional[str]] = mapped_column(String(32))
+    author_via: Mapped[Optional[str]] = mapped_column(String(16))
+    # Its last review, when it needed approval: `approved` or `rejected`, by whom, when, why.
+    review_outcome: Mapped[Optional[str]] = mapped_column(String(16))
+    reviewer_id: Mapped[Optional[str]] = mapped_column(String(32))
+    reviewed_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    review_comment: Mapped[Optional[str]] = mapped_column(Text)
+    # Waiting for approval with no time of its own: approved, it goes out at once.
+    send_now: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class PostPart(Base):

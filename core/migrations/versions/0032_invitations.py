@@ -2,7 +2,7 @@
 single-use link whose token is stored only as its SHA-256.
 
 Revision ID: 0032
-Revises: 0030
+Revises: 0031
 Create Date: 2026-11-28 11:20:00
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 import core.db.types
 
 revision = "0032"
-down_revision = "0030"
+down_revision = "0031"
 branch_labels = None
 depends_on = None
 

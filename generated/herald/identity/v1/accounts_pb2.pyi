@@ -111,23 +111,47 @@ class GetOrganizationRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class OrganizationSettings(_message.Message):
-    __slots__ = ("id", "slug", "name", "time_zone", "create_time")
+    __slots__ = ("id", "slug", "name", "time_zone", "create_time", "approvals")
     ID_FIELD_NUMBER: _ClassVar[int]
     SLUG_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    APPROVALS_FIELD_NUMBER: _ClassVar[int]
     id: str
     slug: str
     name: str
     time_zone: str
     create_time: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., time_zone: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    approvals: Approvals
+    def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., name: _Optional[str] = ..., time_zone: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., approvals: _Optional[_Union[Approvals, _Mapping]] = ...) -> None: ...
+
+class Approvals(_message.Message):
+    __slots__ = ("required_for", "profile_tags", "self_approval")
+    REQUIRED_FOR_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_TAGS_FIELD_NUMBER: _ClassVar[int]
+    SELF_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    required_for: _containers.RepeatedScalarFieldContainer[str]
+    profile_tags: _containers.RepeatedScalarFieldContainer[str]
+    self_approval: bool
+    def __init__(self, required_for: _Optional[_Iterable[str]] = ..., profile_tags: _Optional[_Iterable[str]] = ..., self_approval: _Optional[bool] = ...) -> None: ...
 
 class UpdateOrganizationRequest(_message.Message):
-    __slots__ = ("name", "time_zone")
+    __slots__ = ("name", "time_zone", "approvals_required_for", "approval_profile_tags", "self_approval")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
+    APPROVALS_REQUIRED_FOR_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_PROFILE_TAGS_FIELD_NUMBER: _ClassVar[int]
+    SELF_APPROVAL_FIELD_NUMBER: _ClassVar[int]
     name: str
     time_zone: str
-    def __init__(self, name: _Optional[str] = ..., time_zone: _Optional[str] = ...) -> None: ...
+    approvals_required_for: StringList
+    approval_profile_tags: StringList
+    self_approval: bool
+    def __init__(self, name: _Optional[str] = ..., time_zone: _Optional[str] = ..., approvals_required_for: _Optional[_Union[StringList, _Mapping]] = ..., approval_profile_tags: _Optional[_Union[StringList, _Mapping]] = ..., self_approval: _Optional[bool] = ...) -> None: ...
+
+class StringList(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, values: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -23,6 +23,7 @@ class PostStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     POST_STATUS_CANCELED: _ClassVar[PostStatus]
     POST_STATUS_DRAFT: _ClassVar[PostStatus]
     POST_STATUS_PARTIALLY_PUBLISHED: _ClassVar[PostStatus]
+    POST_STATUS_PENDING_APPROVAL: _ClassVar[PostStatus]
 POST_STATUS_UNSPECIFIED: PostStatus
 POST_STATUS_SCHEDULED: PostStatus
 POST_STATUS_QUEUED: PostStatus
@@ -32,6 +33,21 @@ POST_STATUS_FAILED: PostStatus
 POST_STATUS_CANCELED: PostStatus
 POST_STATUS_DRAFT: PostStatus
 POST_STATUS_PARTIALLY_PUBLISHED: PostStatus
+POST_STATUS_PENDING_APPROVAL: PostStatus
+
+class Review(_message.Message):
+    __slots__ = ("outcome", "reviewer_id", "reviewer_email", "review_time", "comment")
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    REVIEWER_ID_FIELD_NUMBER: _ClassVar[int]
+    REVIEWER_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    REVIEW_TIME_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    outcome: str
+    reviewer_id: str
+    reviewer_email: str
+    review_time: _timestamp_pb2.Timestamp
+    comment: str
+    def __init__(self, outcome: _Optional[str] = ..., reviewer_id: _Optional[str] = ..., reviewer_email: _Optional[str] = ..., review_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., comment: _Optional[str] = ...) -> None: ...
 
 class ThreadItem(_message.Message):
     __slots__ = ("content", "media_ids")
@@ -114,7 +130,7 @@ class PostPart(_message.Message):
     def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ...) -> None: ...
 
 class Post(_message.Message):
-    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment", "language", "tiktok", "group_id")
+    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment", "language", "tiktok", "group_id", "review", "author_id", "author_via")
     ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -138,6 +154,9 @@ class Post(_message.Message):
     LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     TIKTOK_FIELD_NUMBER: _ClassVar[int]
     GROUP_ID_FIELD_NUMBER: _ClassVar[int]
+    REVIEW_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_ID_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_VIA_FIELD_NUMBER: _ClassVar[int]
     id: str
     profile: str
     connector: str
@@ -161,7 +180,10 @@ class Post(_message.Message):
     language: str
     tiktok: TikTokOptions
     group_id: str
-    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ..., group_id: _Optional[str] = ...) -> None: ...
+    review: Review
+    author_id: str
+    author_via: str
+    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ..., group_id: _Optional[str] = ..., review: _Optional[_Union[Review, _Mapping]] = ..., author_id: _Optional[str] = ..., author_via: _Optional[str] = ...) -> None: ...
 
 class CreatePostsRequest(_message.Message):
     __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id", "thread", "first_comment", "customizations", "draft", "next_slot", "language", "tiktok")
@@ -282,6 +304,46 @@ class SchedulePostRequest(_message.Message):
     schedule_at: str
     next_slot: bool
     def __init__(self, post_id: _Optional[str] = ..., schedule_at: _Optional[str] = ..., next_slot: _Optional[bool] = ...) -> None: ...
+
+class ApprovePostRequest(_message.Message):
+    __slots__ = ("post_id", "comment", "schedule_at", "publish_now")
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
+    PUBLISH_NOW_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    comment: str
+    schedule_at: str
+    publish_now: bool
+    def __init__(self, post_id: _Optional[str] = ..., comment: _Optional[str] = ..., schedule_at: _Optional[str] = ..., publish_now: _Optional[bool] = ...) -> None: ...
+
+class RejectPostRequest(_message.Message):
+    __slots__ = ("post_id", "comment")
+    POST_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    post_id: str
+    comment: str
+    def __init__(self, post_id: _Optional[str] = ..., comment: _Optional[str] = ...) -> None: ...
+
+class ApprovePostGroupRequest(_message.Message):
+    __slots__ = ("group_id", "comment", "schedule_at", "publish_now")
+    GROUP_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_AT_FIELD_NUMBER: _ClassVar[int]
+    PUBLISH_NOW_FIELD_NUMBER: _ClassVar[int]
+    group_id: str
+    comment: str
+    schedule_at: str
+    publish_now: bool
+    def __init__(self, group_id: _Optional[str] = ..., comment: _Optional[str] = ..., schedule_at: _Optional[str] = ..., publish_now: _Optional[bool] = ...) -> None: ...
+
+class RejectPostGroupRequest(_message.Message):
+    __slots__ = ("group_id", "comment")
+    GROUP_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    group_id: str
+    comment: str
+    def __init__(self, group_id: _Optional[str] = ..., comment: _Optional[str] = ...) -> None: ...
 
 class CancelPostRequest(_message.Message):
     __slots__ = ("post_id",)
@@ -414,7 +476,7 @@ class ListPostEventsRequest(_message.Message):
     def __init__(self, post_id: _Optional[str] = ..., newest_first: _Optional[bool] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class PostEvent(_message.Message):
-    __slots__ = ("id", "post_id", "kind", "event_time", "attempt", "reason", "error", "will_retry", "next_attempt_time", "part", "position", "platform_post_id", "schedule_time", "status", "fields", "request_id", "recovered")
+    __slots__ = ("id", "post_id", "kind", "event_time", "attempt", "reason", "error", "will_retry", "next_attempt_time", "part", "position", "platform_post_id", "schedule_time", "status", "fields", "request_id", "recovered", "comment")
     ID_FIELD_NUMBER: _ClassVar[int]
     POST_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -432,6 +494,7 @@ class PostEvent(_message.Message):
     FIELDS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RECOVERED_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
     id: str
     post_id: str
     kind: str
@@ -449,7 +512,8 @@ class PostEvent(_message.Message):
     fields: _containers.RepeatedScalarFieldContainer[str]
     request_id: str
     recovered: bool
-    def __init__(self, id: _Optional[str] = ..., post_id: _Optional[str] = ..., kind: _Optional[str] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., reason: _Optional[str] = ..., error: _Optional[str] = ..., will_retry: _Optional[bool] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., part: _Optional[str] = ..., position: _Optional[int] = ..., platform_post_id: _Optional[str] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[str] = ..., fields: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., recovered: _Optional[bool] = ...) -> None: ...
+    comment: str
+    def __init__(self, id: _Optional[str] = ..., post_id: _Optional[str] = ..., kind: _Optional[str] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., reason: _Optional[str] = ..., error: _Optional[str] = ..., will_retry: _Optional[bool] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., part: _Optional[str] = ..., position: _Optional[int] = ..., platform_post_id: _Optional[str] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[str] = ..., fields: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., recovered: _Optional[bool] = ..., comment: _Optional[str] = ...) -> None: ...
 
 class ListPostEventsResponse(_message.Message):
     __slots__ = ("events", "next_page_token")

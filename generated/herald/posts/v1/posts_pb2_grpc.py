@@ -118,6 +118,26 @@ class PostServiceStub:
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.SerializeToString,
                 response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
                 _registered_method=True)
+        self.ApprovePost = channel.unary_unary(
+                '/herald.posts.v1.PostService/ApprovePost',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ApprovePostRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.Post.FromString,
+                _registered_method=True)
+        self.RejectPost = channel.unary_unary(
+                '/herald.posts.v1.PostService/RejectPost',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.RejectPostRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.Post.FromString,
+                _registered_method=True)
+        self.ApprovePostGroup = channel.unary_unary(
+                '/herald.posts.v1.PostService/ApprovePostGroup',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ApprovePostGroupRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+                _registered_method=True)
+        self.RejectPostGroup = channel.unary_unary(
+                '/herald.posts.v1.PostService/RejectPostGroup',
+                request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.RejectPostGroupRequest.SerializeToString,
+                response_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+                _registered_method=True)
         self.ListPostGroups = channel.unary_unary(
                 '/herald.posts.v1.PostService/ListPostGroups',
                 request_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.ListPostGroupsRequest.SerializeToString,
@@ -302,6 +322,46 @@ class PostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ApprovePost(self, request, context):
+        """Approves a post waiting for approval: every check of creation runs again,
+        then it is scheduled (its schedule_at, or the one given) or queued to go
+        out now (publish_now, or a post that had no time). A schedule_at that has
+        passed must be replaced: send schedule_at or publish_now. People only:
+        dashboard sessions and API keys whose member may approve; an agent never
+        approves. A post its member wrote themselves needs another approver
+        unless the organization allows self-approval. Errors: UNAUTHORIZED,
+        FORBIDDEN, NOT_FOUND, INVALID_POST_STATE (not pending approval; of two
+        approvals at once, the second), VALIDATION_ERROR, and creation's checks.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RejectPost(self, request, context):
+        """Rejects a post waiting for approval: it returns to draft with the review
+        (who, when, comment) on it. People only, as ApprovePost. Errors:
+        UNAUTHORIZED, FORBIDDEN, NOT_FOUND, INVALID_POST_STATE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ApprovePostGroup(self, request, context):
+        """Approves every post of a group waiting for approval, in one transaction,
+        all or nothing, each as ApprovePost. Errors: as ApprovePost, naming the
+        post that refused; INVALID_POST_STATE when none waits.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RejectPostGroup(self, request, context):
+        """Rejects every post of a group waiting for approval, as RejectPost.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListPostGroups(self, request, context):
         """Lists the organization's post groups, for the dashboard's posts page
         (docs/dashboard.md, "Posts"; not a /v1 operation): the groups of the
@@ -396,6 +456,26 @@ def add_PostServiceServicer_to_server(servicer, server):
             'CancelPostGroup': grpc.unary_unary_rpc_method_handler(
                     servicer.CancelPostGroup,
                     request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.SerializeToString,
+            ),
+            'ApprovePost': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApprovePost,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ApprovePostRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.Post.SerializeToString,
+            ),
+            'RejectPost': grpc.unary_unary_rpc_method_handler(
+                    servicer.RejectPost,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.RejectPostRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.Post.SerializeToString,
+            ),
+            'ApprovePostGroup': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApprovePostGroup,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.ApprovePostGroupRequest.FromString,
+                    response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.SerializeToString,
+            ),
+            'RejectPostGroup': grpc.unary_unary_rpc_method_handler(
+                    servicer.RejectPostGroup,
+                    request_deserializer=herald_dot_posts_dot_v1_dot_posts__pb2.RejectPostGroupRequest.FromString,
                     response_serializer=herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.SerializeToString,
             ),
             'ListPostGroups': grpc.unary_unary_rpc_method_handler(
@@ -839,6 +919,114 @@ class PostService:
             target,
             '/herald.posts.v1.PostService/CancelPostGroup',
             herald_dot_posts_dot_v1_dot_posts__pb2.CancelPostGroupRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApprovePost(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/ApprovePost',
+            herald_dot_posts_dot_v1_dot_posts__pb2.ApprovePostRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.Post.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RejectPost(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/RejectPost',
+            herald_dot_posts_dot_v1_dot_posts__pb2.RejectPostRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.Post.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApprovePostGroup(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/ApprovePostGroup',
+            herald_dot_posts_dot_v1_dot_posts__pb2.ApprovePostGroupRequest.SerializeToString,
+            herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RejectPostGroup(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.posts.v1.PostService/RejectPostGroup',
+            herald_dot_posts_dot_v1_dot_posts__pb2.RejectPostGroupRequest.SerializeToString,
             herald_dot_posts_dot_v1_dot_posts__pb2.PostGroup.FromString,
             options,
             channel_credentials,
