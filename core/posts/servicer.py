@@ -14,18 +14,17 @@ from core.posts import (
     approvals,
     dry_run,
     group_listing,
-    groups,
     history,
     outbox,
     preview,
     recent,
-    review_actions,
     service,
 )
 from core.posts.calendar import CalendarFilter, list_calendar
 from core.posts.create import create_posts
+from core.posts.group_servicer import GroupMethods
 from core.posts.idempotency import request_hash
-from core.posts.messages import STATUS_TO_PROTO, group_message, listed_group_message, post_message, tiktok_options
+from core.posts.messages import STATUS_TO_PROTO, listed_group_message, post_message, tiktok_options
 from core.posts.notices import Notice
 from core.posts.validation import CreateRequest
 from core.posts.versions import Customization, Extras, ThreadItem
@@ -119,7 +118,7 @@ def _create_request(request: posts_pb2.CreatePostsRequest) -> CreateRequest:
     )
 
 
-class PostServicer(posts_pb2_grpc.PostServiceServicer):
+class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
     async def CreatePosts(
         self, request: posts_pb2.CreatePostsRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.CreatePostsResponse:
@@ -243,85 +242,6 @@ class PostServicer(posts_pb2_grpc.PostServiceServicer):
     async def RetryPost(self, request: posts_pb2.RetryPostRequest, context: grpc.aio.ServicerContext) -> posts_pb2.Post:
         call = current_call()
         return post_message(await service.retry_post(call.conn, call.principal.org_id, request.post_id, call.now))
-
-    async def GetPostGroup(
-        self, request: posts_pb2.GetPostGroupRequest, context: grpc.aio.ServicerContext
-    ) -> posts_pb2.PostGroup:
-        call = current_call()
-        return group_message(await groups.get_group(call.conn, call.principal.org_id, request.group_id))
-
-    async def ReschedulePostGroup(
-        self, request: posts_pb2.ReschedulePostGroupRequest, context: grpc.aio.ServicerContext
-    ) -> posts_pb2.PostGroup:
-        call = current_call()
-        records = await groups.reschedule_group(
-            call.conn,
-            call.principal.org_id,
-            request.group_id,
-            request.schedule_at,
-            call.now,
-            live=call.settings.publish_mode == "live",
-        )
-        return group_message(records)
-
-    async def CancelPostGroup(
-        self, request: posts_pb2.CancelPostGroupRequest, context: grpc.aio.ServicerContext
-    ) -> posts_pb2.PostGroup:
-        call = current_call()
-        records, balance = await groups.cancel_group(call.conn, call.principal.org_id, request.group_id, call.now)
-        if balance is not None:
-            call.credits_remaining = balance  # X-Credits-Remaining says what the refunds left
-        return group_message(records)
-
-    async def ApprovePost(
-        self, request: posts_pb2.ApprovePostRequest, context: grpc.aio.ServicerContext
-    ) -> posts_pb2.Post:
-        call = current_call()
-        record = await review_actions.approve_post(
-            call.conn,
-            call.principal,
-            request.post_id,
-            comment=request.comment,
-            schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
-            publish_now=request.publish_now,
-            now=call.now,
-            live=call.settings.publish_mode == "live",
-        )
-        return post_message(record)
-
-    async def RejectPost(
-        self, request: posts_pb2.RejectPostRequest, context: grpc.aio.ServicerContext
-    ) -> posts_pb2.Post:
-        call = current_call()
-        record = await review_actions.reject_post(
-            call.conn, call.principal, request.post_id, comment=request.comment, now=call.now
-        )
-        return post_message(record)
-
-    async def ApprovePostGroup(
-        self, request: posts_pb2.ApprovePostGroupRequest, context: grpc.aio.ServicerContext
-    ) -> posts_pb2.PostGroup:
-        call = current_call()
-        records = await review_actions.approve_group(
-            call.conn,
-            call.principal,
-            request.group_id,
-            comment=request.comment,
-            schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
-            publish_now=request.publish_now,
-            now=call.now,
-            live=call.settings.publish_mode == "live",
-        )
-        return group_message(records)
-
-    async def RejectPostGroup(
-        self, request: posts_pb2.RejectPostGroupRequest, context: grpc.aio.ServicerContext
-    ) -> posts_pb2.PostGroup:
-        call = current_call()
-        records = await review_actions.reject_group(
-            call.conn, call.principal, request.group_id, comment=request.comment, now=call.now
-        )
-        return group_message(records)
 
     async def ListPostGroups(
         self, request: posts_pb2.ListPostGroupsRequest, context: grpc.aio.ServicerContext
