@@ -218,6 +218,9 @@ async def test_a_refusal_is_shown_with_what_was_typed(tab, http, orgs) -> None:
     failure = page.locator("#compose-failure")
     await expect(failure).to_be_visible()
     await expect(failure).to_have_attribute("data-code", "INVALID_POST_STATE")
+    # It stays once the preview asked after it has answered, until the form changes.
+    await page.wait_for_load_state("networkidle")
+    await expect(failure).to_be_visible()
     await expect(content).to_have_value("Typed while it was canceled elsewhere.")
     assert page.url.endswith(f"/dashboard/compose?edit={post_id}")
     assert (await _post(http, org, post_id))["content"] == "Soon."

@@ -42,6 +42,7 @@
   let sequence = 0;
   let busy = false;
   let sessionGone = false;
+  let refused = false; // a button's refusal is on the page: it stays until the form changes
   let current = null; // the profile whose version tab is open
   form.classList.add("js");
 
@@ -227,10 +228,11 @@
       return;
     }
     if (sessionGone) { sessionGone = false; byId("compose-session").hidden = true; }
-    failure("");
+    if (!refused) failure("");
     draw(answer);
   }
   function changed() {
+    refused = false;
     if (!editing || sessionGone) save(); // an edit keeps what is typed only once the session has ended
     clearTimeout(timer);
     timer = setTimeout(refresh, DEBOUNCE_MS);
@@ -247,6 +249,7 @@
     } catch (e) {
       busy = false;
       failure("Herald cannot be reached: nothing was sent. Try again.");
+      refused = true;
       refresh();
       return;
     }
@@ -259,6 +262,7 @@
     }
     busy = false;
     failure((answer.code || "HTTP " + response.status) + ": " + (answer.error || "the posts were not created"), answer.code);
+    refused = true;
     refresh();
   }
 
