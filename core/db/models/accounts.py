@@ -80,6 +80,9 @@ class Membership(Base):
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True)
     role: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Profile limits (docs/teams.md, "Profile limits"): the member reaches only the profiles
+    # carrying one of these tags (space-separated, normalized); empty: every profile.
+    profile_tags: Mapped[str] = mapped_column(Text, default="", server_default="")
 
 
 class ApiKey(Base):
@@ -148,6 +151,8 @@ class Invitation(Base):
     invited_by: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The profile limits the member joins with (as Membership.profile_tags; empty: none).
+    profile_tags: Mapped[str] = mapped_column(Text, default="", server_default="")
     accepted_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     accepted_by: Mapped[Optional[str]] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     revoked_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
