@@ -11,7 +11,19 @@ policy, served in the catalog), so it is not repeated here."""
 from __future__ import annotations
 
 from contract.operation import Operation
-from contract.table import accounts, approvals, connections, generate, media, members, posts, stock, webhooks, writing
+from contract.table import (
+    accounts,
+    approvals,
+    connections,
+    generate,
+    media,
+    members,
+    notes,
+    posts,
+    stock,
+    webhooks,
+    writing,
+)
 
 OPERATIONS: tuple[Operation, ...] = (
     *accounts.ROWS,
@@ -19,6 +31,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *connections.ROWS,
     *posts.ROWS,
     *approvals.ROWS,
+    *notes.ROWS,
     *media.ROWS,
     *stock.ROWS,
     *writing.ROWS,
@@ -31,6 +44,8 @@ TAGS = {
     "credits": "The organization's credit balance and ledger.",
     "organization": "The organization's settings: its name and its time zone.",
     "members": "The organization's members and their roles.",
+    "comments": "The team's comments on posts and post groups: internal, never published.",
+    "notifications": "Your notifications and where each kind goes.",
     "posts": "Posts: create, list, edit, cancel and retry posts; recent posts; the dry run.",
     "media": "The media library: presign, confirm, manage; licensed stock photos.",
     "brand": "The brand voice: how the organization writes and what it never publishes.",

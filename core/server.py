@@ -13,6 +13,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from herald.audit.v1 import audit_pb2, audit_pb2_grpc
 from herald.brand.v1 import brand_pb2, brand_pb2_grpc
 from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
 from herald.connections.v1 import connections_pb2, connections_pb2_grpc
@@ -29,12 +30,15 @@ from herald.identity.v1 import (
     oauth_pb2_grpc,
 )
 from herald.media.v1 import media_pb2, media_pb2_grpc
+from herald.notes.v1 import notes_pb2, notes_pb2_grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core.audit.servicer import POLICIES as AUDIT_POLICIES
+from core.audit.servicer import AuditServicer
 from core.brand.servicer import POLICIES as BRAND_POLICIES
 from core.brand.servicer import BrandVoiceServicer
 from core.catalog.service import build_catalog
@@ -55,6 +59,8 @@ from core.identity.servicer import IdentityServicer
 from core.media.servicer import POLICIES as MEDIA_POLICIES
 from core.media.servicer import MediaServicer
 from core.metrics import MetricsInterceptor
+from core.notes.servicer import POLICIES as NOTE_POLICIES
+from core.notes.servicer import NoteServicer
 from core.oauth import jwks
 from core.oauth.client_metadata import ClientMetadataDocuments
 from core.oauth.servicer import POLICIES as OAUTH_POLICIES
@@ -98,6 +104,7 @@ SERVICES = (
     _service(identity_pb2, "IdentityService", IDENTITY_POLICIES, identity_pb2_grpc),
     _service(accounts_pb2, "AccountService", ACCOUNT_POLICIES, accounts_pb2_grpc),
     _service(members_pb2, "MemberService", MEMBER_POLICIES, members_pb2_grpc),
+    _service(audit_pb2, "AuditService", AUDIT_POLICIES, audit_pb2_grpc),
     _service(oauth_pb2, "OAuthService", OAUTH_POLICIES, oauth_pb2_grpc),
     _service(credits_pb2, "CreditsService", CREDITS_POLICIES, credits_pb2_grpc),
     _service(profiles_pb2, "ProfileService", PROFILE_POLICIES, profiles_pb2_grpc),
@@ -108,6 +115,7 @@ SERVICES = (
     _service(brand_pb2, "BrandVoiceService", BRAND_POLICIES, brand_pb2_grpc),
     _service(generate_pb2, "GenerateService", GENERATE_POLICIES, generate_pb2_grpc),
     _service(webhooks_pb2, "WebhookService", WEBHOOK_POLICIES, webhooks_pb2_grpc),
+    _service(notes_pb2, "NoteService", NOTE_POLICIES, notes_pb2_grpc),
 )
 
 
@@ -130,6 +138,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "IdentityService": IdentityServicer(),
         "AccountService": AccountServicer(settings.password_hash_concurrency),
         "MemberService": MemberServicer(),
+        "AuditService": AuditServicer(),
         "OAuthService": OAuthServicer(ClientMetadataDocuments(allow_private=settings.allows_private_targets)),
         "CreditsService": CreditsServicer(),
         "ProfileService": ProfileServicer(),
@@ -140,6 +149,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "BrandVoiceService": BrandVoiceServicer(),
         "GenerateService": GenerateServicer(),
         "WebhookService": WebhookServicer(settings),
+        "NoteService": NoteServicer(),
     }
 
 

@@ -3,8 +3,9 @@
 `emit` inserts the event in the caller's transaction, and nothing else: a change that commits
 has its event, one that rolls back has none, and the request that made the change pays one
 insert whoever subscribed. The workers then fan events out (`fan_out`, each round of their job
-loop): one message and one `webhook.deliver` job per enabled endpoint subscribed to the type,
-written in one transaction with the event marked done, so an event is fanned out exactly once
+loop): one message and one `webhook.deliver` job per enabled endpoint subscribed to the type, and
+the members' notifications the event calls for (core/notes/from_events.py), written in one
+transaction with the event marked done, so an event is fanned out exactly once
 however many workers share the database (they skip each other's locked rows).
 """
 
@@ -25,6 +26,7 @@ from core.db.prepared import Prepared
 from core.errors import NotFound
 from core.ids import new_id
 from core.jobs import queue
+from core.notes.from_events import notify_events
 from core.settings import CoreSettings
 from core.webhooks import service
 from core.webhooks.events import ALL, EVENT_TYPES
@@ -77,7 +79,7 @@ async def emit(
 
 
 _PENDING = (
-    select(webhook_events.c.id, webhook_events.c.org_id, webhook_events.c.type)
+    select(webhook_events.c.id, webhook_events.c.org_id, webhook_events.c.type, webhook_events.c.body)
     .where(webhook_events.c.fanned_out_at.is_(None))
     .order_by(webhook_events.c.created_at)
     .limit(FAN_OUT_BATCH)
@@ -116,6 +118,8 @@ async def fan_out(engine: AsyncEngine, settings: CoreSettings, now: datetime) ->
             if _subscribed(endpoint.events, event.type)
         ]
         await _messages(conn, targets, now, settings)
+        # The members' notifications ride on the same pass, once per event (core/notes/from_events.py).
+        await notify_events(conn, pending, now, settings)
         await conn.execute(
             update(webhook_events).where(webhook_events.c.id.in_([e.id for e in pending])).values(fanned_out_at=now)
         )

@@ -13,6 +13,7 @@ from core.db.types import utcnow
 from core.generate.service import GenerateJobs, backends
 from core.jobs.runner import JobRunner
 from core.mail.jobs import MailJobs
+from core.notes.expiring import run_expiry_notices
 from core.platform_accounts.refresh_jobs import TokenRefreshJobs, enqueue_expiring
 from core.platform_accounts.token_refresh import TokenKeeper
 from core.publisher.publisher import Publisher
@@ -47,6 +48,7 @@ async def run_worker(settings: CoreSettings) -> None:
         loops = [
             run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
             run_retention(engine, settings, stop),
+            run_expiry_notices(engine, settings, stop, settings.housekeeping_seconds),
         ]
         if settings.metrics_dir:  # exported: the queues are worth sampling
             loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))

@@ -5,6 +5,7 @@ works once. The request itself never talks to the SMTP server."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import grpc
@@ -62,3 +63,34 @@ async def test_the_invitation_link_arrives_by_email_and_works_once(mailing, smtp
     assert (session.email, session.organization.role) == (email, "editor")
     await channel.close()
     assert len(smtp.to(email)) == 1
+
+
+@pytest.mark.usefixtures("mail_worker")
+async def test_a_mention_is_emailed_by_the_members_choice(mailing, smtp, orgs) -> None:
+    org = await orgs()
+    await orgs.profile(org, "acme-x")
+    editor = await orgs.member(org, "editor")
+    async with httpx.AsyncClient(base_url=mailing.base_url, timeout=30) as http:
+        post = (
+            await http.post(
+                "/v1/posts", json={"content": "hi", "profiles": ["acme-x"], "draft": True}, headers=org.auth
+            )
+        ).json()["posts"][0]
+        said = await http.post(
+            f"/v1/posts/{post['id']}/comments", json={"body": f"@{editor.email} have a look"}, headers=org.auth
+        )
+        assert said.status_code == 201, said.text
+        received = await smtp.wait_for(editor.email)
+        assert received.message["Subject"].startswith(f"[{org.slug}] {org.email} mentioned you")
+        assert f"{mailing.base_url}/dashboard/posts/{post['id']}" in received.body
+        # Turned off by email: the next mention is in the inbox only.
+        await http.patch(
+            "/v1/notification-settings",
+            json={"channels": [{"kind": "mentioned", "inbox": True, "email": False}]},
+            headers=editor.auth,
+        )
+        await http.post(f"/v1/posts/{post['id']}/comments", json={"body": f"@{editor.email} again"}, headers=org.auth)
+        inbox = (await http.get("/v1/notifications", headers=editor.auth)).json()
+        assert [n["kind"] for n in inbox["notifications"]] == ["mentioned", "mentioned"]
+    await asyncio.sleep(1.0)  # the worker polls every 50 ms: a second mail would be here by now
+    assert len(smtp.to(editor.email)) == 1

@@ -13,8 +13,10 @@ from core.db.models.accounts import (
     SignInThrottle,
     User,
 )
+from core.db.models.audit import AuditEvent
 from core.db.models.base import ID, NAMING, Base
 from core.db.models.mail import OutgoingMail
+from core.db.models.notes import Notification, NotificationSetting, PostComment
 from core.db.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthSigningKey, OAuthToken
 from core.db.models.posts import IdempotencyKey, Media, OutboxEntry, Post, PostEvent, PostMedia, PostPart
 from core.db.models.profiles import ConnectAttempt, PlatformApp, Profile, ProfileTag, SlotHold
@@ -55,6 +57,10 @@ webhook_events = WebhookEvent.__table__
 webhook_messages = WebhookMessage.__table__
 webhook_attempts = WebhookAttempt.__table__
 outgoing_mail = OutgoingMail.__table__
+audit_events = AuditEvent.__table__
+post_comments = PostComment.__table__
+notifications = Notification.__table__
+notification_settings = NotificationSetting.__table__
 
 __all__ = [
     "ID",
@@ -89,6 +95,10 @@ __all__ = [
     "GenerateRun",
     "SourcingRun",
     "OutgoingMail",
+    "AuditEvent",
+    "PostComment",
+    "Notification",
+    "NotificationSetting",
     "users",
     "sign_in_throttles",
     "organizations",
@@ -123,4 +133,8 @@ __all__ = [
     "webhook_messages",
     "webhook_attempts",
     "outgoing_mail",
+    "audit_events",
+    "post_comments",
+    "notifications",
+    "notification_settings",
 ]
