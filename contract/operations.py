@@ -14,6 +14,7 @@ from contract.operation import Operation
 from contract.table import (
     accounts,
     approvals,
+    audit,
     connections,
     generate,
     media,
@@ -28,6 +29,7 @@ from contract.table import (
 OPERATIONS: tuple[Operation, ...] = (
     *accounts.ROWS,
     *members.ROWS,
+    *audit.ROWS,
     *connections.ROWS,
     *posts.ROWS,
     *approvals.ROWS,
@@ -44,6 +46,7 @@ TAGS = {
     "credits": "The organization's credit balance and ledger.",
     "organization": "The organization's settings: its name and its time zone.",
     "members": "The organization's members and their roles.",
+    "audit": "The audit log: every change a member made, and through which credential.",
     "comments": "The team's comments on posts and post groups: internal, never published.",
     "notifications": "Your notifications and where each kind goes.",
     "posts": "Posts: create, list, edit, cancel and retry posts; recent posts; the dry run.",

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contract.base import timestamp as rendered
 from contract.logs import REQUEST_ID
+from core.audit.record import Pending
 from core.db.engine import is_sqlite
 from core.db.models import posts
 from core.db.prepared import Prepared, commit_now, pipelined
@@ -74,16 +75,21 @@ async def create_posts(
     live: bool = False,
     ends_transaction: bool = False,
     author: Author | None = None,
+    audit: Pending | None = None,
 ) -> CreateOutcome:
     """Creates one post per profile, or nothing: every check runs before the first insert.
     `live`: every profile must have a connected account (PROFILE_NOT_CONNECTED).
     `ends_transaction`: the caller writes nothing more in `conn`'s transaction, so a next_slot
     creation on PostgreSQL may commit it with its writes (core/db/prepared.commit_now).
     `author`: who writes (recorded on each post) and whether their posts wait for approval
-    (core/posts/approvals.py): those are `pending_approval` instead of scheduled or queued."""
+    (core/posts/approvals.py): those are `pending_approval` instead of scheduled or queued.
+    `audit`: the call's audit event (core/audit/record.py), written with the posts in their round
+    trip; a replay changes nothing and records none."""
     if idempotency_key:
         reservation = await idempotency.reserve(conn, org_id, idempotency_key, request_digest, now)
         if reservation.replay is not None:
+            if audit is not None:
+                audit.unchanged()
             return CreateOutcome([], reservation.replay)
     plan = await validate_create(conn, org_id, request, now, live=live)
     profile_ids = [t.profile.id for t in plan.targets]
@@ -190,6 +196,9 @@ async def create_posts(
                 await idempotency.store_response(conn, org_id, idempotency_key, encode(messages, notices))
             if turn is not None:
                 await turn.write(conn)
+            if audit is not None:
+                audit.names("post_group", group_id)
+                await audit.write(conn)
             if locked_late and ends_transaction:
                 await commit_now(conn)
         committed = True

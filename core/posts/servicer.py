@@ -137,6 +137,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
             live=call.settings.publish_mode == "live",
             ends_transaction=True,  # the unit of work commits right after
             author=approvals.author_of(call.principal),
+            audit=call.audit,
         )
         if outcome.replay is not None:
             return posts_pb2.CreatePostsResponse.FromString(outcome.replay)

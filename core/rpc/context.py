@@ -10,6 +10,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from core.audit.record import Pending
 from core.db.engine import transaction
 from core.identity.principal import Principal
 from core.ratelimit import Limiter
@@ -35,6 +36,10 @@ class Call:
     client_address: str = ""
     # Where per-address and per-credential budgets are counted (core/ratelimit.py).
     limiter: Limiter | None = None
+    # The audit event the call records once it succeeds (core/audit/record.py), written by the
+    # unit of work; a hot path may write it in a round trip of its own making. None for methods
+    # that change nothing, or have no principal.
+    audit: Pending | None = None
 
     @asynccontextmanager
     async def transaction(self, *, writes: bool = False) -> AsyncIterator[AsyncConnection]:

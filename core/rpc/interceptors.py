@@ -12,7 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contract.caller import CLIENT_ADDRESS_KEY
 from contract.logs import REQUEST_ID, REQUEST_ID_HEADER, request_id_from
-from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
+from core.audit.record import Pending, log_names, pending
+from core.db.engine import SQLITE_IMMEDIATE, is_sqlite, transaction
 from core.db.types import utcnow
 from core.errors import DomainError, RateLimited, ValidationError
 from core.identity.authentication import authenticate, touch_api_key
@@ -84,7 +85,8 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
     servicer inside the same transaction and reports the credit balance in trailing metadata.
 
     Methods outside Herald's packages (health, reflection) pass through unauthenticated; a
-    Herald method without a declared policy gets the strictest one.
+    Herald method without a declared policy gets the strictest one. A successful call of a method
+    that writes records its audit event in its transaction (core/audit/record.py).
     """
 
     def __init__(
@@ -97,6 +99,8 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         self._settings = settings
         self._engine = engine
         self._policies = policies
+        # The methods whose successful calls the audit log records, with their names there.
+        self._audited = log_names(path for path, p in policies.items() if p.writes and not p.anonymous)
         self._sqlite = is_sqlite(engine)
         self._limiter = limiter
         budgets = {
@@ -122,12 +126,13 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         authorization = _metadata_value(metadata, "authorization")
         audience = _metadata_value(metadata, AUDIENCE_KEY) or self._settings.mcp_resource
         given_address = _metadata_value(metadata, CLIENT_ADDRESS_KEY)
+        audited = self._audited.get(method)
 
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
             address = given_address or peer_address(context.peer())
             if policy.anonymous:
                 return await self._run_anonymous(inner, request, context, policy, address)
-            return await self._run(inner, request, context, policy, authorization, audience, address)
+            return await self._run(inner, request, context, policy, authorization, audience, address, audited)
 
         return _wrap(handler, behavior)
 
@@ -140,9 +145,11 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
         authorization: str | None,
         audience: str,
         address: str,
+        audited: str | None,
     ) -> Any:
         now = utcnow()
         rate: Decision | None = None
+        audit: Pending | None = None
         async with self._engine.connect() as conn:
             if policy.writes and policy.transactional and self._sqlite:
                 conn = await conn.execution_options(**{SQLITE_IMMEDIATE: True})
@@ -151,12 +158,18 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
                 apply_policy(auth.principal, self._named_policy(request) if policy.checks_named_method else policy)
                 if not policy.checks_named_method:
                     rate = await self._take(auth.principal)
+                if audited is not None:
+                    audit = pending(auth.principal, audited, request, now, REQUEST_ID.get())
                 if policy.transactional:
-                    call = self._call(conn, auth.principal, now, auth.principal.credit_balance, address)
+                    call = self._call(conn, auth.principal, now, auth.principal.credit_balance, address, audit)
                     response = await _serve(inner, request, context, call)
+                    if audit is not None:
+                        await audit.write(conn, response)
         if not policy.transactional:
-            call = self._call(None, auth.principal, now, auth.principal.credit_balance, address)
+            call = self._call(None, auth.principal, now, auth.principal.credit_balance, address, audit)
             response = await _serve(inner, request, context, call)
+            if audit is not None:
+                await self._record_apart(audit, response)
         if auth.touch_api_key_id is not None:
             try:
                 await touch_api_key(self._engine, auth.touch_api_key_id, now)
@@ -167,6 +180,16 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
             trailing += ((RATELIMIT_KEY, rate.header_metadata()),)
         context.set_trailing_metadata(trailing)
         return response
+
+    async def _record_apart(self, audit: Pending, response: Any) -> None:
+        """The event of a method that committed its own work, in a short transaction of its own.
+        The change is made by then: a failure to record it is logged, not answered (the caller
+        would retry a change that happened)."""
+        try:
+            async with transaction(self._engine, writes=True) as conn:
+                await audit.write(conn, response)
+        except Exception:
+            log.error("could not record the audit event of %s", audit.row["method"], exc_info=True)
 
     async def _take(self, principal: Principal) -> Decision | None:
         """One request of the principal's budget (API key or OAuth client; sessions have none);
@@ -209,7 +232,9 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
             async with conn.begin():
                 return await _serve(inner, request, context, self._call(conn, None, now, 0, address))
 
-    def _call(self, conn: Any, principal: Principal | None, now: Any, credits: int, address: str) -> Call:
+    def _call(
+        self, conn: Any, principal: Principal | None, now: Any, credits: int, address: str, audit: Pending | None = None
+    ) -> Call:
         return Call(
             conn,
             principal,  # type: ignore[arg-type]
@@ -219,6 +244,7 @@ class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):
             self._engine,
             client_address=address,
             limiter=self._limiter,
+            audit=audit,
         )
 
     def _named_policy(self, request: Any) -> MethodPolicy:
