@@ -9,18 +9,28 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from alembic import command
-from sqlalchemy import create_engine, insert, select
+from sqlalchemy import Integer, String, column, create_engine, insert, select, table
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from core import admin
 from core.db.migrate import alembic_config, upgrade
 from core.db.models import post_events, posts
+from core.db.types import UTCDateTime
 from core.ids import new_id
 from core.pagination import Page
 from core.posts import history
 from harness.stack import database
 
 T0 = datetime(2026, 11, 28, 9, 30, 0, 123000, tzinfo=UTC)
+# posts as migration 0028 left it, the columns inserted here (the model names later ones too).
+POSTS_0028 = table(
+    "posts",
+    *(column(name, String()) for name in ("id", "org_id", "group_id", "profile_id", "profile_slug", "connector")),
+    *(column(name, String()) for name in ("content", "post_type", "status", "delivery_key", "request_id")),
+    *(column(name, UTCDateTime()) for name in ("schedule_at", "due_at", "created_at", "updated_at")),
+    *(column(name, Integer()) for name in ("attempts", "charged", "units")),
+    *(column(name, String()) for name in ("failure_reason", "platform_error", "platform_post_id", "platform_url")),
+)
 QUEUED = '{"status":"queued","request_id":"req_1"}'
 SCHEDULED = '{"status":"scheduled","schedule_at":"2026-11-29T09:00:00+00:00","request_id":"req_2"}'
 
@@ -54,6 +64,9 @@ def _post(post_id: str, owner: dict, created_at: datetime, request_id: str | Non
         "updated_at": created_at,
         "delivery_key": post_id,
         "request_id": request_id,
+        **dict.fromkeys(("attempts", "charged"), 0),
+        "units": 1,
+        **dict.fromkeys(("failure_reason", "platform_error", "platform_post_id", "platform_url"), ""),
     }
 
 
@@ -82,7 +95,7 @@ def test_created_rows_move_into_their_posts_and_back(backend, tmp_path) -> None:
         try:
             with engine.begin() as conn:
                 conn.execute(
-                    insert(posts),
+                    insert(POSTS_0028),
                     [
                         _post(queued, owner, T0, "req_1"),
                         _post(scheduled, owner, T0 + timedelta(seconds=1), "req_2"),
