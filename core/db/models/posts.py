@@ -167,7 +167,7 @@ class Post(Base):
     reviewed_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     review_comment: Mapped[Optional[str]] = mapped_column(Text)
     # Waiting for approval with no time of its own: approved, it goes out at once.
-    send_now: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    send_now: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class PostPart(Base):
