@@ -174,3 +174,16 @@ async def test_closed_sign_up_is_refused_and_the_page_says_so(closed, orgs, engi
         request = accounts_pb2.SignUpRequest(email=f"{slug}@example.com", password=PASSWORD, organization=slug)
         assert await _reason(stub.SignUp(request)) == (grpc.StatusCode.PERMISSION_DENIED, "FORBIDDEN")
     assert not await _slug_taken(engine, slug)
+
+
+async def test_an_invitation_signs_up_even_with_sign_up_closed(closed, orgs) -> None:
+    org = await orgs()
+    email = f"{_slug()}@example.com"
+    async with httpx.AsyncClient(base_url=closed.base_url, timeout=30) as web:
+        created = await web.post("/v1/invitations", json={"email": email, "role": "editor"}, headers=org.auth)
+        assert created.status_code == 201, created.text
+        token = created.json()["url"].rsplit("/", 1)[1]
+    async with grpc.aio.insecure_channel(closed.core_target) as channel:
+        stub = accounts_pb2_grpc.AccountServiceStub(channel)
+        session = await stub.SignUpByInvitation(accounts_pb2.SignUpByInvitationRequest(token=token, password=PASSWORD))
+        assert (session.email, session.organization.slug, session.organization.role) == (email, org.slug, "editor")
