@@ -1,15 +1,17 @@
 """The calendar (issue 31, docs/dashboard.md "Calendar"): the organization's posts on their send
 time, in the organization's time zone (or, at the page's switch, the browser's), coloured and
 labelled by platform, filtered by profile, tag and status; moved to another day or time by
-dragging or with "Move to…"; a profile's free time slots shown when the calendar shows one
-profile.
+dragging or with "Move to…"; a post waiting for approval approved or rejected with "Review…";
+a profile's free time slots shown when the calendar shows one profile.
 
 The page works without a script: a grid of the range's days, each post a link to its page, each
 day from today on a "New post" link. Its script (static/calendar.js) draws the calendar with
 EventCalendar (@event-calendar/build, from the npm registry through facades/web/assets, served by
-calendar_assets.py) and calls two endpoints with the session cookie (calendar_events.py): the
-posts of a range and the move of one post. What the page and the endpoints share, times as the
-clocks of a zone show them and the posts of a range, is calendar_range.py."""
+calendar_assets.py) and calls endpoints with the session cookie (calendar_events.py): the posts
+of a range, the move of one post and a waiting post's review (its dialog: static/calendar_review.js).
+What the page and the endpoints share, times as the clocks of a zone show them and the posts of a
+range, is calendar_range.py. Without the script, a waiting post links to its page, where "Approve"
+and "Reject" are."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from sanic.response import HTTPResponse
 
 from contract.organization import time_zones
 from contract.post_links import post_page_path
+from facades.web import post_review
 from facades.web.calendar_assets import library_url, library_version
 from facades.web.calendar_range import SIGN_IN, STATUS_NAMES, calendar_posts, day_start, local, parse_day, wall_clock
 from facades.web.pages import Route, dashboard_page, listed_profiles, signed_in
@@ -33,7 +36,17 @@ from facades.web.session import Viewer
 
 # ?view= -> the script's EventCalendar view (docs/dashboard.md, "Calendar").
 VIEWS = {"month": "dayGridMonth", "week": "timeGridWeek", "list": "listWeek"}
-STATUSES = ("draft", "scheduled", "queued", "publishing", "published", "partially_published", "failed", "canceled")
+STATUSES = (
+    "draft",
+    "pending_approval",
+    "scheduled",
+    "queued",
+    "publishing",
+    "published",
+    "partially_published",
+    "failed",
+    "canceled",
+)
 PER_DAY = 4  # posts a day of the month shows without the script; "N more" opens its week
 NEW_POST_HOUR = 9  # "New post" on a day: at 09:00 (today: the next full hour)
 COMPOSE = "/dashboard/compose"
@@ -204,7 +217,7 @@ async def calendar(request: Request, viewer: Viewer) -> HTTPResponse:
     now_local = now.astimezone(zone).replace(tzinfo=None)
     query = shown(request, now_local.date())
     first, end = days_of(query.view, query.day)
-    listed, profiles, platforms = await asyncio.gather(
+    listed, profiles, platforms, reviewer = await asyncio.gather(
         calendar_posts(
             request,
             viewer.authorization,
@@ -216,6 +229,7 @@ async def calendar(request: Request, viewer: Viewer) -> HTTPResponse:
         ),
         listed_profiles(request, viewer.authorization),
         _platforms(request),
+        post_review.reviewer(request, viewer),
     )
     tags = sorted({tag for p in profiles for tag in p.tags})
     config = {
@@ -227,6 +241,8 @@ async def calendar(request: Request, viewer: Viewer) -> HTTPResponse:
         "filters": {"profile": query.profile, "tag": query.tag, "status": query.status},
         "events": "/dashboard/calendar/events",
         "move": "/dashboard/calendar/posts/{id}/move",
+        "approve": "/dashboard/calendar/posts/{id}/approve",
+        "reject": "/dashboard/calendar/posts/{id}/reject",
         "compose": COMPOSE,
         "posts": "/dashboard/posts/{id}",
         "platforms": platforms,
@@ -257,6 +273,8 @@ async def calendar(request: Request, viewer: Viewer) -> HTTPResponse:
         statuses=STATUSES,
         platforms=platforms,
         config=config,
+        reviewer=reviewer,
+        max_comment=post_review.MAX_COMMENT,
         library_js=library_url("event-calendar.min.js") if library_version() else "",
         library_css=library_url("event-calendar.min.css") if library_version() else "",
     )

@@ -1,6 +1,7 @@
-"""The overview (`/dashboard`, docs/dashboard.md "Overview"): what goes out in the next 7 days,
-the failures of the last 30 days that need a person, the profiles to connect again, the credits,
-each linking to where it is fixed; and the organization switcher every page's header carries."""
+"""The overview (`/dashboard`, docs/dashboard.md "Overview"): for a member who may approve, the
+posts waiting for approval; what goes out in the next 7 days, the failures of the last 30 days
+that need a person, the profiles to connect again, the credits, each linking to where it is
+fixed; and the organization switcher every page's header carries."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from sanic.response import HTTPResponse
 
 from contract.post_links import post_page_path
 from facades.errors import ApiError
+from facades.web import post_review
 from facades.web.pages import Route, dashboard_page, form_value, plan_name, see_other, signed_in, when
 from facades.web.profiles_pages import connection_health, profile_path
 from facades.web.session import Viewer
@@ -27,6 +29,7 @@ FAILURES_SINCE = timedelta(days=30)
 POSTS_ASKED = 100
 PROFILES_ASKED = 500
 FAILURES_SHOWN = 25
+WAITING_SHOWN = 25
 EXCERPT = 120
 
 
@@ -90,6 +93,24 @@ def _failures(posts: list[posts_pb2.Post], zone: str, since: datetime) -> list[d
     ]
 
 
+def _waiting(posts: list[posts_pb2.Post], viewer: Viewer) -> list[dict[str, Any]]:
+    """The posts waiting for approval, soonest first, each linking to its page (Approve, Reject)."""
+    ordered = sorted(posts, key=lambda p: (p.schedule_time.ToNanoseconds(), p.id))
+    return [
+        {
+            "id": p.id,
+            "href": post_page_path(p.id),
+            "profile": p.profile,
+            "platform": p.connector,
+            "when": when(p.schedule_time, viewer.time_zone, ""),
+            "via": post_review.VIA.get(p.author_via, p.author_via),
+            "own": post_review.own(p, viewer),
+            "excerpt": _excerpt(p.content),
+        }
+        for p in ordered
+    ]
+
+
 def _to_reconnect(profiles: list[profiles_pb2.Profile], zone: str, now: datetime) -> list[dict[str, Any]]:
     """The profiles a human must connect again: refused by their platform, or whose token ends
     within 7 days (or has ended) and Herald cannot renew it."""
@@ -103,8 +124,9 @@ def _to_reconnect(profiles: list[profiles_pb2.Profile], zone: str, now: datetime
 
 @signed_in
 async def overview(request: Request, viewer: Viewer) -> HTTPResponse:
-    """The next 7 days, the failures that need a person, the profiles to connect again and
-    the credits, each linking to where it is fixed."""
+    """The posts waiting for approval (for a member who may approve), the next 7 days, the
+    failures that need a person, the profiles to connect again and the credits, each linking to
+    where it is fixed."""
     core = request.app.ctx.core
     now = datetime.now(UTC)
     auth = viewer.authorization
@@ -119,7 +141,7 @@ async def overview(request: Request, viewer: Viewer) -> HTTPResponse:
         return found.response
 
     with_plan = plan_name(viewer.principal.plan) != "none"
-    account, scheduled, failed, partial, profiles = await asyncio.gather(
+    account, scheduled, failed, partial, profiles, reviewer, waiting = await asyncio.gather(
         core.call(
             core.credits.GetCreditAccount, credits_pb2.GetCreditAccountRequest(recent_entries=0), authorization=auth
         ),
@@ -129,7 +151,10 @@ async def overview(request: Request, viewer: Viewer) -> HTTPResponse:
         core.call(
             core.profiles.ListProfiles, profiles_pb2.ListProfilesRequest(page_size=PROFILES_ASKED), authorization=auth
         ),
+        post_review.reviewer(request, viewer),
+        posts(status=post_review.PENDING),
     )
+    waiting_shown = _waiting(list(waiting.posts), viewer) if reviewer.allowed else []
     failures = _failures([*failed.posts, *partial.posts], viewer.time_zone, now - FAILURES_SINCE)
     return await dashboard_page(
         request,
@@ -146,6 +171,10 @@ async def overview(request: Request, viewer: Viewer) -> HTTPResponse:
         failures=failures[:FAILURES_SHOWN],
         failures_more=len(failures) > FAILURES_SHOWN or bool(failed.next_page_token or partial.next_page_token),
         to_reconnect=_to_reconnect(list(profiles.response.profiles), viewer.time_zone, now),
+        reviews=reviewer.allowed and with_plan,
+        waiting=waiting_shown[:WAITING_SHOWN],
+        waiting_count=len(waiting_shown),
+        waiting_more=bool(waiting.next_page_token),
     )
 
 

@@ -1,8 +1,9 @@
 """One post in the dashboard (docs/dashboard.md, "Post detail"): what it says and where it goes,
 its media with their thumbnails, each part's delivery (thread items, first comment), why it
-failed, its outbox entries (the requests the platform received, or in the sandbox would have),
-and the actions "Cancel post", "Retry", "Edit" and "Duplicate" (links: compose, `?edit=` and
-`?from=<post_id>`). A sandbox delivery's `url` is this page, at the part's outbox entry
+failed, its review, its outbox entries (the requests the platform received, or in the sandbox
+would have), and the actions "Cancel post", "Retry", "Edit" and "Duplicate" (links: compose,
+`?edit=` and `?from=<post_id>`), and for a post waiting for approval "Approve" and "Reject"
+(post_review.py). A sandbox delivery's `url` is this page, at the part's outbox entry
 (contract/post_links.py)."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sanic.response import HTTPResponse
 
 from contract.post_links import outbox_anchor, post_page_path, sandbox_anchor
 from facades.errors import ApiError
+from facades.web import post_review
 from facades.web.media_pages import thumbnail_path
 from facades.web.pages import Route, dashboard_page, notice, see_other, signed_in, when
 from facades.web.post_history import post_history
@@ -30,8 +32,9 @@ POST_ID = re.compile(r"pst_[0-9a-z]{1,64}")
 # Media looked up for the page at most (a post, its thread items and its first comment).
 MEDIA_SHOWN = 50
 # What the core's UpdatePost and CancelPost change (core/posts/records.py EDITABLE): a queued post
-# a worker claimed is `publishing`, so "queued" is one not claimed yet.
-EDITABLE = ("draft", "scheduled", "queued")
+# a worker claimed is `publishing`, so "queued" is one not claimed yet; a waiting post's edit keeps
+# it waiting.
+EDITABLE = ("draft", "scheduled", "queued", "pending_approval")
 CANCELABLE = EDITABLE
 RETRYABLE = ("failed",)
 # Refusals of the actions shown on the page, the post as it is under them; anything else
@@ -81,14 +84,18 @@ def _cancel(status: str) -> dict[str, str]:
     """The "Cancel post" button: enabled, or disabled with the reason."""
     if status in CANCELABLE:
         return {"enabled": "true", "why": ""}
-    return {"enabled": "", "why": f"Only drafts, scheduled and queued posts can be canceled: this post is {status}."}
+    shown = status.replace("_", " ")
+    return {
+        "enabled": "",
+        "why": f"Only drafts, scheduled, queued and waiting posts can be canceled: this post is {shown}.",
+    }
 
 
 def _retry(status: str) -> dict[str, str]:
     """The "Retry" button: enabled for a failed post, else disabled with the reason."""
     if status in RETRYABLE:
         return {"enabled": "true", "why": ""}
-    return {"enabled": "", "why": f"Only failed posts can be retried: this post is {status}."}
+    return {"enabled": "", "why": f"Only failed posts can be retried: this post is {status.replace('_', ' ')}."}
 
 
 def _edit(status: str) -> dict[str, str]:
@@ -160,10 +167,42 @@ async def _media(request: Request, viewer: Viewer, media_ids: list[str]) -> dict
     return {m["id"]: m for m in await asyncio.gather(*(one(i) for i in wanted))}
 
 
+async def _approval(
+    request: Request, viewer: Viewer, post: posts_pb2.Post, typed: dict[str, str] | None, failure: ApiError | None
+) -> dict[str, Any]:
+    """The review form of a post waiting for approval: whether the member may review (else the
+    buttons' reason), whether they wrote it, and after a refusal what was typed and whether the
+    form asks for a new time ("Publish now" beside it)."""
+    late = typed is not None and failure is not None and post_review.late(failure)
+    typed = typed or {"comment": "", "schedule_at": ""}
+    return {
+        "reviewer": await post_review.reviewer(request, viewer),
+        "own": post_review.own(post, viewer),
+        "late": late,
+        "comment": typed["comment"],
+        "schedule_at": typed["schedule_at"],
+        "max_comment": post_review.MAX_COMMENT,
+    }
+
+
+def _failure(failure: ApiError | None, reviewed: bool) -> dict[str, str] | None:
+    if failure is None:
+        return None
+    message = post_review.refusal(failure)["words"] if reviewed else failure.message
+    return {"code": failure.code, "message": message}
+
+
 async def post_page(
-    request: Request, viewer: Viewer, post_id: str, *, status: int = 200, failure: ApiError | None = None
+    request: Request,
+    viewer: Viewer,
+    post_id: str,
+    *,
+    status: int = 200,
+    failure: ApiError | None = None,
+    typed: dict[str, str] | None = None,
 ) -> HTTPResponse:
-    """The post, its parts and its outbox (and, after a refused action, why it was refused)."""
+    """The post, its parts and its outbox (and, after a refused action, why it was refused;
+    `typed`: a refused review's form as it was sent)."""
     core = request.app.ctx.core
     post_id = _checked(post_id)
     found = await core.call(
@@ -187,8 +226,8 @@ async def post_page(
         "post.html",
         "posts",
         status=status,
-        flash=EDIT_NOTICES.get(request.args.get("notice", "")) or notice(request),
-        failure={"code": failure.code, "message": failure.message} if failure else None,
+        flash=_notice(request),
+        failure=_failure(failure, typed is not None),
         post={
             "id": post.id,
             "profile": post.profile,
@@ -209,7 +248,11 @@ async def post_page(
             "platform_error": post.platform_error,
             "platform_post_id": post.platform_post_id,
             "link": _link(post.id, post.platform_url),
+            "via": post_review.VIA.get(post.author_via, post.author_via),
         },
+        review=post_review.review_of(post, zone),
+        approval=await _approval(request, viewer, post, typed, failure) if state == post_review.PENDING else None,
+        zone=zone,
         thread=thread,
         comment=comment,
         media=await _media(request, viewer, every_media),
@@ -222,6 +265,11 @@ async def post_page(
     )
 
 
+def _notice(request: Request) -> str | None:
+    name = request.args.get("notice", "")
+    return EDIT_NOTICES.get(name) or post_review.NOTICES.get(name) or notice(request)
+
+
 @signed_in
 async def show_post(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
     """One post of the organization: content, media, parts, failure, outbox, actions."""
@@ -230,7 +278,7 @@ async def show_post(request: Request, viewer: Viewer, post_id: str) -> HTTPRespo
 
 @signed_in
 async def cancel_post(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
-    """Cancels the post (a draft, scheduled or queued one); a refusal is shown on its page."""
+    """Cancels the post (a draft, scheduled, queued or waiting one); a refusal is shown on its page."""
     return await _act(request, viewer, post_id, "CancelPost", "post-canceled")
 
 
@@ -253,8 +301,42 @@ async def _act(request: Request, viewer: Viewer, post_id: str, method: str, noti
     return see_other(f"{post_page_path(post_id)}?notice={notice}")
 
 
+@signed_in
+async def approve_post(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
+    """Approves a post waiting for approval, with the form's comment (and, once its time has
+    passed, a new "Schedule at" or "Publish now"); a refusal is shown on its page in the core's
+    words, with what was typed."""
+    return await _review(request, viewer, post_id, approving=True)
+
+
+@signed_in
+async def reject_post(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
+    """Rejects a post waiting for approval, with the form's comment: it is a draft again."""
+    return await _review(request, viewer, post_id, approving=False)
+
+
+async def _review(request: Request, viewer: Viewer, post_id: str, *, approving: bool) -> HTTPResponse:
+    post_id = _checked(post_id)
+    form = request.form or {}
+    typed = {"comment": (form.get("comment") or "")[:4000], "schedule_at": (form.get("schedule_at") or "")[:40]}
+    try:
+        choice = post_review.decision(form, viewer.time_zone)
+        if approving:
+            done = await post_review.approve(request, viewer.authorization, post_id, choice)
+        else:
+            done = await post_review.reject(request, viewer.authorization, post_id, choice)
+    except ApiError as error:
+        if not post_review.shown(error):
+            raise
+        return await post_page(request, viewer, post_id, status=error.http_status, failure=error, typed=typed)
+    name = post_review.approved_notice(done) if approving else "post-rejected"
+    return see_other(f"{post_page_path(post_id)}?notice={name}")
+
+
 ROUTES = (
     Route("GET", "/dashboard/posts/<post_id:str>", show_post),
     Route("POST", "/dashboard/posts/<post_id:str>/cancel", cancel_post),
     Route("POST", "/dashboard/posts/<post_id:str>/retry", retry_post),
+    Route("POST", "/dashboard/posts/<post_id:str>/approve", approve_post),
+    Route("POST", "/dashboard/posts/<post_id:str>/reject", reject_post),
 )

@@ -28,6 +28,9 @@ TITLES = {
     "published": "Published",
     "partially_published": "Partly published",
     "failed": "Failed",
+    "approval_requested": "Sent back for approval",
+    "approved": "Approved",
+    "rejected": "Rejected",
 }
 # An attempt's error class (core/connectors/base.py ErrorClass), in words.
 ERROR_CLASSES = {
@@ -71,6 +74,10 @@ def _status(e: posts_pb2.PostEvent, zone: str) -> str:
         return "a draft" + (f" for {when(e.schedule_time, zone, '')}" if e.HasField("schedule_time") else "")
     if e.status == "queued":
         return "queued to go out now"
+    if e.status == "pending_approval":
+        return "waiting for approval" + (
+            f", for {when(e.schedule_time, zone, '')}" if e.HasField("schedule_time") else ""
+        )
     if e.HasField("schedule_time"):
         return f"scheduled for {when(e.schedule_time, zone, '')}"
     return e.status
@@ -89,6 +96,11 @@ def _detail(e: posts_pb2.PostEvent, zone: str) -> str:
         if e.HasField("status"):
             return f"now {_status(e, zone)}"
         return f"to {when(e.schedule_time, zone, '')}" if e.HasField("schedule_time") else ""
+    if kind == "approval_requested":
+        return "an edit by someone whose posts need approval: it waits for a person again"
+    if kind in ("approved", "rejected"):
+        said = f"“{e.comment}”" if e.HasField("comment") else "no comment"
+        return said + (f"; now {_status(e, zone)}" if e.HasField("status") else "")
     if kind == "retried":
         return f"put back in the queue after it failed ({e.reason})" if e.reason else "put back in the queue"
     if kind == "claimed":

@@ -1,18 +1,17 @@
 """The organization's posts in the dashboard (docs/dashboard.md, "Posts"), grouped by the request
 that created them: one row per post group with its destinations, upcoming groups soonest first and
 then history newest first (`PostService/ListPostGroups`, keyset pages both ways), filtered by
-status, profile, tag and a date range in the organization's time zone; each group canceled or
-rescheduled as a whole (`CancelPostGroup`, `ReschedulePostGroup`), each destination on its own
+status, profile, tag and a date range in the organization's time zone; each group canceled,
+rescheduled, approved or rejected as a whole (post_group_pages.py), each destination on its own
 page (post_detail_pages.py) and edited on its own in compose (`?edit=`, compose_edit.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -22,27 +21,34 @@ from sanic.response import HTTPResponse
 
 from contract.post_links import post_page_path, sandbox_anchor
 from facades.errors import ApiError
-from facades.web.local_time import instant
-from facades.web.pages import Route, dashboard_page, form_value, listed_profiles, notice, see_other, signed_in, when
+from facades.web import post_review
+from facades.web.pages import Route, dashboard_page, listed_profiles, notice, signed_in, when
 from facades.web.session import Viewer
 
 GROUPS_PER_PAGE = 25
-STATUSES = ("draft", "scheduled", "queued", "publishing", "published", "partially_published", "failed", "canceled")
-UPCOMING = ("draft", "scheduled", "queued", "publishing")
-EDITABLE = ("draft", "scheduled", "queued")  # what a group action changes (docs/posts.md, "Post groups")
+STATUSES = (
+    "draft",
+    "pending_approval",
+    "scheduled",
+    "queued",
+    "publishing",
+    "published",
+    "partially_published",
+    "failed",
+    "canceled",
+)
+# What a group action changes (docs/posts.md, "Post groups"; core/posts/records.py EDITABLE).
+EDITABLE = ("draft", "scheduled", "queued", "pending_approval")
 EXCERPT = 140
-# What an id of a group looks like (core/ids.py: a prefix and a base32 body). Anything else is a
-# group no organization has: the 404 page, without asking the core.
-GROUP_ID = re.compile(r"grp_[0-9a-z]{1,64}")
 # The list's query: what a group action's form carries back, so its answer shows the same list.
 QUERY_KEYS = ("status", "profile", "tag", "from", "to", "page")
-# Refusals of the group actions shown on the list; anything else (NOT_FOUND: another
-# organization's group) is a failure page.
-_SHOWN = ("INVALID_POST_STATE", "VALIDATION_ERROR", "SUBSCRIPTION_REQUIRED")
 GROUP_NOTICES = {
     "group-canceled": "The post is canceled for every destination: it will not be published, and what it held "
     "is refunded.",
     "group-rescheduled": "The post is rescheduled for every destination.",
+    "group-approved": "The post is approved for every destination that waited: each goes out at its time.",
+    "group-rejected": "The post is rejected for every destination that waited: each is a draft again, with your "
+    "review.",
 }
 
 
@@ -94,7 +100,7 @@ def read_filters(values: dict[str, str]) -> Filters:
     )
 
 
-def _zone(name: str) -> ZoneInfo:
+def org_zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (KeyError, ValueError, OSError):
@@ -104,7 +110,7 @@ def _zone(name: str) -> ZoneInfo:
 def day_bounds(filters: Filters, zone: str) -> tuple[str, str]:
     """From and to, dates in the organization's zone, as the instants the core filters on: from's
     first instant (included) and the first instant of the day after to (excluded)."""
-    tz = _zone(zone)
+    tz = org_zone(zone)
 
     def day(text: str, argument: str) -> date | None:
         if not text:
@@ -179,13 +185,13 @@ def local_input(stamp: Timestamp, zone: str) -> str:
     """An instant as a datetime-local field's value in the organization's zone."""
     if not stamp.seconds:
         return ""
-    return datetime.fromtimestamp(stamp.seconds, _zone(zone)).strftime("%Y-%m-%dT%H:%M")
+    return datetime.fromtimestamp(stamp.seconds, org_zone(zone)).strftime("%Y-%m-%dT%H:%M")
 
 
 def _actions(posts: list[dict[str, Any]]) -> dict[str, str]:
     """The group's "Reschedule" and "Cancel post": enabled while every destination not
-    canceled is a draft, scheduled or queued, and one is (what the core's group actions require);
-    else disabled, with the reason."""
+    canceled is a draft, waiting, scheduled or queued, and one is (what the core's group actions
+    require); else disabled, with the reason."""
     live = [p for p in posts if p["status"] != "canceled"]
     if not live:
         return {"enabled": "", "why": "Every destination of this post is canceled: there is nothing to change."}
@@ -193,7 +199,7 @@ def _actions(posts: list[dict[str, Any]]) -> dict[str, str]:
         return {
             "enabled": "",
             "why": "A post is rescheduled or canceled as a whole only while each destination is a draft, "
-            f"scheduled or queued: {stuck['profile']} is {stuck['status'].replace('_', ' ')}. "
+            f"waiting, scheduled or queued: {stuck['profile']} is {stuck['status'].replace('_', ' ')}. "
             "Open a destination to act on it alone.",
         }
     return {"enabled": "true", "why": ""}
@@ -231,6 +237,8 @@ def group_row(listed: posts_pb2.ListedPostGroup, zone: str) -> dict[str, Any]:
         "posts": posts,
         "hidden": sum(1 for p in posts if not p["matching"]),
         "actions": _actions(posts),
+        # Destinations waiting for approval: the group's "Approve" and "Reject" act on them.
+        "waiting": sum(1 for p in posts if p["status"] == post_review.PENDING),
     }
 
 
@@ -253,8 +261,10 @@ async def posts_page(
     status: int = 200,
     failure: ApiError | None = None,
     flash: str | None = None,
+    typed: dict[str, str] | None = None,
 ) -> HTTPResponse:
-    """The list for these filters (and, after a refused action, why it was refused)."""
+    """The list for these filters (and, after a refused action, why it was refused; `typed`: a
+    refused review's form as it was sent, its `group` and `comment`)."""
     profiles, groups = await asyncio.gather(
         listed_profiles(request, viewer.authorization), _groups(request, viewer, filters), return_exceptions=True
     )
@@ -266,6 +276,8 @@ async def posts_page(
     elif isinstance(groups, BaseException):
         raise groups
     rows = [group_row(g, viewer.time_zone) for g in groups.groups] if groups is not None else []
+    # Asked only when a group shows Approve and Reject.
+    reviewer = await post_review.reviewer(request, viewer) if any(r["waiting"] for r in rows) else None
     sections = [
         {"name": name, "title": title, "groups": [r for r in rows if r["section"] == name]}
         for name, title in (("upcoming", "Upcoming"), ("history", "History"))
@@ -292,7 +304,10 @@ async def posts_page(
             "previous": filters.path(page=previous_token) if previous_token else "",
             "next": filters.path(page=next_token) if next_token else "",
         },
-        zone=_zone(viewer.time_zone).key,
+        zone=org_zone(viewer.time_zone).key,
+        reviewer=reviewer,
+        typed=typed or {},
+        max_comment=post_review.MAX_COMMENT,
     )
 
 
@@ -305,68 +320,4 @@ async def list_posts(request: Request, viewer: Viewer) -> HTTPResponse:
     return await posts_page(request, viewer, filters, flash=flash)
 
 
-# -- the group actions ---------------------------------------------------------------------------------
-
-
-def _checked(group_id: str) -> str:
-    if not GROUP_ID.fullmatch(group_id):
-        raise ApiError("NOT_FOUND", "no such post group in this organization")
-    return group_id
-
-
-def _back(request: Request) -> Filters:
-    """The list the form was on (its `back` field: the list's query), read as the list reads it."""
-    sent = dict(parse_qsl(form_value(request, "back")[:2048]))
-    return read_filters({name: sent.get(name, "") for name in QUERY_KEYS})
-
-
-@signed_in
-async def cancel_group(request: Request, viewer: Viewer, group_id: str) -> HTTPResponse:
-    """Cancels every destination of a post group ("Cancel post"); a refusal is shown on the list."""
-    core = request.app.ctx.core
-    group_id = _checked(group_id)
-    back = _back(request)
-    try:
-        await core.call(
-            core.posts.CancelPostGroup,
-            posts_pb2.CancelPostGroupRequest(group_id=group_id),
-            authorization=viewer.authorization,
-        )
-    except ApiError as error:
-        if error.code not in _SHOWN:
-            raise
-        return await posts_page(request, viewer, back, status=error.http_status, failure=error)
-    return see_other(_with_notice(back, "group-canceled"))
-
-
-@signed_in
-async def reschedule_group(request: Request, viewer: Viewer, group_id: str) -> HTTPResponse:
-    """Moves every destination of a post group to the form's "Schedule at", read in the
-    organization's time zone; a refusal is shown on the list."""
-    core = request.app.ctx.core
-    group_id = _checked(group_id)
-    back = _back(request)
-    try:
-        schedule_at = instant(form_value(request, "schedule_at")[:40], _zone(viewer.time_zone).key)
-        await core.call(
-            core.posts.ReschedulePostGroup,
-            posts_pb2.ReschedulePostGroupRequest(group_id=group_id, schedule_at=schedule_at),
-            authorization=viewer.authorization,
-        )
-    except ApiError as error:
-        if error.code not in _SHOWN:
-            raise
-        return await posts_page(request, viewer, back, status=error.http_status, failure=error)
-    return see_other(_with_notice(back, "group-rescheduled"))
-
-
-def _with_notice(back: Filters, name: str) -> str:
-    path = back.path()
-    return f"{path}{'&' if '?' in path else '?'}notice={name}"
-
-
-ROUTES = (
-    Route("GET", "/dashboard/posts", list_posts),
-    Route("POST", "/dashboard/post-groups/<group_id:str>/cancel", cancel_group),
-    Route("POST", "/dashboard/post-groups/<group_id:str>/reschedule", reschedule_group),
-)
+ROUTES = (Route("GET", "/dashboard/posts", list_posts),)

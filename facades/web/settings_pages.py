@@ -1,9 +1,12 @@
 """The organization's settings in the dashboard: its name and its time zone, the zone every
-dashboard page shows times in (docs/dashboard.md, "Settings")."""
+dashboard page shows times in, and which posts wait for a person's approval (docs/dashboard.md,
+"Settings"; docs/teams.md, "Approvals"). Two forms, each saved with UpdateOrganization sending only
+its own fields, so saving one never rewrites the other."""
 
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Any
 
 from herald.identity.v1 import accounts_pb2
 from sanic import Request
@@ -11,10 +14,18 @@ from sanic.response import HTTPResponse
 
 from contract.organization import DEFAULT_TIME_ZONE, time_zones
 from facades.errors import ApiError
-from facades.web.pages import Route, dashboard_page, form_value, see_other, signed_in, when
+from facades.web.members_pages import in_words
+from facades.web.pages import Route, dashboard_page, form_value, notice, see_other, signed_in, when
+from facades.web.profiles_pages import tags_of
 from facades.web.session import Viewer
 
 OTHER = "Other"  # the group of names without a region (`GB`, `EST5EDT`)
+# approvals_required_for's values and their checkboxes' labels (core/identity/organization.py CHANNELS).
+CHANNELS = {"agents": "Agents", "api_keys": "API keys"}
+APPROVALS_SAVED = "The approval settings are saved: they hold for posts created from now on."
+# The approval form's refusals shown in its section in the core's words (FORBIDDEN: a role without
+# manage_members); anything else is a failure page.
+_APPROVALS_SHOWN = ("VALIDATION_ERROR", "FORBIDDEN")
 
 
 def zone_groups(current: str) -> list[tuple[str, list[str]]]:
@@ -38,8 +49,10 @@ async def settings_page(
     status: int = 200,
     error: str | None = None,
     form: dict[str, str] | None = None,
+    approvals: dict[str, Any] | None = None,
+    approvals_error: ApiError | None = None,
 ) -> HTTPResponse:
-    """The form, filled with the saved settings, or with what was sent when a save was refused."""
+    """The forms, filled with the saved settings, or the one refused with what was sent."""
     core = request.app.ctx.core
     settings = (
         await core.call(
@@ -47,6 +60,12 @@ async def settings_page(
         )
     ).response
     form = form or {"name": settings.name, "time_zone": settings.time_zone}
+    saved = settings.approvals
+    approvals = approvals or {
+        "required_for": list(saved.required_for),
+        "tags": ", ".join(saved.profile_tags),
+        "self_approval": saved.self_approval,
+    }
     return await dashboard_page(
         request,
         viewer,
@@ -58,6 +77,10 @@ async def settings_page(
         created=when(settings.create_time, viewer.time_zone),
         form=form,
         zone_groups=zone_groups(form["time_zone"]),
+        approvals=approvals,
+        approvals_error=approvals_error and {"code": approvals_error.code, "words": in_words(approvals_error)},
+        channels=CHANNELS,
+        flash=APPROVALS_SAVED if request.args.get("notice") == "approvals-saved" else notice(request),
     )
 
 
@@ -85,7 +108,33 @@ async def save_organization_settings(request: Request, viewer: Viewer) -> HTTPRe
     return see_other("/dashboard/settings?notice=settings-saved")
 
 
+@signed_in
+async def save_approval_settings(request: Request, viewer: Viewer) -> HTTPResponse:
+    """Saves which posts wait for approval (approvals_required_for, approval_profile_tags,
+    self_approval); a refused form is shown again as it was sent, the refusal in its words."""
+    checked = (request.form.getlist("required_for") if request.form else None) or []
+    sent = {
+        "required_for": [c for c in CHANNELS if c in checked],
+        "tags": form_value(request, "approval_profile_tags")[:2000],
+        "self_approval": form_value(request, "self_approval") == "true",
+    }
+    core = request.app.ctx.core
+    message = accounts_pb2.UpdateOrganizationRequest(
+        approvals_required_for=accounts_pb2.StringList(values=sent["required_for"]),
+        approval_profile_tags=accounts_pb2.StringList(values=tags_of(sent["tags"])),
+        self_approval=sent["self_approval"],
+    )
+    try:
+        await core.call(core.accounts.UpdateOrganization, message, authorization=viewer.authorization)
+    except ApiError as error:
+        if error.code not in _APPROVALS_SHOWN:
+            raise
+        return await settings_page(request, viewer, status=error.http_status, approvals=sent, approvals_error=error)
+    return see_other("/dashboard/settings?notice=approvals-saved")
+
+
 ROUTES = (
     Route("GET", "/dashboard/settings", organization_settings),
     Route("POST", "/dashboard/settings", save_organization_settings),
+    Route("POST", "/dashboard/settings/approvals", save_approval_settings),
 )

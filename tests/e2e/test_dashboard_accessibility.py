@@ -96,6 +96,25 @@ async def test_every_page_passes_axe_at_desktop_and_phone_widths(
         headers=org.auth,
     )
     assert grouped.status_code == 201, grouped.text
+    # Approvals: a contributor's post waiting (the review form; the overview's "Waiting for
+    # approval"), and one rejected (a draft showing its review).
+    contributor = await orgs.member(org, "contributor")
+    waiting_ids = []
+    for text in ("Waiting for a person.", "Rejected by a person."):
+        submitted = await http.post(
+            "/v1/posts",
+            json={
+                "content": text,
+                "profiles": ["a11y-x"],
+                "schedule_at": (datetime.now(UTC) + timedelta(days=3)).isoformat(),
+            },
+            headers=contributor.auth,
+        )
+        assert submitted.json()["posts"][0]["status"] == "pending_approval", submitted.text
+        waiting_ids.append(submitted.json()["posts"][0]["id"])
+    waiting, rejected = waiting_ids
+    refused = await http.post(f"/v1/posts/{rejected}/reject", json={"comment": "Not this one."}, headers=org.auth)
+    assert refused.status_code == 200, refused.text
     for _ in range(300):
         if (await http.get(f"/v1/posts/{threaded_id}", headers=org.auth)).json()["status"] == "published":
             break
@@ -106,6 +125,9 @@ async def test_every_page_passes_axe_at_desktop_and_phone_widths(
         "invitation": urlsplit(invited.json()["url"]).path,
         "post-scheduled": f"/dashboard/posts/{scheduled.json()['posts'][0]['id']}",
         "compose-edit": f"/dashboard/compose?edit={scheduled.json()['posts'][0]['id']}",
+        "post-pending": f"/dashboard/posts/{waiting}",
+        "post-reviewed": f"/dashboard/posts/{rejected}",
+        "posts-pending": "/dashboard/posts?status=pending_approval",
     }
 
     await page.set_viewport_size({"width": 1280, "height": 800})

@@ -60,6 +60,10 @@ async def test_the_page_shows_and_saves_the_name_and_time_zone(browser_like, htt
         "name": "Acme & Co",
         "time_zone": "Europe/Paris",
         "created_at": None,
+        # Saving the name and the zone leaves the approval settings as they were (the defaults).
+        "approvals_required_for": [],
+        "approval_profile_tags": [],
+        "self_approval": False,
     }
 
 

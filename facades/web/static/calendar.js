@@ -4,9 +4,12 @@
 // - the posts of the range shown come from /dashboard/calendar/events, as wall-clock times in the
 //   zone shown (the organization's, or the browser's after the switch), so the calendar draws
 //   them as they are whatever the browser's own zone;
-// - dragging a post to another day or time, or its "Move" button (a dialog with "Schedule at"),
-//   sends the new wall-clock time and its zone to /dashboard/calendar/posts/<id>/move (the core's
-//   UpdatePost); a refusal puts the post back and says why, in the page's alert;
+// - dragging a post to another day or time, or its "Move" button (a dialog with "Schedule at":
+//   calendar_move.js), sends the new wall-clock time and its zone to
+//   /dashboard/calendar/posts/<id>/move (the core's UpdatePost); a refusal puts the post back and
+//   says why, in the page's alert;
+// - a post waiting for approval says so, and its "Review" button opens the review dialog
+//   (calendar_review.js: Approve or Reject, with a comment);
 // - each post is a link to its page; a day from today on offers "New post" at that day, a time
 //   of the week view at that time, a profile's free slot at that slot (the compose page).
 "use strict";
@@ -24,13 +27,7 @@
   const zoneName = byId("calendar-zone-name");
   const zoneWhose = byId("calendar-zone-whose");
   const zoneSwitch = byId("zone-switch");
-  const dialog = byId("move-dialog");
-  const moveForm = byId("move-form");
-  const moveAt = byId("move-at");
-  const moveWhat = byId("move-what");
-  const moveZone = byId("move-zone");
-  const moveError = byId("move-error");
-  const csrfToken = moveForm.elements.csrf_token.value;
+  const csrfToken = byId("move-form").elements.csrf_token.value;
   const ZONE_KEY = "herald-calendar-zone";
   const VIEW_NAMES = Object.fromEntries(Object.entries(config.views).map(([name, view]) => [view, name]));
   const browserZone = (() => {
@@ -41,7 +38,6 @@
   let calendar = null;
   const phone = window.matchMedia("(max-width: 40rem)").matches;
   let shown = { view: config.view_asked || !phone ? config.view : config.views.list, date: config.date };
-  let moving = null; // the post the dialog moves, and the button that opened it
   let sessionGone = false;
 
   const zone = () => (useBrowser ? browserZone : config.zone);
@@ -164,7 +160,7 @@
   }
   function label(post) {
     const platform = config.platforms[post.platform] || post.platform;
-    return `${longDay(post.start)}, ${post.start.slice(11)} ${platform} ${post.profile}: ${post.excerpt}${post.status === "scheduled" ? "" : ` (${post.status})`}`;
+    return `${longDay(post.start)}, ${post.start.slice(11)} ${platform} ${post.profile}: ${post.excerpt}${post.status === "scheduled" ? "" : ` (${post.status.replace(/_/g, " ")})`}`;
   }
   function span(className, text) {
     const node = document.createElement("span");
@@ -197,15 +193,27 @@
       span("cal-platform", config.platforms[post.platform] || post.platform), " ",
       span("cal-profile", post.profile), `: ${post.excerpt}`,
     );
-    if (post.status !== "scheduled") link.append(" ", span("cal-status", `(${post.status})`));
-    if (!post.movable) return { domNodes: [link] };
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "cal-move";
-    button.dataset.move = post.id;
-    button.append("Move", span("visually-hidden", ` to… ${post.profile}: ${post.excerpt}`));
-    button.addEventListener("click", (event) => { event.stopPropagation(); openMove(post, button); });
-    return { domNodes: [link, button] };
+    if (post.status !== "scheduled") link.append(" ", span("cal-status", `(${post.status.replace(/_/g, " ")})`));
+    const nodes = [link];
+    if (post.movable && move) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "cal-move";
+      button.dataset.move = post.id;
+      button.append("Move", span("visually-hidden", ` to… ${post.profile}: ${post.excerpt}`));
+      button.addEventListener("click", (event) => { event.stopPropagation(); move.open(post); });
+      nodes.push(button);
+    }
+    if (post.status === "pending_approval" && review) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "cal-move cal-review";
+      button.dataset.review = post.id;
+      button.append("Review", span("visually-hidden", ` ${post.profile}: ${post.excerpt}`));
+      button.addEventListener("click", (event) => { event.stopPropagation(); review.open(post); });
+      nodes.push(button);
+    }
+    return { domNodes: nodes };
   }
   function dayContent(info) {
     if (!info.allDay) return "";
@@ -258,45 +266,38 @@
     applyMoved(post, body);
     announce(`${post.profile}'s post moved to ${shownAt(body.start)}.`);
   }
-  function openMove(post, button) {
-    moving = { post, button };
-    moveWhat.textContent = `${post.profile}: ${post.excerpt}, now at ${shownAt(post.start)}.`;
-    moveZone.textContent = zone();
-    moveForm.elements.time_zone.value = zone();
-    moveAt.value = post.start;
-    moveError.hidden = true;
-    moveError.textContent = "";
-    dialog.showModal();
-    moveAt.focus();
-  }
-  function closeMove() {
-    if (dialog.open) dialog.close();
-  }
-  dialog.addEventListener("close", () => {
-    const target = moving && (mount.querySelector(`button[data-move="${CSS.escape(moving.post.id)}"]`) || mount.querySelector(`a[data-post="${CSS.escape(moving.post.id)}"]`));
+  // Focus back on the post's button once a dialog closes (its link when the button is gone).
+  function refocus(post, attribute) {
+    const target = mount.querySelector(`button[${attribute}="${CSS.escape(post.id)}"]`) || mount.querySelector(`a[data-post="${CSS.escape(post.id)}"]`);
     if (target) target.focus();
     else title.focus();
-    moving = null;
-  });
-  byId("move-cancel").addEventListener("click", closeMove);
-  moveForm.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    if (!moving) return;
-    const { post } = moving;
-    const at = moveAt.value.slice(0, 16);
-    const { ok, body } = await movePost(post, at);
-    if (!ok) {
-      moveError.dataset.code = body.code;
-      moveError.textContent = `Not moved: ${body.error}`;
-      moveError.hidden = false;
-      if (sessionGone) closeMove();
-      return;
-    }
-    clearFailure();
-    applyMoved(post, body);
-    closeMove();
-    announce(`${post.profile}'s post moved to ${shownAt(body.start)}.`);
-  });
+  }
+  const move = window.heraldCalendarMove ? window.heraldCalendarMove({
+    zone,
+    shownAt,
+    movePost,
+    sessionGone: () => sessionGone,
+    refocus: (post) => refocus(post, "data-move"),
+    moved: (post, body) => {
+      clearFailure();
+      applyMoved(post, body);
+      announce(`${post.profile}'s post moved to ${shownAt(body.start)}.`);
+    },
+  }) : null;
+
+  // -- reviewing ----------------------------------------------------------------------------------
+  const review = window.heraldCalendarReview ? window.heraldCalendarReview({
+    config,
+    csrfToken,
+    call,
+    announce,
+    zone,
+    shownAt,
+    sessionGone: () => sessionGone,
+    refocus: (post) => refocus(post, "data-review"),
+    reviewed: (post, body) => { clearFailure(); applyMoved(post, body); },
+    refresh: () => { if (calendar) calendar.refetchEvents(); },
+  }) : null;
 
   // -- the calendar -------------------------------------------------------------------------------
   // EventCalendar marks a month or a week up as an ARIA table (a list for the list) whose rows are
