@@ -1,5 +1,6 @@
 """The organization's members and their roles (docs/teams.md): listing them, changing a member's
-role, removing a member. The roles and what each may do are the core's (its catalog)."""
+role or profile limits, removing a member. The roles and what each may do are the core's (its
+catalog)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ _ROLE = (
     "owner, admin, editor, contributor or viewer (docs/teams.md has what each may do). Only an owner makes "
     "or unmakes an owner."
 )
+_PROFILE_TAGS = (
+    "Profile limits: the member reaches only the profiles carrying one of these tags, and their posts "
+    '(docs/teams.md, "Profile limits"). `[]`: every profile.'
+)
+_TAGS = Annotated[list[str], Field(max_length=20, description=_PROFILE_TAGS)]
 
 
 class ListMembersRequest(Request):
@@ -28,11 +34,20 @@ class UpdateMemberRequest(Request):
 
     user_id: _USER_ID
     role: Annotated[str, Field(min_length=1, max_length=32, description=_ROLE)] = ABSENT
+    profile_tags: Annotated[
+        list[str],
+        Field(
+            max_length=20,
+            description=f"{_PROFILE_TAGS} Replaces the list. Owners take none; nobody changes their own.",
+        ),
+    ] = ABSENT
 
     def to_proto(self) -> members_pb2.UpdateMemberRequest:
         message = members_pb2.UpdateMemberRequest(user_id=self.user_id)
         if self.role is not None:
             message.role = self.role
+        if self.profile_tags is not None:
+            message.profile_tags.values.extend(self.profile_tags)
         return message
 
 
@@ -51,6 +66,7 @@ class Member(Response):
     role: str = Field(description=_ROLE)
     joined_at: UtcTimestamp = Field(description="When they joined the organization.")
     you: bool = Field(description="Whether this member is the one the credential belongs to.")
+    profile_tags: list[str] = Field(description=_PROFILE_TAGS)
 
     @classmethod
     def from_proto(cls, m: members_pb2.Member) -> dict[str, Any]:
@@ -60,6 +76,7 @@ class Member(Response):
             "role": m.role,
             "joined_at": timestamp(m.join_time),
             "you": m.is_caller,
+            "profile_tags": list(m.profile_tags),
         }
 
 
@@ -83,9 +100,10 @@ _STATE = "`pending` (its link works), `expired`, `accepted` or `revoked`."
 class CreateInvitationRequest(Request):
     email: _EMAIL
     role: Annotated[str, Field(min_length=1, max_length=32, description=_ROLE)]
+    profile_tags: _TAGS = []
 
     def to_proto(self) -> members_pb2.CreateInvitationRequest:
-        return members_pb2.CreateInvitationRequest(email=self.email, role=self.role)
+        return members_pb2.CreateInvitationRequest(email=self.email, role=self.role, profile_tags=self.profile_tags)
 
 
 class ListInvitationsRequest(Request):
@@ -110,6 +128,7 @@ class Invitation(Response):
     created_at: UtcTimestamp
     expires_at: UtcTimestamp = Field(description="When its link stops working (7 days after it was made).")
     state: str = Field(description=_STATE)
+    profile_tags: list[str] = Field(description="The profile limits they join with; `[]`: every profile.")
 
     @classmethod
     def from_proto(cls, i: members_pb2.Invitation) -> dict[str, Any]:
@@ -121,6 +140,7 @@ class Invitation(Response):
             "created_at": timestamp(i.create_time),
             "expires_at": timestamp(i.expire_time),
             "state": i.state,
+            "profile_tags": list(i.profile_tags),
         }
 
 

@@ -33,8 +33,10 @@ ROWS = (
         errors=("VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND", "LAST_OWNER"),
         description="Needs a role that manages members (owner, admin); only an owner makes, unmakes or changes "
         "an owner. The organization's last owner keeps the role (`LAST_OWNER`). The new role holds from the "
-        "member's next request, for every credential they hold. API keys and dashboard sessions only: agents "
-        "never change who may do what.",
+        "member's next request, for every credential they hold. `profile_tags` narrows the member to the profiles "
+        'carrying one of them (`[]` lifts it; docs/teams.md, "Profile limits"): owners take none, nobody changes '
+        "their own, and a limited member gives only limits within theirs. API keys and dashboard sessions only: "
+        "agents never change who may do what.",
     ),
     Operation(
         id="removeMember",
@@ -66,7 +68,8 @@ ROWS += (
         description="Answers the invitation and its single-use link (`url`, under this service's base URL), shown "
         "this once: only a hash of its token is kept. The link works for 7 days. When mail is configured it is "
         "also emailed (`emailed`). Inviting the same email again replaces its pending invitation (the old link "
-        "stops working); an email that is already a member's is `CONFLICT`. Only an owner invites an owner.",
+        "stops working); an email that is already a member's is `CONFLICT`. Only an owner invites an owner. "
+        "`profile_tags`: the profile limits the member joins with.",
     ),
     Operation(
         id="listInvitations",

@@ -7,6 +7,8 @@ from herald.brand.v1 import brand_pb2, brand_pb2_grpc
 
 from core.brand import service
 from core.brand.voice import PreferredTerm, VoiceDocument
+from core.errors import Forbidden
+from core.identity import profile_limits
 from core.identity.principal import CredentialKind
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
@@ -76,17 +78,29 @@ def document_of(message: brand_pb2.BrandVoice) -> VoiceDocument:
     )
 
 
+async def _within_limits(call, profile: str) -> None:  # the Call
+    """A member with profile limits (core/identity/profile_limits.py) changes the voice of a
+    profile within them only; the organization's voice speaks for every profile, so not that."""
+    if profile:
+        await profile_limits.require_profile(call.conn, call.principal, profile)
+    elif call.principal.profile_tags:
+        raise Forbidden("your profile limits let you change a profile's voice, not the organization's")
+
+
 class BrandVoiceServicer(brand_pb2_grpc.BrandVoiceServiceServicer):
     async def GetBrandVoice(
         self, request: brand_pb2.GetBrandVoiceRequest, context: grpc.aio.ServicerContext
     ) -> brand_pb2.BrandVoice:
         call = current_call()
+        if request.profile:
+            await profile_limits.require_profile(call.conn, call.principal, request.profile)
         return voice_message(await service.get_voice(call.conn, call.principal.org_id, request.profile))
 
     async def UpdateBrandVoice(
         self, request: brand_pb2.UpdateBrandVoiceRequest, context: grpc.aio.ServicerContext
     ) -> brand_pb2.BrandVoice:
         call = current_call()
+        await _within_limits(call, request.voice.profile)
         voice = await service.update_voice(
             call.conn,
             call.principal.org_id,

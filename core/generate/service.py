@@ -28,6 +28,7 @@ from core.generate.catalogue import TOOLS, checked_request
 from core.generate.outputs import Output, Style, Target, check
 from core.generate.records import RunRecord
 from core.generate.text import entities
+from core.identity import profile_limits
 from core.jobs.queue import Job
 from core.jobs.runner import JobFailure
 from core.rpc.context import Call
@@ -36,18 +37,17 @@ from core.settings import CoreSettings
 POLL_SECONDS = 0.1
 
 
-async def _targets(conn: AsyncConnection, org_id: str, slugs: list[str]) -> list[tuple[str, Target]]:
-    """(profile id, target) per slug, in order; NOT_FOUND naming unknown slugs."""
+async def _targets(
+    conn: AsyncConnection, org_id: str, slugs: list[str], limited_to: tuple[str, ...] = ()
+) -> list[tuple[str, Target]]:
+    """(profile id, target) per slug, in order; NOT_FOUND naming unknown slugs, and those outside
+    `limited_to` (the caller's profile limits: core/identity/profile_limits.py) alike."""
     if not slugs:
         return []
-    rows = {
-        r.slug: r
-        for r in await conn.execute(
-            select(profiles.c.id, profiles.c.slug, profiles.c.connector).where(
-                profiles.c.org_id == org_id, profiles.c.slug.in_(slugs)
-            )
-        )
-    }
+    named = select(profiles.c.id, profiles.c.slug, profiles.c.connector).where(
+        profiles.c.org_id == org_id, profiles.c.slug.in_(slugs)
+    )
+    rows = {r.slug: r for r in await conn.execute(profile_limits.narrowed(named, profiles.c.id, org_id, limited_to))}
     unknown = [s for s in slugs if s not in rows]
     if unknown:
         raise NotFound(f"no profile {', '.join(repr(s[:64]) for s in unknown[:10])} in this organization")
@@ -84,7 +84,7 @@ async def generate(call: Call, tool_name: str, request: dict[str, Any]) -> RunRe
     backend = settings.generation_backend
     org_id = call.principal.org_id
     async with call.transaction(writes=True) as conn:
-        found = await _targets(conn, org_id, request.get("profiles", []))
+        found = await _targets(conn, org_id, request.get("profiles", []), call.principal.profile_tags)
         targets = [t for _, t in found]
         request["targets"] = [{"profile": t.profile, "connector": t.connector} for t in targets]
         output = None

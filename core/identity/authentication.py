@@ -30,6 +30,7 @@ _API_KEY_LOOKUP = select(
     organizations.c.plan,
     organizations.c.credit_balance,
     memberships.c.role,
+    memberships.c.profile_tags,
     organizations.c.approvals_required_for,
     organizations.c.approval_profile_tags,
     organizations.c.self_approval,
@@ -45,12 +46,14 @@ _API_KEY_LOOKUP = Prepared(_API_KEY_LOOKUP.where(api_keys.c.key_id == bindparam(
 
 # Sessions and access tokens: found by the SHA-256 of the whole token (unique index), joined to
 # the membership so a user removed from the organization loses access on the next request, and one
-# whose role changed acts with the new role (core/identity/roles.py).
+# whose role or profile limits changed acts with the new ones (core/identity/roles.py,
+# core/identity/profile_limits.py).
 _ORG_COLUMNS = (
     organizations.c.slug,
     organizations.c.plan,
     organizations.c.credit_balance,
     memberships.c.role,
+    memberships.c.profile_tags,
     organizations.c.approvals_required_for,
     organizations.c.approval_profile_tags,
     organizations.c.self_approval,
@@ -98,9 +101,12 @@ _ACCESS_TOKEN_LOOKUP = (
 )
 
 
-def _approvals(row) -> dict:
-    """The organization's approval settings as the principal carries them."""
+def _member(row) -> dict:
+    """The member's role and profile limits, and the organization's approval settings, as the
+    principal carries them."""
     return {
+        "role": row.role,
+        "profile_tags": tuple(row.profile_tags.split()),
         "approvals_required_for": frozenset(row.approvals_required_for.split()),
         "approval_profile_tags": tuple(row.approval_profile_tags.split()),
         "self_approval": row.self_approval,
@@ -154,8 +160,7 @@ async def _authenticate_session(conn: AsyncConnection, token: str, now: datetime
             ALL_SCOPES,
             row.plan,
             row.credit_balance,
-            role=row.role,
-            **_approvals(row),
+            **_member(row),
             email=row.email,
             time_zone=row.time_zone,
         )
@@ -185,8 +190,7 @@ async def _authenticate_access_token(conn: AsyncConnection, token: str, now: dat
             frozenset(row.scope.split()),
             row.plan,
             row.credit_balance,
-            role=row.role,
-            **_approvals(row),
+            **_member(row),
             client_id=row.client_id,
         )
     )
@@ -209,8 +213,7 @@ async def _authenticate_api_key(conn: AsyncConnection, token: str, now: datetime
         scopes=ALL_SCOPES,
         plan=row.plan,
         credit_balance=row.credit_balance,
-        role=row.role,
-        **_approvals(row),
+        **_member(row),
     )
     stale = row.last_used_at is None or now - row.last_used_at >= LAST_USE_RESOLUTION
     return Authentication(principal, row.id if stale else None)

@@ -5,11 +5,13 @@ The link carries an opaque token (`hinv_…`); only its SHA-256 is stored, so th
 to the inviter (and emailed when mail is configured), never again. Using it is one conditional
 UPDATE (still pending, not expired, not revoked) that exactly one of two concurrent uses passes.
 The invited email decides who may use it: a signed-in user with another email is refused, so a
-forwarded link cannot bring in someone else's account."""
+forwarded link cannot bring in someone else's account. An invitation may carry profile limits
+(core/identity/profile_limits.py): the member joins with them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import grpc
@@ -19,6 +21,7 @@ from sqlalchemy.orm import aliased
 
 from core.db.models import invitations, memberships, organizations, users
 from core.errors import Conflict, DomainError, Forbidden, NotFound
+from core.identity import profile_limits
 from core.identity.members import check_role
 from core.identity.opaque_tokens import hash_token, mint_token
 from core.identity.principal import Principal
@@ -49,6 +52,7 @@ class InvitationRecord:
     created_at: datetime
     expires_at: datetime
     state: str
+    profile_tags: tuple[str, ...] = ()  # the limits the member joins with; (): none
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,7 @@ class InvitationView:
     state: str
     has_account: bool
     expires_at: datetime
+    profile_tags: tuple[str, ...] = ()
 
 
 def state_of(accepted_at: datetime | None, revoked_at: datetime | None, expires_at: datetime, now: datetime) -> str:
@@ -86,16 +91,23 @@ _LISTED = select(
     invitations.c.expires_at,
     invitations.c.accepted_at,
     invitations.c.revoked_at,
+    invitations.c.profile_tags,
 ).select_from(invitations.join(_INVITER, _INVITER.c.id == invitations.c.invited_by))
 
 
 def _record(row, now: datetime) -> InvitationRecord:
     state = state_of(row.accepted_at, row.revoked_at, row.expires_at, now)
-    return InvitationRecord(row.id, row.email, row.role, row.invited_by, row.created_at, row.expires_at, state)
+    tags = tuple(row.profile_tags.split())
+    return InvitationRecord(row.id, row.email, row.role, row.invited_by, row.created_at, row.expires_at, state, tags)
 
 
 async def create(
-    conn: AsyncConnection, caller: Principal, email: str, role: str, now: datetime
+    conn: AsyncConnection,
+    caller: Principal,
+    email: str,
+    role: str,
+    now: datetime,
+    profile_tags: Sequence[str] = (),
 ) -> tuple[InvitationRecord, str]:
     """The invitation and its link's token. Inviting an email again replaces its pending
     invitation (its old link stops working)."""
@@ -103,6 +115,9 @@ async def create(
     check_role(role)
     if role == "owner" and caller.role != "owner":
         raise Forbidden("only an owner can invite an owner")
+    tags = profile_limits.stored(profile_tags)
+    profile_limits.check_owner(role, tags)
+    profile_limits.check_given(caller, tags, current=None)
     member = await conn.scalar(
         select(users.c.id)
         .select_from(users.join(memberships, memberships.c.user_id == users.c.id))
@@ -128,10 +143,11 @@ async def create(
             invited_by=caller.user_id,
             created_at=now,
             expires_at=now + LIFETIME,
+            profile_tags=" ".join(tags),
         )
     )
     inviter = await conn.scalar(select(users.c.email).where(users.c.id == caller.user_id))
-    record = InvitationRecord(invitation_id, email, role, inviter or "", now, now + LIFETIME, "pending")
+    record = InvitationRecord(invitation_id, email, role, inviter or "", now, now + LIFETIME, "pending", tags)
     return record, minted.token
 
 
@@ -161,7 +177,7 @@ async def revoke(conn: AsyncConnection, org_id: str, invitation_id: str, now: da
     if revoked.rowcount != 1:
         state = state_of(row.accepted_at, row.revoked_at or now, row.expires_at, now)
         raise InvitationClosed(f"this invitation was already {state}", state=state)
-    return InvitationRecord(row.id, row.email, row.role, row.invited_by, row.created_at, row.expires_at, "revoked")
+    return replace(_record(row, now), state="revoked")
 
 
 async def view(conn: AsyncConnection, token: str, now: datetime) -> InvitationView:
@@ -179,6 +195,7 @@ async def view(conn: AsyncConnection, token: str, now: datetime) -> InvitationVi
                 invitations.c.expires_at,
                 invitations.c.accepted_at,
                 invitations.c.revoked_at,
+                invitations.c.profile_tags,
             )
             .select_from(invitations.join(organizations, organizations.c.id == invitations.c.org_id))
             .where(invitations.c.token_hash == hash_token(token))
@@ -188,7 +205,17 @@ async def view(conn: AsyncConnection, token: str, now: datetime) -> InvitationVi
         raise NotFound("no such invitation")
     has_account = await conn.scalar(select(users.c.id).where(users.c.email == row.email)) is not None
     state = state_of(row.accepted_at, row.revoked_at, row.expires_at, now)
-    return InvitationView(row.org_id, row.name, row.slug, row.email, row.role, state, has_account, row.expires_at)
+    return InvitationView(
+        row.org_id,
+        row.name,
+        row.slug,
+        row.email,
+        row.role,
+        state,
+        has_account,
+        row.expires_at,
+        tuple(row.profile_tags.split()),
+    )
 
 
 async def accept(conn: AsyncConnection, token: str, user_id: str, email: str, now: datetime) -> InvitationView:
@@ -215,7 +242,7 @@ async def accept(conn: AsyncConnection, token: str, user_id: str, email: str, no
     )
     if used.rowcount != 1:  # another use of the same link got there first
         raise InvitationClosed("this invitation link was accepted", state="accepted")
-    await ensure_membership(conn, user_id, invited.org_id, invited.role, now)
+    await ensure_membership(conn, user_id, invited.org_id, invited.role, now, profile_tags=invited.profile_tags)
     return invited
 
 

@@ -6,6 +6,10 @@ never loses its last owner (LAST_OWNER). Two admins acting at once cannot both p
 the organization's row is locked first (PostgreSQL; SQLite's write transaction already holds the
 database), so the second one counts what the first one left.
 
+Profile limits (core/identity/profile_limits.py) are changed here too, with their own rules:
+owners take none, a limited member gives only limits within their own, and nobody changes their
+own limits (a member cannot lift them).
+
 A removed member's credentials stop at once: every lookup of a credential joins the membership
 (core/identity/authentication.py). Their sessions, API keys and agent grants in the organization
 are also revoked, so that joining again later brings none of them back."""
@@ -21,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import api_keys, memberships, oauth_grants, organizations, sessions, users
 from core.errors import DomainError, Forbidden, NotFound, ValidationError
+from core.identity import profile_limits
 from core.identity.principal import Principal
 from core.identity.roles import ROLES
 
@@ -38,14 +43,21 @@ class MemberRecord:
     email: str
     role: str
     joined_at: datetime
+    profile_tags: tuple[str, ...] = ()  # their profile limits; (): every profile
 
 
-_COLUMNS = (memberships.c.user_id, users.c.email, memberships.c.role, memberships.c.created_at)
+_COLUMNS = (
+    memberships.c.user_id,
+    users.c.email,
+    memberships.c.role,
+    memberships.c.created_at,
+    memberships.c.profile_tags,
+)
 _OWNERS_FIRST = case((memberships.c.role == "owner", 0), else_=1)
 
 
 def _record(row) -> MemberRecord:
-    return MemberRecord(row.user_id, row.email, row.role, row.created_at)
+    return MemberRecord(row.user_id, row.email, row.role, row.created_at, tuple(row.profile_tags.split()))
 
 
 def _members(org_id: str):
@@ -93,20 +105,37 @@ async def _keep_an_owner(conn: AsyncConnection, org_id: str, member: MemberRecor
         )
 
 
-async def update_member(conn: AsyncConnection, caller: Principal, user_id: str, role: str | None) -> MemberRecord:
+async def update_member(
+    conn: AsyncConnection,
+    caller: Principal,
+    user_id: str,
+    role: str | None,
+    profile_tags: list[str] | None = None,
+) -> MemberRecord:
+    """Changes the member's role and profile limits that are given (None keeps one); every rule
+    is checked before anything is written."""
     member = await _target(conn, caller, user_id)
-    if role is None or role == member.role:
-        return member
-    check_role(role)
-    if role == "owner" and caller.role != "owner":
-        raise Forbidden("only an owner can make another member an owner")
-    await _keep_an_owner(conn, caller.org_id, member)
-    await conn.execute(
-        update(memberships)
-        .where(memberships.c.org_id == caller.org_id, memberships.c.user_id == user_id)
-        .values(role=role)
-    )
-    return MemberRecord(member.user_id, member.email, role, member.joined_at)
+    new_role = check_role(role) if role is not None else member.role
+    tags = profile_limits.stored(profile_tags) if profile_tags is not None else member.profile_tags
+    values: dict[str, object] = {}
+    if new_role != member.role:
+        if new_role == "owner" and caller.role != "owner":
+            raise Forbidden("only an owner can make another member an owner")
+        await _keep_an_owner(conn, caller.org_id, member)
+        values["role"] = new_role
+    if tags != member.profile_tags:
+        if user_id == caller.user_id:
+            raise Forbidden("you cannot change your own profile limits: another member who manages members does")
+        profile_limits.check_given(caller, tags, current=member.profile_tags)
+        values["profile_tags"] = " ".join(tags)
+    profile_limits.check_owner(new_role, tags)
+    if values:
+        await conn.execute(
+            update(memberships)
+            .where(memberships.c.org_id == caller.org_id, memberships.c.user_id == user_id)
+            .values(**values)
+        )
+    return MemberRecord(member.user_id, member.email, new_role, member.joined_at, tags)
 
 
 async def remove_member(conn: AsyncConnection, caller: Principal, user_id: str, now: datetime) -> MemberRecord:

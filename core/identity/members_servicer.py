@@ -43,6 +43,7 @@ def _member(record: members.MemberRecord, caller_id: str) -> members_pb2.Member:
         role=record.role,
         join_time=timestamp(record.joined_at),
         is_caller=record.user_id == caller_id,
+        profile_tags=record.profile_tags,
     )
 
 
@@ -55,6 +56,7 @@ def _invitation(record: invitations.InvitationRecord) -> members_pb2.Invitation:
         create_time=timestamp(record.created_at),
         expire_time=timestamp(record.expires_at),
         state=record.state,
+        profile_tags=record.profile_tags,
     )
 
 
@@ -71,7 +73,8 @@ class MemberServicer(members_pb2_grpc.MemberServiceServicer):
     ) -> members_pb2.Member:
         call = current_call()
         role = request.role if request.HasField("role") else None
-        updated = await members.update_member(call.conn, call.principal, request.user_id, role)
+        tags = list(request.profile_tags.values) if request.HasField("profile_tags") else None
+        updated = await members.update_member(call.conn, call.principal, request.user_id, role, tags)
         return _member(updated, call.principal.user_id)
 
     async def RemoveMember(
@@ -85,7 +88,9 @@ class MemberServicer(members_pb2_grpc.MemberServiceServicer):
         self, request: members_pb2.CreateInvitationRequest, context: grpc.aio.ServicerContext
     ) -> members_pb2.CreatedInvitation:
         call = current_call()
-        record, token = await invitations.create(call.conn, call.principal, request.email, request.role, call.now)
+        record, token = await invitations.create(
+            call.conn, call.principal, request.email, request.role, call.now, list(request.profile_tags)
+        )
         url = invitations.link(call.settings.base_url, token)
         emailed = await invitations.send(call.conn, call.principal, record, url, call.now, call.settings)
         return members_pb2.CreatedInvitation(invitation=_invitation(record), url=url, emailed=emailed)

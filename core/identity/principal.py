@@ -30,6 +30,9 @@ class Principal:
     credit_balance: int
     # The member's role in the organization (core/identity/roles.py): the credential acts with it.
     role: str = ""
+    # The member's profile limits (core/identity/profile_limits.py): they reach only the profiles
+    # carrying one of these tags, and those profiles' posts. Empty: every profile.
+    profile_tags: tuple[str, ...] = ()
     # The organization's approval settings (docs/teams.md, "Approvals"), read with the credential:
     # which channels' posts wait for a person (`agents`, `api_keys`), for which profile tags (empty:
     # all), and whether a member may approve what they wrote themselves.

@@ -103,12 +103,18 @@ async def set_plan(conn: AsyncConnection, org_id: str, plan: str) -> None:
     await conn.execute(update(organizations).where(organizations.c.id == org_id).values(plan=validate_plan(plan)))
 
 
-async def ensure_membership(conn: AsyncConnection, user_id: str, org_id: str, role: str, now: datetime) -> None:
+async def ensure_membership(
+    conn: AsyncConnection, user_id: str, org_id: str, role: str, now: datetime, *, profile_tags: tuple[str, ...] = ()
+) -> None:
     exists = await conn.scalar(
         select(memberships.c.role).where(memberships.c.user_id == user_id, memberships.c.org_id == org_id)
     )
     if exists is None:
-        await conn.execute(insert(memberships).values(user_id=user_id, org_id=org_id, role=role, created_at=now))
+        await conn.execute(
+            insert(memberships).values(
+                user_id=user_id, org_id=org_id, role=role, created_at=now, profile_tags=" ".join(profile_tags)
+            )
+        )
 
 
 async def create_api_key(conn: AsyncConnection, user_id: str, org_id: str, now: datetime) -> tuple[str, MintedKey]:

@@ -47,7 +47,7 @@ async def tell_expiring(engine: AsyncEngine, settings: CoreSettings, now: dateti
             made += await notify(
                 conn,
                 row.org_id,
-                await members_who_may(conn, row.org_id, "manage_integrations"),
+                await members_who_may(conn, row.org_id, "manage_integrations", profile_id=row.id),
                 "token_expiring",
                 text=f"{row.slug}'s access to the platform ends on {row.token_expires_at:%Y-%m-%d %H:%M} UTC: "
                 "connect it again before then",

@@ -20,7 +20,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core.db.models import memberships, organizations, posts
+from core.db.models import memberships, organizations, posts, profile_tags
+from core.identity import profile_limits
 from core.identity.roles import ROLES
 from core.notes.notifications import notify
 from core.settings import CoreSettings
@@ -30,18 +31,34 @@ NOTIFYING = frozenset(
 )
 
 
-async def members_who_may(conn: AsyncConnection, org_id: str, permission: str) -> list[str]:
+async def members_who_may(conn: AsyncConnection, org_id: str, permission: str, *, profile_id: str = "") -> list[str]:
+    """The members whose role carries `permission`; with `profile_id`, those of them whose profile
+    limits reach that profile (core/identity/profile_limits.py): nobody is told of a profile, or a
+    post to it, they cannot see."""
     roles = [role for role, granted in ROLES.items() if permission in granted]
-    rows = await conn.execute(
-        select(memberships.c.user_id).where(memberships.c.org_id == org_id, memberships.c.role.in_(roles))
-    )
+    rows = (
+        await conn.execute(
+            select(memberships.c.user_id, memberships.c.profile_tags).where(
+                memberships.c.org_id == org_id, memberships.c.role.in_(roles)
+            )
+        )
+    ).all()
+    if profile_id and any(r.profile_tags for r in rows):
+        carried = (await conn.scalars(select(profile_tags.c.tag).where(profile_tags.c.profile_id == profile_id))).all()
+        rows = [r for r in rows if profile_limits.reaches(r.profile_tags.split(), carried)]
     return [r.user_id for r in rows]
 
 
 async def _post_facts(conn: AsyncConnection, post_id: str):  # a Row or None
     return (
         await conn.execute(
-            select(posts.c.author_id, posts.c.author_via, posts.c.reviewer_id, organizations.c.self_approval)
+            select(
+                posts.c.author_id,
+                posts.c.author_via,
+                posts.c.reviewer_id,
+                posts.c.profile_id,
+                organizations.c.self_approval,
+            )
             .select_from(posts.join(organizations, organizations.c.id == posts.c.org_id))
             .where(posts.c.id == post_id)
         )
@@ -62,7 +79,7 @@ async def _post_event(
     where = f"{post['profile']}: “{_excerpt(post.get('content', ''))}”"
     link = f"/dashboard/posts/{post['id']}"
     if kind == "post.approval_requested":
-        told = await members_who_may(conn, org_id, "approve")
+        told = await members_who_may(conn, org_id, "approve", profile_id=facts.profile_id)
         if facts.author_via != "agent" and not facts.self_approval:
             told = [u for u in told if u != facts.author_id]
         text, what = f"Waiting for your approval: {where}", "approval_requested"
@@ -104,7 +121,7 @@ async def notify_events(conn: AsyncConnection, events: Sequence[Any], now: datet
             await notify(
                 conn,
                 event.org_id,
-                await members_who_may(conn, event.org_id, "manage_integrations"),
+                await members_who_may(conn, event.org_id, "manage_integrations", profile_id=data["id"]),
                 "profile_needs_reauth",
                 text=f"Connect {data['slug']} again: the platform no longer accepts its access",
                 subject_id=data["slug"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import grpc
 from herald.notes.v1 import notes_pb2, notes_pb2_grpc
 
+from core.identity import profile_limits
 from core.identity.principal import CredentialKind
 from core.notes import comments, notifications
 from core.notes.kinds import KINDS
@@ -67,11 +68,21 @@ async def _settings(call) -> notes_pb2.NotificationSettings:  # the Call
     )
 
 
+async def _within_limits(call, post_id: str, group_id: str) -> None:  # the Call
+    """Profile limits (core/identity/profile_limits.py): a post's comments are its readers'; a
+    group's are about every post of it, so they are for members who reach all of them."""
+    if post_id:
+        await profile_limits.require_post(call.conn, call.principal, post_id)
+    elif group_id:
+        await profile_limits.require_group(call.conn, call.principal, group_id)
+
+
 class NoteServicer(notes_pb2_grpc.NoteServiceServicer):
     async def AddComment(
         self, request: notes_pb2.AddCommentRequest, context: grpc.aio.ServicerContext
     ) -> notes_pb2.Comment:
         call = current_call()
+        await _within_limits(call, request.post_id, request.group_id)
         added = await comments.add(
             call.conn,
             call.principal,
@@ -87,6 +98,7 @@ class NoteServicer(notes_pb2_grpc.NoteServiceServicer):
         self, request: notes_pb2.ListCommentsRequest, context: grpc.aio.ServicerContext
     ) -> notes_pb2.ListCommentsResponse:
         call = current_call()
+        await _within_limits(call, request.post_id, request.group_id)
         found = await comments.list_for(
             call.conn, call.principal.org_id, post_id=request.post_id, group_id=request.group_id
         )

@@ -18,6 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import profile_tags, profiles
 from core.errors import Conflict, ValidationError
+from core.identity import profile_limits
+from core.identity.principal import Principal
 from core.ids import new_id
 from core.platform_accounts.oauth import AccountIdentity, TokenSet
 from core.platform_accounts.vault import TokenVault
@@ -48,6 +50,21 @@ def check_wanted(wanted: Wanted) -> Wanted:
     if len(name) > 200:
         raise ValidationError("display name is longer than 200 characters")
     return Wanted(wanted.slug, name, tags)
+
+
+async def check_reach(conn: AsyncConnection, principal: Principal, wanted: Wanted) -> None:
+    """A member with profile limits (core/identity/profile_limits.py) connects within them: the
+    profile carries one of their tags, and a slug naming an existing profile names one within
+    them (else it is taken, as creating a profile with it would say)."""
+    if not principal.profile_tags:
+        return
+    profile_limits.require_kept(principal, wanted.tags)
+    if wanted.slug and await profile_limits.outside(conn, principal, [wanted.slug]):
+        taken = await conn.scalar(
+            select(profiles.c.id).where(profiles.c.org_id == principal.org_id, profiles.c.slug == wanted.slug)
+        )
+        if taken is not None:
+            raise Conflict(f"profile {wanted.slug!r} exists in this organization")
 
 
 class AccountProfiles:

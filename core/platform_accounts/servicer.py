@@ -1,21 +1,28 @@
-"""herald.connections.v1.ConnectionService: translates proto to the connections service and back."""
+"""herald.connections.v1.ConnectionService: translates proto to the connections service and back.
+
+A member's profile limits (core/identity/profile_limits.py) hold here too: they connect profiles
+within them (accounts.check_reach) and disconnect only those."""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 import grpc
 from herald.connections.v1 import connections_pb2, connections_pb2_grpc
 from herald.profiles.v1 import profiles_pb2
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.connectors.transport import PlatformEndpoints
+from core.identity import profile_limits
 from core.identity.principal import CredentialKind
-from core.platform_accounts.accounts import Wanted
+from core.platform_accounts.accounts import Wanted, check_reach
 from core.platform_accounts.platforms import OAUTH_PLATFORMS
 from core.platform_accounts.service import Connections
 from core.platform_accounts.vault import Secret, TokenVault
 from core.posts.rules import PLATFORMS
 from core.profiles import service as profiles
 from core.profiles.messages import profile_message
-from core.rpc.context import current_call
+from core.rpc.context import Call, current_call
 from core.rpc.convert import timestamp
 from core.rpc.policy import MethodPolicy
 from core.settings import CoreSettings
@@ -54,6 +61,14 @@ POLICIES = {
 }
 
 
+async def _limited(call: Call, check: Callable[[AsyncConnection], Awaitable[None]]) -> None:
+    """Runs a profile limits check in a short transaction of its own (these methods keep none
+    open), for a member with limits only: the others read nothing for it."""
+    if call.principal.profile_tags:
+        async with call.transaction() as conn:
+            await check(conn)
+
+
 class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
     def __init__(self, settings: CoreSettings) -> None:
         endpoints = PlatformEndpoints(settings.platform_host_overrides, allow_private=settings.allows_private_targets)
@@ -79,6 +94,8 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
     ) -> connections_pb2.StartConnectionResponse:
         call = current_call()
         principal = call.principal
+        wanted = Wanted(request.slug, request.display_name, tuple(request.tags))
+        await _limited(call, lambda conn: check_reach(conn, principal, wanted))
         started = await self.connections.start(
             call.transaction,
             org_id=principal.org_id,
@@ -87,7 +104,7 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
             connector=request.platform,
             instance_url=request.instance_url,
             return_to=request.return_to,
-            wanted=Wanted(request.slug, request.display_name, tuple(request.tags)),
+            wanted=wanted,
             now=call.now,
         )
         return connections_pb2.StartConnectionResponse(
@@ -115,13 +132,15 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
         self, request: connections_pb2.ConnectBlueskyRequest, context: grpc.aio.ServicerContext
     ) -> profiles_pb2.Profile:
         call = current_call()
+        wanted = Wanted(request.slug, request.display_name, tuple(request.tags))
+        await _limited(call, lambda conn: check_reach(conn, call.principal, wanted))
         connected = await self.connections.connect_bluesky(
             call.transaction,
             org_id=call.principal.org_id,
             identifier=request.identifier,
             app_password=Secret(request.app_password),
             pds_url=request.pds_url,
-            wanted=Wanted(request.slug, request.display_name, tuple(request.tags)),
+            wanted=wanted,
             now=call.now,
         )
         return await self._profile(call, connected.profile_id)
@@ -130,6 +149,7 @@ class ConnectionServicer(connections_pb2_grpc.ConnectionServiceServicer):
         self, request: connections_pb2.DisconnectProfileRequest, context: grpc.aio.ServicerContext
     ) -> connections_pb2.DisconnectProfileResponse:
         call = current_call()
+        await _limited(call, lambda conn: profile_limits.require_profile(conn, call.principal, request.slug))
         revoked = await self.connections.disconnect(
             call.transaction, org_id=call.principal.org_id, slug=request.slug, now=call.now
         )

@@ -5,7 +5,8 @@ time slots in it.
 A month of a busy organization is thousands of posts: one indexed range read
 (`ix_posts_org_id_schedule_at`) of seven short columns, the text cut to an excerpt by the
 database (`substr`), run on the driver (core/db/prepared.py), one statement per combination of
-filters so each keeps a plan of its own."""
+filters so each keeps a plan of its own. A member with profile limits (core/identity/profile_limits.py)
+sees their profiles' posts, and free slots of those profiles only."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.db.models import posts, profile_tags, profiles
 from core.db.prepared import Prepared
 from core.errors import ValidationError
+from core.identity import profile_limits
 from core.posts.records import STATUSES
 from core.posts.slot_assignment import FREE_STATUSES
 from core.posts.slot_table import HORIZON, SlotTable, candidates
@@ -35,6 +37,8 @@ class CalendarFilter:
     profile: str = ""
     tag: str = ""
     status: str = ""
+    # The caller's profile limits (core/identity/profile_limits.py); (): every profile.
+    limited_to: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +60,8 @@ class CalendarRange:
 
 
 @functools.cache
-def _statement(profile: bool, tag: bool, status: bool) -> Prepared:
+def _statement(profile: bool, tag: bool, status: bool, limits: int) -> Prepared:
+    """The range's posts, for a combination of filters and a number of limiting tags (0: none)."""
     stmt = select(
         posts.c.id,
         posts.c.group_id,
@@ -79,15 +84,22 @@ def _statement(profile: bool, tag: bool, status: bool) -> Prepared:
         stmt = stmt.where(posts.c.profile_id.in_(tagged))
     if status:
         stmt = stmt.where(posts.c.status == bindparam("status"))
+    if limits:
+        stmt = stmt.where(profile_limits.within(posts.c.profile_id, bindparam("org"), profile_limits.bound(limits)))
     return Prepared(stmt.order_by(posts.c.schedule_at, posts.c.id).limit(bindparam("limit")))
 
 
 # The profile's table and the minutes its posts hold in the range (ix_posts_profile_id_schedule_at).
-_PROFILE = Prepared(
-    select(profiles.c.id, profiles.c.slot_table).where(
+@functools.cache
+def _profile(limits: int) -> Prepared:
+    stmt = select(profiles.c.id, profiles.c.slot_table).where(
         profiles.c.org_id == bindparam("org"), profiles.c.slug == bindparam("slug")
     )
-)
+    if limits:
+        stmt = stmt.where(profile_limits.within(profiles.c.id, bindparam("org"), profile_limits.bound(limits)))
+    return Prepared(stmt)
+
+
 _HELD = Prepared(
     select(posts.c.schedule_at).where(
         posts.c.profile_id == bindparam("profile"),
@@ -124,22 +136,31 @@ async def list_calendar(
         params["tag"] = filters.tag
     if filters.status:
         params["status"] = filters.status
-    rows = await _statement(bool(filters.profile), bool(filters.tag), bool(filters.status)).all(conn, params)
+    limits = filters.limited_to
+    statement = _statement(bool(filters.profile), bool(filters.tag), bool(filters.status), len(limits))
+    rows = await statement.all(conn, params | profile_limits.bound_values(limits))
     entries = [
         CalendarEntry(r.id, r.group_id, r.profile_slug, r.connector, r.status, r.schedule_at, excerpt(r.head or ""))
         for r in rows[:MAX_POSTS]
     ]
-    free = await free_slots(conn, org_id, filters.profile, start, end, now) if filters.profile else []
+    free = await free_slots(conn, org_id, filters.profile, start, end, now, limits) if filters.profile else []
     return CalendarRange(entries, len(rows) > MAX_POSTS, free)
 
 
 async def free_slots(
-    conn: AsyncConnection, org_id: str, slug: str, start: datetime, end: datetime, now: datetime
+    conn: AsyncConnection,
+    org_id: str,
+    slug: str,
+    start: datetime,
+    end: datetime,
+    now: datetime,
+    limited_to: tuple[str, ...] = (),
 ) -> list[datetime]:
     """The profile's slots in [max(start, now), end) that no post holds (the rule next_slot
-    gives slots by: core/posts/slot_assignment.py), earliest first; none for an unknown profile
-    or one without a table."""
-    profile = await _PROFILE.first(conn, {"org": org_id, "slug": slug})
+    gives slots by: core/posts/slot_assignment.py), earliest first; none for an unknown profile,
+    one outside `limited_to` (the caller's profile limits) or one without a table."""
+    params = {"org": org_id, "slug": slug} | profile_limits.bound_values(limited_to)
+    profile = await _profile(len(limited_to)).first(conn, params)
     table = SlotTable.from_json(profile.slot_table) if profile is not None and profile.slot_table else None
     if profile is None or table is None or not table.slots:
         return []

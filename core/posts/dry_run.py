@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.brand import service as brand
 from core.db.models import profiles
 from core.errors import DomainError
+from core.identity import profile_limits
 from core.posts.features import missing_scopes, unsupported
 from core.posts.notices import Notice, notices_for
 from core.posts.rules import (
@@ -97,7 +98,10 @@ async def validate_posts(
     balance: int,
     post_cost: int,
     live: bool = False,
+    limited_to: tuple[str, ...] = (),
 ) -> DryRun:
+    """`limited_to`: the caller's profile limits (core/identity/profile_limits.py): a profile
+    outside them is checked as an unknown one."""
     problems: list[Problem] = []
     try:
         check_fields(request)
@@ -111,16 +115,15 @@ async def validate_posts(
     except DomainError as error:
         problems.append(_problem(error))
     slugs = list(dict.fromkeys(request.profiles))
-    rows = await conn.execute(
-        select(
-            profiles.c.id,
-            profiles.c.slug,
-            profiles.c.connector,
-            profiles.c.connection_status,
-            profiles.c.granted_scopes,
-            profiles.c.display_name,
-        ).where(profiles.c.org_id == org_id, profiles.c.slug.in_(slugs))
-    )
+    stmt = select(
+        profiles.c.id,
+        profiles.c.slug,
+        profiles.c.connector,
+        profiles.c.connection_status,
+        profiles.c.granted_scopes,
+        profiles.c.display_name,
+    ).where(profiles.c.org_id == org_id, profiles.c.slug.in_(slugs))
+    rows = await conn.execute(profile_limits.narrowed(stmt, profiles.c.id, org_id, limited_to))
     known = {r.slug: r for r in rows}
     media = None
     named = [m for slug in slugs for m in request.version(slug).all_media_ids]

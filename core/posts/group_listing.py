@@ -12,7 +12,10 @@ section by (`schedule_at`, id); a section's query walks that section's partial i
 (`ix_posts_upcoming`, `ix_posts_history`: organization, `schedule_at`, group) from the token's
 position and keeps a post only when no matching post of its group comes before it (NOT EXISTS,
 one probe of `ix_posts_org_id_group_id` per post walked), so a group is listed once, at its
-first post, whatever page the walk starts on."""
+first post, whatever page the walk starts on.
+
+A member with profile limits (core/identity/profile_limits.py) sees the groups of their profiles'
+posts, each with those posts only: the others are neither listed nor counted."""
 
 from __future__ import annotations
 
@@ -50,6 +53,8 @@ class GroupFilter:
     tag: str = ""
     scheduled_after: str = ""
     scheduled_before: str = ""
+    # The caller's profile limits (core/identity/profile_limits.py); (): every profile.
+    limited_to: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,14 +122,15 @@ class _Matching:
     tagged: frozenset[str] | None  # the profiles carrying the tag; None: no tag asked
     after: datetime | None
     before: datetime | None
+    reached: frozenset[str] | None = None  # the profiles within the caller's limits; None: no limits
 
     @property
     def filtered(self) -> bool:
         return bool(self.status or self.profile or self.tagged is not None or self.after or self.before)
 
     def sections(self) -> tuple[str, ...]:
-        if self.tagged is not None and not self.tagged:
-            return ()  # no profile carries the tag: nothing matches
+        if (self.tagged is not None and not self.tagged) or (self.reached is not None and not self.reached):
+            return ()  # no profile carries the tag, or is within the limits: nothing matches
         if not self.status:
             return SECTIONS
         return ("upcoming",) if self.status in UPCOMING else ("history",)
@@ -141,7 +147,11 @@ class _Matching:
             terms.append(column("schedule_at") >= self.after)
         if self.before is not None:
             terms.append(column("schedule_at") < self.before)
-        return terms
+        return terms + self.within(column)
+
+    def within(self, column: Callable[[str], Any]) -> list[ColumnElement[bool]]:
+        """The limits' term: the posts the caller may see at all."""
+        return [] if self.reached is None else [column("profile_id").in_(sorted(self.reached))]
 
     def matches(self, post: PostRecord) -> bool:
         return (
@@ -150,6 +160,7 @@ class _Matching:
             and (self.tagged is None or post.profile_id in self.tagged)
             and (self.after is None or post.schedule_at >= self.after)
             and (self.before is None or post.schedule_at < self.before)
+            and (self.reached is None or post.profile_id in self.reached)
         )
 
 
@@ -164,7 +175,15 @@ async def _matching(conn: AsyncConnection, org_id: str, filters: GroupFilter) ->
             select(profile_tags.c.profile_id).where(profile_tags.c.org_id == org_id, profile_tags.c.tag == filters.tag)
         )
         tagged = frozenset(r.profile_id for r in rows)
-    return _Matching(org_id, filters.status, filters.profile, tagged, after, before)
+    reached = None
+    if filters.limited_to:
+        rows = await conn.execute(
+            select(profile_tags.c.profile_id).where(
+                profile_tags.c.org_id == org_id, profile_tags.c.tag.in_(filters.limited_to)
+            )
+        )
+        reached = frozenset(r.profile_id for r in rows)
+    return _Matching(org_id, filters.status, filters.profile, tagged, after, before, reached)
 
 
 # The NOT EXISTS probe's alias of posts, made once (an alias builds its column collection anew).
@@ -266,7 +285,9 @@ async def _groups(conn: AsyncConnection, matching: _Matching, found: list[Positi
     records = await load(
         conn,
         select(*POST_COLUMNS).where(
-            posts.c.org_id == matching.org_id, posts.c.group_id.in_([p.group_id for p in found])
+            posts.c.org_id == matching.org_id,
+            posts.c.group_id.in_([p.group_id for p in found]),
+            *matching.within(lambda name: posts.c[name]),
         ),
     )
     members: dict[str, list[PostRecord]] = {}

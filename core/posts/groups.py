@@ -18,15 +18,21 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import posts
 from core.errors import DomainError, NotFound
+from core.identity import profile_limits
 from core.posts import service
 from core.posts.records import EDITABLE, POST_COLUMNS, PostRecord, load
 from core.posts.schedule import parse_datetime
 from core.posts.validation import InvalidPostState
 
 
-async def get_group(conn: AsyncConnection, org_id: str, group_id: str, *, for_update: bool = False) -> list[PostRecord]:
-    """Every post of the organization's group, canceled ones too, in creation (id) order."""
+async def get_group(
+    conn: AsyncConnection, org_id: str, group_id: str, *, for_update: bool = False, limited_to: tuple[str, ...] = ()
+) -> list[PostRecord]:
+    """Every post of the organization's group, canceled ones too, in creation (id) order; with
+    `limited_to` (the caller's profile limits: core/identity/profile_limits.py), those within
+    them only."""
     stmt = select(*POST_COLUMNS).where(posts.c.org_id == org_id, posts.c.group_id == group_id).order_by(posts.c.id)
+    stmt = profile_limits.narrowed(stmt, posts.c.profile_id, org_id, limited_to)
     if for_update:
         stmt = stmt.with_for_update()
     found = await load(conn, stmt)

@@ -63,8 +63,11 @@ async def preview_posts(
     balance: int,
     post_cost: int,
     live: bool = False,
+    limited_to: tuple[str, ...] = (),
 ) -> Preview:
-    run = await validate_posts(conn, org_id, request, now, balance=balance, post_cost=post_cost, live=live)
+    run = await validate_posts(
+        conn, org_id, request, now, balance=balance, post_cost=post_cost, live=live, limited_to=limited_to
+    )
     destinations = [_destination(check, run.media or {}, draft=request.draft) for check in run.profiles]
     schedule_at = None
     if request.schedule_at and not request.draft:

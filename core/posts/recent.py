@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import posts
 from core.errors import ValidationError
+from core.identity import profile_limits
 from core.pagination import Page, encode_token
 from core.posts.records import POST_COLUMNS, PostRecord, load
 from core.posts.rules import PLATFORMS
@@ -24,9 +25,16 @@ def _after(token: str) -> tuple[datetime, str]:
 
 
 async def list_recent_posts(
-    conn: AsyncConnection, org_id: str, *, profile: str, connector: str, page: Page
+    conn: AsyncConnection,
+    org_id: str,
+    *,
+    profile: str,
+    connector: str,
+    page: Page,
+    limited_to: tuple[str, ...] = (),
 ) -> tuple[list[PostRecord], str]:
-    """Keyset pages on (published_at, id), both descending (ix_posts_org_id_published_at)."""
+    """Keyset pages on (published_at, id), both descending (ix_posts_org_id_published_at);
+    `limited_to`: the caller's profile limits (core/identity/profile_limits.py)."""
     stmt = select(*POST_COLUMNS).where(
         posts.c.org_id == org_id, posts.c.status == "published", posts.c.published_at.is_not(None)
     )
@@ -39,6 +47,7 @@ async def list_recent_posts(
     if page.after:
         when, post_id = _after(page.after)
         stmt = stmt.where(or_(posts.c.published_at < when, and_(posts.c.published_at == when, posts.c.id < post_id)))
+    stmt = profile_limits.narrowed(stmt, posts.c.profile_id, org_id, limited_to)
     found = await load(conn, stmt.order_by(posts.c.published_at.desc(), posts.c.id.desc()).limit(page.size + 1))
     token = ""
     if len(found) > page.size:

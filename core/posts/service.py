@@ -14,6 +14,7 @@ from core.connectors.base import TikTokOptions
 from core.credits import service as credits
 from core.db.models import posts, profiles
 from core.errors import NotFound, ValidationError
+from core.identity import profile_limits
 from core.pagination import Page, next_token
 from core.posts import approvals, draft_scheduling, events, history, slot_assignment, thread_parts
 from core.posts.approvals import Author
@@ -61,6 +62,8 @@ class ListFilter:
     scheduled_after: str = ""
     scheduled_before: str = ""
     group_id: str = ""
+    # The caller's profile limits (core/identity/profile_limits.py); (): every profile.
+    limited_to: tuple[str, ...] = ()
 
 
 async def list_posts(
@@ -85,6 +88,7 @@ async def list_posts(
         stmt = stmt.where(posts.c.group_id == filters.group_id)
     if page.after:
         stmt = stmt.where(posts.c.id < page.after)
+    stmt = profile_limits.narrowed(stmt, posts.c.profile_id, org_id, filters.limited_to)
     found = await load(conn, stmt.order_by(posts.c.id.desc()).limit(page.size + 1))
     return found[: page.size], next_token([p.id for p in found], page.size)
 

@@ -1,4 +1,8 @@
-"""herald.posts.v1.PostService: translates proto to the posts service and back."""
+"""herald.posts.v1.PostService: translates proto to the posts service and back.
+
+A member's profile limits (core/identity/profile_limits.py) hold in every method: an action on
+one post checks it first (require_post: no query without limits), lists and dry runs carry the
+limits into their queries (`limited_to`)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from datetime import UTC, datetime
 import grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
+from core.identity import profile_limits
 from core.identity.principal import CredentialKind
 from core.pagination import page_request
 from core.posts import (
@@ -26,7 +31,7 @@ from core.posts.group_servicer import GroupMethods
 from core.posts.idempotency import request_hash
 from core.posts.messages import STATUS_TO_PROTO, listed_group_message, post_message, tiktok_options
 from core.posts.notices import Notice
-from core.posts.validation import CreateRequest
+from core.posts.validation import CreateRequest, unknown_profiles
 from core.posts.versions import Customization, Extras, ThreadItem
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
@@ -123,6 +128,8 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.CreatePostsRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.CreatePostsResponse:
         call = current_call()
+        if outside := await profile_limits.outside(call.conn, call.principal, request.profiles):
+            raise unknown_profiles(outside)
         fingerprint = posts_pb2.CreatePostsRequest()
         fingerprint.CopyFrom(request)
         fingerprint.ClearField("request_id")
@@ -155,6 +162,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
             scheduled_after=request.scheduled_after,
             scheduled_before=request.scheduled_before,
             group_id=request.group_id,
+            limited_to=call.principal.profile_tags,
         )
         records, token = await service.list_posts(call.conn, call.principal.org_id, filters, page)
         return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
@@ -168,7 +176,12 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
             call.principal.org_id,
             request.start_time.ToDatetime(tzinfo=UTC),
             request.end_time.ToDatetime(tzinfo=UTC),
-            CalendarFilter(profile=request.profile, tag=request.tag, status=request.status),
+            CalendarFilter(
+                profile=request.profile,
+                tag=request.tag,
+                status=request.status,
+                limited_to=call.principal.profile_tags,
+            ),
             call.now,
         )
         answer = posts_pb2.ListCalendarPostsResponse(
@@ -189,12 +202,14 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
 
     async def GetPost(self, request: posts_pb2.GetPostRequest, context: grpc.aio.ServicerContext) -> posts_pb2.Post:
         call = current_call()
+        await profile_limits.require_post(call.conn, call.principal, request.post_id)
         return post_message(await service.get_post(call.conn, call.principal.org_id, request.post_id))
 
     async def UpdatePost(
         self, request: posts_pb2.UpdatePostRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.Post:
         call = current_call()
+        await profile_limits.require_post(call.conn, call.principal, request.post_id)
         change = service.PostChange(
             content=request.content if request.HasField("content") else None,
             schedule_at=request.schedule_at if request.HasField("schedule_at") else None,
@@ -219,6 +234,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.SchedulePostRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.Post:
         call = current_call()
+        await profile_limits.require_post(call.conn, call.principal, request.post_id)
         record = await service.schedule_post(
             call.conn,
             call.principal.org_id,
@@ -235,6 +251,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.CancelPostRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.Post:
         call = current_call()
+        await profile_limits.require_post(call.conn, call.principal, request.post_id)
         post, balance = await service.cancel_post(call.conn, call.principal.org_id, request.post_id, call.now)
         if balance is not None:
             call.credits_remaining = balance  # X-Credits-Remaining says what the refund left
@@ -242,6 +259,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
 
     async def RetryPost(self, request: posts_pb2.RetryPostRequest, context: grpc.aio.ServicerContext) -> posts_pb2.Post:
         call = current_call()
+        await profile_limits.require_post(call.conn, call.principal, request.post_id)
         return post_message(await service.retry_post(call.conn, call.principal.org_id, request.post_id, call.now))
 
     async def ListPostGroups(
@@ -255,6 +273,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
             tag=request.tag,
             scheduled_after=request.scheduled_after,
             scheduled_before=request.scheduled_before,
+            limited_to=call.principal.profile_tags,
         )
         found = await group_listing.list_groups(
             call.conn, call.principal.org_id, filters, size=page.size, token=request.page_token
@@ -315,7 +334,12 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListRecentPosts"].page)
         records, token = await recent.list_recent_posts(
-            call.conn, call.principal.org_id, profile=request.profile, connector=request.connector, page=page
+            call.conn,
+            call.principal.org_id,
+            profile=request.profile,
+            connector=request.connector,
+            page=page,
+            limited_to=call.principal.profile_tags,
         )
         return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
 
@@ -323,6 +347,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.ListOutboxEntriesRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.ListOutboxEntriesResponse:
         call = current_call()
+        await profile_limits.require_post(call.conn, call.principal, request.post_id)
         await service.get_post(call.conn, call.principal.org_id, request.post_id)
         entries = await outbox.list_for_post(call.conn, call.principal.org_id, request.post_id)
         return posts_pb2.ListOutboxEntriesResponse(
@@ -347,6 +372,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.ListPostEventsRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.ListPostEventsResponse:
         call = current_call()
+        await profile_limits.require_post(call.conn, call.principal, request.post_id)
         page = page_request(request.page_size, request.page_token, POLICIES["ListPostEvents"].page)
         found, token = await history.list_events(
             call.conn, call.principal.org_id, request.post_id, page, newest_first=request.newest_first
@@ -384,6 +410,7 @@ def _checking_options(call) -> dict:  # the Call
         "balance": call.principal.credit_balance,
         "post_cost": call.settings.post_cost,
         "live": call.settings.publish_mode == "live",
+        "limited_to": call.principal.profile_tags,
     }
 
 

@@ -288,8 +288,14 @@ async def _load_profiles(
     }
     unknown = [s for s in slugs if s not in by_slug]
     if unknown:
-        raise ValidationError(f"unknown profiles: {', '.join(repr(s[:64]) for s in unknown)}")
+        raise unknown_profiles(unknown)
     return [by_slug[s] for s in slugs]
+
+
+def unknown_profiles(slugs: list[str]) -> ValidationError:
+    """Creation's refusal of profiles the organization does not have (or the caller's profile
+    limits leave out: the two read alike)."""
+    return ValidationError(f"unknown profiles: {', '.join(repr(s[:64]) for s in slugs)}")
 
 
 async def load_media(conn: AsyncConnection, org_id: str, media_ids: list[str]) -> list[MediaInfo]:

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.models import posts, profile_tags, profiles
 from core.errors import Conflict, DomainError, NotFound, ValidationError
+from core.identity import profile_limits
 from core.ids import new_id
 from core.pagination import Page, next_token
 from core.platform_accounts.platforms import renews_itself
@@ -261,14 +262,18 @@ async def delete_profile(conn: AsyncConnection, org_id: str, slug: str, *, valid
     return current
 
 
-async def list_profiles(conn: AsyncConnection, org_id: str, *, tag: str, page: Page) -> tuple[list[Profile], str]:
-    """One round trip: the page of profiles (slug order) joined to all of their tags."""
-    params = {"org_id": org_id, "limit": page.size + 1}
+async def list_profiles(
+    conn: AsyncConnection, org_id: str, *, tag: str, page: Page, limited_to: tuple[str, ...] = ()
+) -> tuple[list[Profile], str]:
+    """One round trip: the page of profiles (slug order) joined to all of their tags; with
+    `limited_to` (the caller's profile limits: core/identity/profile_limits.py), those within them."""
+    params = {"org_id": org_id, "limit": page.size + 1} | profile_limits.bound_values(limited_to)
     if tag:
         params["tag"] = normalize_tag(tag)
     if page.after:
         params["after"] = page.after
-    found = await _profiles_with_tags(conn, _list_statement(bool(tag), bool(page.after)), params)
+    statement = _list_statement(bool(tag), bool(page.after), len(limited_to))
+    found = await _profiles_with_tags(conn, statement, params)
     return found[: page.size], next_token([p.slug for p in found], page.size)
 
 
@@ -295,7 +300,7 @@ async def get_profile_by_id(conn: AsyncConnection, profile_id: str) -> Profile:
 # The statements are built once per shape with bound parameters: building a Select per request
 # (and its cache key) was a measurable share of the core's CPU (docs/performance.md).
 @functools.cache
-def _list_statement(with_tag: bool, with_after: bool) -> Select:
+def _list_statement(with_tag: bool, with_after: bool, limits: int) -> Select:
     page = (
         select(*PUBLIC_COLUMNS)
         .where(profiles.c.org_id == bindparam("org_id"))
@@ -312,6 +317,8 @@ def _list_statement(with_tag: bool, with_after: bool) -> Select:
         )
     if with_after:
         page = page.where(profiles.c.slug > bindparam("after"))
+    if limits:
+        page = page.where(profile_limits.within(profiles.c.id, bindparam("org_id"), profile_limits.bound(limits)))
     return _joined_to_tags(page)
 
 
@@ -365,12 +372,16 @@ class ProfileRef:
     display_name: str
 
 
-async def profiles_for_limits(conn: AsyncConnection, org_id: str, slugs: list[str]) -> list[ProfileRef]:
+async def profiles_for_limits(
+    conn: AsyncConnection, org_id: str, slugs: list[str], *, limited_to: tuple[str, ...] = ()
+) -> list[ProfileRef]:
     """The named profiles in the order named (NOT_FOUND naming any unknown one), or every profile
-    of the organization in slug order when none is named."""
+    of the organization in slug order when none is named; with `limited_to` (the caller's profile
+    limits), a profile outside them is unknown."""
     if len(slugs) > MAX_NAMED_PROFILES:
         raise ValidationError(f"name at most {MAX_NAMED_PROFILES} profiles")
     stmt = select(profiles.c.slug, profiles.c.connector, profiles.c.display_name).where(profiles.c.org_id == org_id)
+    stmt = profile_limits.narrowed(stmt, profiles.c.id, org_id, limited_to)
     if slugs:
         rows = {r.slug: r for r in await conn.execute(stmt.where(profiles.c.slug.in_(slugs)))}
         unknown = [s for s in slugs if s not in rows]

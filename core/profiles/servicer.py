@@ -1,4 +1,8 @@
-"""herald.profiles.v1.ProfileService: translates proto to the profiles service and back."""
+"""herald.profiles.v1.ProfileService: translates proto to the profiles service and back.
+
+A member's profile limits (core/identity/profile_limits.py) hold in every method: a profile
+outside them is NOT_FOUND (require_profile: no query without limits), lists leave it out, and a
+profile a limited member makes or retags keeps one of their tags."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import grpc
 from herald.profiles.v1 import profiles_pb2, profiles_pb2_grpc
 
 from core.catalog.service import platform_message
+from core.identity import profile_limits
 from core.identity.principal import CredentialKind
 from core.pagination import page_request
 from core.posts import slot_assignment
@@ -62,12 +67,14 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
         self, request: profiles_pb2.GetProfileSlotsRequest, context: grpc.aio.ServicerContext
     ) -> profiles_pb2.ProfileSlots:
         call = current_call()
+        await profile_limits.require_profile(call.conn, call.principal, request.slug)
         return slots_message(await slot_assignment.get_slots(call.conn, call.principal.org_id, request.slug))
 
     async def SetProfileSlots(
         self, request: profiles_pb2.SetProfileSlotsRequest, context: grpc.aio.ServicerContext
     ) -> profiles_pb2.ProfileSlots:
         call = current_call()
+        await profile_limits.require_profile(call.conn, call.principal, request.slug)
         slots = [{"day": s.day, "time": s.time} for s in request.slots]
         table = await slot_assignment.set_slots(call.conn, call.principal.org_id, request.slug, request.timezone, slots)
         return slots_message(table)
@@ -77,13 +84,16 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
     ) -> profiles_pb2.ListProfilesResponse:
         call = current_call()
         page = page_request(request.page_size, request.page_token, POLICIES["ListProfiles"].page)
-        found, token = await service.list_profiles(call.conn, call.principal.org_id, tag=request.tag, page=page)
+        found, token = await service.list_profiles(
+            call.conn, call.principal.org_id, tag=request.tag, page=page, limited_to=call.principal.profile_tags
+        )
         return profiles_pb2.ListProfilesResponse(profiles=[profile_message(p) for p in found], next_page_token=token)
 
     async def GetProfile(
         self, request: profiles_pb2.GetProfileRequest, context: grpc.aio.ServicerContext
     ) -> profiles_pb2.Profile:
         call = current_call()
+        await profile_limits.require_profile(call.conn, call.principal, request.slug)
         return profile_message(await service.get_profile(call.conn, call.principal.org_id, request.slug))
 
     async def CreateProfile(
@@ -91,6 +101,7 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
     ) -> profiles_pb2.Profile:
         call = current_call()
         profile = request.profile
+        profile_limits.require_kept(call.principal, profile.tags)
         created = await service.create_profile(
             call.conn,
             call.principal.org_id,
@@ -107,6 +118,9 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
         self, request: profiles_pb2.UpdateProfileRequest, context: grpc.aio.ServicerContext
     ) -> profiles_pb2.Profile:
         call = current_call()
+        await profile_limits.require_profile(call.conn, call.principal, request.slug)
+        if request.update_tags:
+            profile_limits.require_kept(call.principal, request.tags)
         change = service.ProfileChange(
             display_name=request.display_name if request.HasField("display_name") else None,
             tags=list(request.tags) if request.update_tags else None,
@@ -119,6 +133,7 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
         self, request: profiles_pb2.DeleteProfileRequest, context: grpc.aio.ServicerContext
     ) -> profiles_pb2.Profile:
         call = current_call()
+        await profile_limits.require_profile(call.conn, call.principal, request.slug)
         org_id = call.principal.org_id
         deleted = await service.delete_profile(call.conn, org_id, request.slug, validate_only=request.validate_only)
         if not request.validate_only:
@@ -129,7 +144,9 @@ class ProfileServicer(profiles_pb2_grpc.ProfileServiceServicer):
         self, request: profiles_pb2.GetDestinationLimitsRequest, context: grpc.aio.ServicerContext
     ) -> profiles_pb2.GetDestinationLimitsResponse:
         call = current_call()
-        found = await service.profiles_for_limits(call.conn, call.principal.org_id, list(request.profiles))
+        found = await service.profiles_for_limits(
+            call.conn, call.principal.org_id, list(request.profiles), limited_to=call.principal.profile_tags
+        )
         return profiles_pb2.GetDestinationLimitsResponse(
             destinations=[
                 profiles_pb2.DestinationLimits(

@@ -25,9 +25,10 @@ _sym_db = _symbol_database.Default()
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from herald.identity.v1 import accounts_pb2 as herald_dot_identity_dot_v1_dot_accounts__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n herald/identity/v1/members.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xba\x01\n\nInvitation\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x65mail\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x12\n\ninvited_by\x18\x04 \x01(\t\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05state\x18\x07 \x01(\t\"B\n\x17\x43reateInvitationRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\x04role\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"e\n\x11\x43reatedInvitation\x12\x32\n\ninvitation\x18\x01 \x01(\x0b\x32\x1e.herald.identity.v1.Invitation\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x0f\n\x07\x65mailed\x18\x03 \x01(\x08\"\x18\n\x16ListInvitationsRequest\"N\n\x17ListInvitationsResponse\x12\x33\n\x0binvitations\x18\x01 \x03(\x0b\x32\x1e.herald.identity.v1.Invitation\"6\n\x17RevokeInvitationRequest\x12\x1b\n\rinvitation_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"+\n\x14GetInvitationRequest\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"\xb8\x01\n\x0eInvitationView\x12\x19\n\x11organization_name\x18\x01 \x01(\t\x12\x19\n\x11organization_slug\x18\x02 \x01(\t\x12\r\n\x05\x65mail\x18\x03 \x01(\t\x12\x0c\n\x04role\x18\x04 \x01(\t\x12\r\n\x05state\x18\x05 \x01(\t\x12\x13\n\x0bhas_account\x18\x06 \x01(\x08\x12/\n\x0b\x65xpire_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\".\n\x17\x41\x63\x63\x65ptInvitationRequest\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"V\n\x12\x41\x63\x63\x65ptedInvitation\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x19\n\x11organization_slug\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\"\x90\x01\n\x06Member\x12\x15\n\x07user_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x13\n\x05\x65mail\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x33\n\tjoin_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x17\n\tis_caller\x18\x05 \x01(\x08\x42\x04\xe2\x41\x01\x03\"\x14\n\x12ListMembersRequest\"B\n\x13ListMembersResponse\x12+\n\x07members\x18\x01 \x03(\x0b\x32\x1a.herald.identity.v1.Member\"H\n\x13UpdateMemberRequest\x12\x15\n\x07user_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x11\n\x04role\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x07\n\x05_role\",\n\x13RemoveMemberRequest\x12\x15\n\x07user_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x32\xcd\x07\n\rMemberService\x12s\n\x0bListMembers\x12&.herald.identity.v1.ListMembersRequest\x1a\'.herald.identity.v1.ListMembersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\x0b/v1/members\x12u\n\x0cUpdateMember\x12\'.herald.identity.v1.UpdateMemberRequest\x1a\x1a.herald.identity.v1.Member\" \x82\xd3\xe4\x93\x02\x1a\x32\x15/v1/members/{user_id}:\x01*\x12r\n\x0cRemoveMember\x12\'.herald.identity.v1.RemoveMemberRequest\x1a\x1a.herald.identity.v1.Member\"\x1d\x82\xd3\xe4\x93\x02\x17*\x15/v1/members/{user_id}\x12\x82\x01\n\x10\x43reateInvitation\x12+.herald.identity.v1.CreateInvitationRequest\x1a%.herald.identity.v1.CreatedInvitation\"\x1a\x82\xd3\xe4\x93\x02\x14\"\x0f/v1/invitations:\x01*\x12\x83\x01\n\x0fListInvitations\x12*.herald.identity.v1.ListInvitationsRequest\x1a+.herald.identity.v1.ListInvitationsResponse\"\x17\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/invitations\x12\x88\x01\n\x10RevokeInvitation\x12+.herald.identity.v1.RevokeInvitationRequest\x1a\x1e.herald.identity.v1.Invitation\"\'\x82\xd3\xe4\x93\x02!*\x1f/v1/invitations/{invitation_id}\x12]\n\rGetInvitation\x12(.herald.identity.v1.GetInvitationRequest\x1a\".herald.identity.v1.InvitationView\x12g\n\x10\x41\x63\x63\x65ptInvitation\x12+.herald.identity.v1.AcceptInvitationRequest\x1a&.herald.identity.v1.AcceptedInvitationb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n herald/identity/v1/members.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a!herald/identity/v1/accounts.proto\"\xd0\x01\n\nInvitation\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x65mail\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x12\n\ninvited_by\x18\x04 \x01(\t\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05state\x18\x07 \x01(\t\x12\x14\n\x0cprofile_tags\x18\x08 \x03(\t\"X\n\x17\x43reateInvitationRequest\x12\x13\n\x05\x65mail\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\x04role\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x14\n\x0cprofile_tags\x18\x03 \x03(\t\"e\n\x11\x43reatedInvitation\x12\x32\n\ninvitation\x18\x01 \x01(\x0b\x32\x1e.herald.identity.v1.Invitation\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x0f\n\x07\x65mailed\x18\x03 \x01(\x08\"\x18\n\x16ListInvitationsRequest\"N\n\x17ListInvitationsResponse\x12\x33\n\x0binvitations\x18\x01 \x03(\x0b\x32\x1e.herald.identity.v1.Invitation\"6\n\x17RevokeInvitationRequest\x12\x1b\n\rinvitation_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"+\n\x14GetInvitationRequest\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"\xb8\x01\n\x0eInvitationView\x12\x19\n\x11organization_name\x18\x01 \x01(\t\x12\x19\n\x11organization_slug\x18\x02 \x01(\t\x12\r\n\x05\x65mail\x18\x03 \x01(\t\x12\x0c\n\x04role\x18\x04 \x01(\t\x12\r\n\x05state\x18\x05 \x01(\t\x12\x13\n\x0bhas_account\x18\x06 \x01(\x08\x12/\n\x0b\x65xpire_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\".\n\x17\x41\x63\x63\x65ptInvitationRequest\x12\x13\n\x05token\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"V\n\x12\x41\x63\x63\x65ptedInvitation\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x19\n\x11organization_slug\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\"\xa6\x01\n\x06Member\x12\x15\n\x07user_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x13\n\x05\x65mail\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x33\n\tjoin_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x17\n\tis_caller\x18\x05 \x01(\x08\x42\x04\xe2\x41\x01\x03\x12\x14\n\x0cprofile_tags\x18\x06 \x03(\t\"\x14\n\x12ListMembersRequest\"B\n\x13ListMembersResponse\x12+\n\x07members\x18\x01 \x03(\x0b\x32\x1a.herald.identity.v1.Member\"\x94\x01\n\x13UpdateMemberRequest\x12\x15\n\x07user_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x11\n\x04role\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x39\n\x0cprofile_tags\x18\x03 \x01(\x0b\x32\x1e.herald.identity.v1.StringListH\x01\x88\x01\x01\x42\x07\n\x05_roleB\x0f\n\r_profile_tags\",\n\x13RemoveMemberRequest\x12\x15\n\x07user_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x32\xcd\x07\n\rMemberService\x12s\n\x0bListMembers\x12&.herald.identity.v1.ListMembersRequest\x1a\'.herald.identity.v1.ListMembersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\x0b/v1/members\x12u\n\x0cUpdateMember\x12\'.herald.identity.v1.UpdateMemberRequest\x1a\x1a.herald.identity.v1.Member\" \x82\xd3\xe4\x93\x02\x1a\x32\x15/v1/members/{user_id}:\x01*\x12r\n\x0cRemoveMember\x12\'.herald.identity.v1.RemoveMemberRequest\x1a\x1a.herald.identity.v1.Member\"\x1d\x82\xd3\xe4\x93\x02\x17*\x15/v1/members/{user_id}\x12\x82\x01\n\x10\x43reateInvitation\x12+.herald.identity.v1.CreateInvitationRequest\x1a%.herald.identity.v1.CreatedInvitation\"\x1a\x82\xd3\xe4\x93\x02\x14\"\x0f/v1/invitations:\x01*\x12\x83\x01\n\x0fListInvitations\x12*.herald.identity.v1.ListInvitationsRequest\x1a+.herald.identity.v1.ListInvitationsResponse\"\x17\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/invitations\x12\x88\x01\n\x10RevokeInvitation\x12+.herald.identity.v1.RevokeInvitationRequest\x1a\x1e.herald.identity.v1.Invitation\"\'\x82\xd3\xe4\x93\x02!*\x1f/v1/invitations/{invitation_id}\x12]\n\rGetInvitation\x12(.herald.identity.v1.GetInvitationRequest\x1a\".herald.identity.v1.InvitationView\x12g\n\x10\x41\x63\x63\x65ptInvitation\x12+.herald.identity.v1.AcceptInvitationRequest\x1a&.herald.identity.v1.AcceptedInvitationb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -68,36 +69,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MEMBERSERVICE'].methods_by_name['ListInvitations']._serialized_options = b'\202\323\344\223\002\021\022\017/v1/invitations'
   _globals['_MEMBERSERVICE'].methods_by_name['RevokeInvitation']._loaded_options = None
   _globals['_MEMBERSERVICE'].methods_by_name['RevokeInvitation']._serialized_options = b'\202\323\344\223\002!*\037/v1/invitations/{invitation_id}'
-  _globals['_INVITATION']._serialized_start=153
-  _globals['_INVITATION']._serialized_end=339
-  _globals['_CREATEINVITATIONREQUEST']._serialized_start=341
-  _globals['_CREATEINVITATIONREQUEST']._serialized_end=407
-  _globals['_CREATEDINVITATION']._serialized_start=409
-  _globals['_CREATEDINVITATION']._serialized_end=510
-  _globals['_LISTINVITATIONSREQUEST']._serialized_start=512
-  _globals['_LISTINVITATIONSREQUEST']._serialized_end=536
-  _globals['_LISTINVITATIONSRESPONSE']._serialized_start=538
-  _globals['_LISTINVITATIONSRESPONSE']._serialized_end=616
-  _globals['_REVOKEINVITATIONREQUEST']._serialized_start=618
-  _globals['_REVOKEINVITATIONREQUEST']._serialized_end=672
-  _globals['_GETINVITATIONREQUEST']._serialized_start=674
-  _globals['_GETINVITATIONREQUEST']._serialized_end=717
-  _globals['_INVITATIONVIEW']._serialized_start=720
-  _globals['_INVITATIONVIEW']._serialized_end=904
-  _globals['_ACCEPTINVITATIONREQUEST']._serialized_start=906
-  _globals['_ACCEPTINVITATIONREQUEST']._serialized_end=952
-  _globals['_ACCEPTEDINVITATION']._serialized_start=954
-  _globals['_ACCEPTEDINVITATION']._serialized_end=1040
-  _globals['_MEMBER']._serialized_start=1043
-  _globals['_MEMBER']._serialized_end=1187
-  _globals['_LISTMEMBERSREQUEST']._serialized_start=1189
-  _globals['_LISTMEMBERSREQUEST']._serialized_end=1209
-  _globals['_LISTMEMBERSRESPONSE']._serialized_start=1211
-  _globals['_LISTMEMBERSRESPONSE']._serialized_end=1277
-  _globals['_UPDATEMEMBERREQUEST']._serialized_start=1279
-  _globals['_UPDATEMEMBERREQUEST']._serialized_end=1351
-  _globals['_REMOVEMEMBERREQUEST']._serialized_start=1353
-  _globals['_REMOVEMEMBERREQUEST']._serialized_end=1397
-  _globals['_MEMBERSERVICE']._serialized_start=1400
-  _globals['_MEMBERSERVICE']._serialized_end=2373
+  _globals['_INVITATION']._serialized_start=188
+  _globals['_INVITATION']._serialized_end=396
+  _globals['_CREATEINVITATIONREQUEST']._serialized_start=398
+  _globals['_CREATEINVITATIONREQUEST']._serialized_end=486
+  _globals['_CREATEDINVITATION']._serialized_start=488
+  _globals['_CREATEDINVITATION']._serialized_end=589
+  _globals['_LISTINVITATIONSREQUEST']._serialized_start=591
+  _globals['_LISTINVITATIONSREQUEST']._serialized_end=615
+  _globals['_LISTINVITATIONSRESPONSE']._serialized_start=617
+  _globals['_LISTINVITATIONSRESPONSE']._serialized_end=695
+  _globals['_REVOKEINVITATIONREQUEST']._serialized_start=697
+  _globals['_REVOKEINVITATIONREQUEST']._serialized_end=751
+  _globals['_GETINVITATIONREQUEST']._serialized_start=753
+  _globals['_GETINVITATIONREQUEST']._serialized_end=796
+  _globals['_INVITATIONVIEW']._serialized_start=799
+  _globals['_INVITATIONVIEW']._serialized_end=983
+  _globals['_ACCEPTINVITATIONREQUEST']._serialized_start=985
+  _globals['_ACCEPTINVITATIONREQUEST']._serialized_end=1031
+  _globals['_ACCEPTEDINVITATION']._serialized_start=1033
+  _globals['_ACCEPTEDINVITATION']._serialized_end=1119
+  _globals['_MEMBER']._serialized_start=1122
+  _globals['_MEMBER']._serialized_end=1288
+  _globals['_LISTMEMBERSREQUEST']._serialized_start=1290
+  _globals['_LISTMEMBERSREQUEST']._serialized_end=1310
+  _globals['_LISTMEMBERSRESPONSE']._serialized_start=1312
+  _globals['_LISTMEMBERSRESPONSE']._serialized_end=1378
+  _globals['_UPDATEMEMBERREQUEST']._serialized_start=1381
+  _globals['_UPDATEMEMBERREQUEST']._serialized_end=1529
+  _globals['_REMOVEMEMBERREQUEST']._serialized_start=1531
+  _globals['_REMOVEMEMBERREQUEST']._serialized_end=1575
+  _globals['_MEMBERSERVICE']._serialized_start=1578
+  _globals['_MEMBERSERVICE']._serialized_end=2551
 # @@protoc_insertion_point(module_scope)

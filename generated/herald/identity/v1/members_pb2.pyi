@@ -3,6 +3,7 @@ import datetime
 from google.api import annotations_pb2 as _annotations_pb2
 from google.api import field_behavior_pb2 as _field_behavior_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from herald.identity.v1 import accounts_pb2 as _accounts_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -12,7 +13,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Invitation(_message.Message):
-    __slots__ = ("id", "email", "role", "invited_by", "create_time", "expire_time", "state")
+    __slots__ = ("id", "email", "role", "invited_by", "create_time", "expire_time", "state", "profile_tags")
     ID_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +21,7 @@ class Invitation(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_TAGS_FIELD_NUMBER: _ClassVar[int]
     id: str
     email: str
     role: str
@@ -27,15 +29,18 @@ class Invitation(_message.Message):
     create_time: _timestamp_pb2.Timestamp
     expire_time: _timestamp_pb2.Timestamp
     state: str
-    def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., invited_by: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[str] = ...) -> None: ...
+    profile_tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., invited_by: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[str] = ..., profile_tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateInvitationRequest(_message.Message):
-    __slots__ = ("email", "role")
+    __slots__ = ("email", "role", "profile_tags")
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_TAGS_FIELD_NUMBER: _ClassVar[int]
     email: str
     role: str
-    def __init__(self, email: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
+    profile_tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, email: _Optional[str] = ..., role: _Optional[str] = ..., profile_tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreatedInvitation(_message.Message):
     __slots__ = ("invitation", "url", "emailed")
@@ -104,18 +109,20 @@ class AcceptedInvitation(_message.Message):
     def __init__(self, organization_id: _Optional[str] = ..., organization_slug: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
 
 class Member(_message.Message):
-    __slots__ = ("user_id", "email", "role", "join_time", "is_caller")
+    __slots__ = ("user_id", "email", "role", "join_time", "is_caller", "profile_tags")
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     JOIN_TIME_FIELD_NUMBER: _ClassVar[int]
     IS_CALLER_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_TAGS_FIELD_NUMBER: _ClassVar[int]
     user_id: str
     email: str
     role: str
     join_time: _timestamp_pb2.Timestamp
     is_caller: bool
-    def __init__(self, user_id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., join_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., is_caller: _Optional[bool] = ...) -> None: ...
+    profile_tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, user_id: _Optional[str] = ..., email: _Optional[str] = ..., role: _Optional[str] = ..., join_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., is_caller: _Optional[bool] = ..., profile_tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListMembersRequest(_message.Message):
     __slots__ = ()
@@ -128,12 +135,14 @@ class ListMembersResponse(_message.Message):
     def __init__(self, members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ...) -> None: ...
 
 class UpdateMemberRequest(_message.Message):
-    __slots__ = ("user_id", "role")
+    __slots__ = ("user_id", "role", "profile_tags")
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_TAGS_FIELD_NUMBER: _ClassVar[int]
     user_id: str
     role: str
-    def __init__(self, user_id: _Optional[str] = ..., role: _Optional[str] = ...) -> None: ...
+    profile_tags: _accounts_pb2.StringList
+    def __init__(self, user_id: _Optional[str] = ..., role: _Optional[str] = ..., profile_tags: _Optional[_Union[_accounts_pb2.StringList, _Mapping]] = ...) -> None: ...
 
 class RemoveMemberRequest(_message.Message):
     __slots__ = ("user_id",)

@@ -29,8 +29,10 @@ class MemberServiceStub:
     """Members: the people of an organization and their roles (docs/teams.md).
     Every credential acts with its member's role, so a change here holds on
     the next request of every session, API key and agent token the member
-    holds; a removed member's credentials answer UNAUTHORIZED. Agents (OAuth
-    access tokens) may read members but never change them.
+    holds; a removed member's credentials answer UNAUTHORIZED. A member's
+    profile limits (profile_tags) narrow them to the profiles carrying one of
+    those tags and their posts. Agents (OAuth access tokens) may read members
+    but never change them.
     """
 
     def __init__(self, channel):
@@ -85,8 +87,10 @@ class MemberServiceServicer:
     """Members: the people of an organization and their roles (docs/teams.md).
     Every credential acts with its member's role, so a change here holds on
     the next request of every session, API key and agent token the member
-    holds; a removed member's credentials answer UNAUTHORIZED. Agents (OAuth
-    access tokens) may read members but never change them.
+    holds; a removed member's credentials answer UNAUTHORIZED. A member's
+    profile limits (profile_tags) narrow them to the profiles carrying one of
+    those tags and their posts. Agents (OAuth access tokens) may read members
+    but never change them.
     """
 
     def ListMembers(self, request, context):
@@ -98,11 +102,14 @@ class MemberServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UpdateMember(self, request, context):
-        """Gives a member another role. Needs the manage_members permission; only
-        an owner makes or unmakes an owner. Errors: UNAUTHORIZED, FORBIDDEN
-        (PERMISSION_DENIED), NOT_FOUND for a user who is not a member,
-        VALIDATION_ERROR (INVALID_ARGUMENT) for an unknown role, LAST_OWNER
-        (FAILED_PRECONDITION) for the last owner; nothing changes then.
+        """Gives a member another role, or other profile limits. Needs the
+        manage_members permission; only an owner makes or unmakes an owner.
+        Owners take no profile limits; nobody changes their own; a member with
+        limits gives only limits within theirs, to members within theirs.
+        Errors: UNAUTHORIZED, FORBIDDEN (PERMISSION_DENIED), NOT_FOUND for a user
+        who is not a member, VALIDATION_ERROR (INVALID_ARGUMENT) for an unknown
+        role or a malformed tag, LAST_OWNER (FAILED_PRECONDITION) for the last
+        owner; nothing changes then.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -119,7 +126,8 @@ class MemberServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CreateInvitation(self, request, context):
-        """Invites a person by email with a role: a single-use link, valid 7 days,
+        """Invites a person by email with a role (and profile limits, which the
+        member joins with): a single-use link, valid 7 days,
         answered once (only its hash is kept) and emailed when mail is
         configured. Inviting an email again replaces its pending invitation.
         Needs manage_members; only an owner invites an owner. Errors:
@@ -220,8 +228,10 @@ class MemberService:
     """Members: the people of an organization and their roles (docs/teams.md).
     Every credential acts with its member's role, so a change here holds on
     the next request of every session, API key and agent token the member
-    holds; a removed member's credentials answer UNAUTHORIZED. Agents (OAuth
-    access tokens) may read members but never change them.
+    holds; a removed member's credentials answer UNAUTHORIZED. A member's
+    profile limits (profile_tags) narrow them to the profiles carrying one of
+    those tags and their posts. Agents (OAuth access tokens) may read members
+    but never change them.
     """
 
     @staticmethod
