@@ -27,7 +27,14 @@ ROWS = (
         rpc=rpc_path(posts_pb2, "PostService", "ApprovePost"),
         request=approvals.ApprovePostRequest,
         responses={200: rs.Post},
-        errors=("FORBIDDEN", "NOT_FOUND", "INVALID_POST_STATE", "VALIDATION_ERROR", "NEVER_PUBLISH_PHRASE"),
+        errors=(
+            "FORBIDDEN",
+            "NOT_FOUND",
+            "INVALID_POST_STATE",
+            "VALIDATION_ERROR",
+            "NEVER_PUBLISH_PHRASE",
+            "EMAIL_NOT_VERIFIED",
+        ),
         description="Every check of creation runs again, then the post is scheduled at its schedule_at (or the one "
         "sent), or queued to go out now (`publish_now`, or a post that had no time of its own). A schedule_at that "
         "passed while it waited must be replaced: send `schedule_at` or `publish_now` (else `VALIDATION_ERROR`). "
@@ -55,7 +62,14 @@ ROWS = (
         rpc=rpc_path(posts_pb2, "PostService", "ApprovePostGroup"),
         request=approvals.ApprovePostGroupRequest,
         responses={200: rs.PostGroup},
-        errors=("FORBIDDEN", "NOT_FOUND", "INVALID_POST_STATE", "VALIDATION_ERROR", "NEVER_PUBLISH_PHRASE"),
+        errors=(
+            "FORBIDDEN",
+            "NOT_FOUND",
+            "INVALID_POST_STATE",
+            "VALIDATION_ERROR",
+            "NEVER_PUBLISH_PHRASE",
+            "EMAIL_NOT_VERIFIED",
+        ),
         description="All or nothing, in one transaction, each post as approvePost approves it; the first that "
         "refuses is named and nothing changes. Posts not waiting are left as they are; a group with none waiting "
         "is `INVALID_POST_STATE`. " + _WHO,

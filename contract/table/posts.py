@@ -29,7 +29,7 @@ ROWS = (
         rpc=rpc_path(posts_pb2, "PostService", "CreatePosts"),
         request=rq.CreatePostsRequest,
         responses={201: rs.CreatedPosts},
-        errors=(*_POST_CHECKS, "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE"),
+        errors=(*_POST_CHECKS, "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "EMAIL_NOT_VERIFIED"),
         description="All or nothing: every check passes for every profile, or nothing is created. Each "
         "destination's text limit is checked as that platform counts, for the content, every thread item and "
         "the first comment; nothing is ever truncated. A post costs credits when it goes out (one delivery, plus "
@@ -175,7 +175,7 @@ ROWS = (
         rpc=rpc_path(posts_pb2, "PostService", "SchedulePost"),
         request=rq.SchedulePostRequest,
         responses={200: rs.Post},
-        errors=(*_POST_CHECKS, "NOT_FOUND", "INVALID_POST_STATE"),
+        errors=(*_POST_CHECKS, "NOT_FOUND", "INVALID_POST_STATE", "EMAIL_NOT_VERIFIED"),
         description="Every check of creation runs first (fields, the destination's limits, media, never-publish "
         "phrases, the plan). `schedule_at` or `next_slot: true`; neither publishes now. Credits are charged at "
         "delivery, as always. Only drafts (INVALID_POST_STATE otherwise).",

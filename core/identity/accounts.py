@@ -22,13 +22,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.credits import service as credits
 from core.db.models import memberships, organizations, sessions, sign_in_throttles, users
 from core.errors import Conflict, NotFound, RateLimited, TooManyAttempts, Unauthorized, ValidationError
-from core.identity import invitations, service
+from core.identity import invitations, service, verification
 from core.identity.opaque_tokens import SESSION_PREFIX, mint_token
 from core.identity.passwords import MIN_PASSWORD_LENGTH, HashSlots, hash_password, verify_password
 from core.identity.principal import Principal
 from core.ids import new_id
 from core.rpc import budgets
 from core.rpc.context import Call
+from core.settings import CoreSettings
 
 # Checked against when the email is unknown, so both failures cost the same time. A literal
 # (argon2-cffi's default parameters, like every stored hash): hashing at import would cost the
@@ -129,6 +130,7 @@ async def sign_up(
     plan: str,
     now: datetime,
     starter_credits: int = 0,
+    settings: CoreSettings | None = None,
 ) -> None:
     """Creates the user, the organization (owned by the user, with `starter_credits`: a ledger
     grant), all or nothing. The slug is checked before the email (CONFLICT for a taken slug,
@@ -136,11 +138,17 @@ async def sign_up(
     await check_slug_free(conn, org_slug)
     if await service.find_user_by_email(conn, email) is not None:
         raise EmailHasAccount
+    # With mail, the address is confirmed by a link before the organization publishes
+    # (core/identity/verification.py).
+    confirm = settings is not None and settings.smtp_server is not None
     try:
-        user_id = await service.create_user_with_hash(conn, email, password_hash, now)
+        user_id = await service.create_user_with_hash(conn, email, password_hash, now, verified=not confirm)
     except Conflict:  # the same email signed up concurrently
         raise EmailHasAccount from None
     org_id = await service.create_organization(conn, org_slug, plan, now)
+    if confirm:
+        await conn.execute(update(organizations).where(organizations.c.id == org_id).values(awaiting_verification=True))
+        await verification.send_link(conn, user_id, service.normalize_email(email), now, settings, org_id)
     if starter_credits:
         await credits.grant(conn, org_id, starter_credits, reason="grant", reference="sign-up starter credits", now=now)
     await service.ensure_membership(conn, user_id, org_id, "owner", now)
@@ -172,6 +180,29 @@ async def sign_up_by_invitation(
     await invitations.accept(conn, token, user_id, invited.email, now)
     org = await member_organization(conn, user_id, invited.org_slug)
     return await _open_session(conn, user_id, invited.email, org, lifetime, now)
+
+
+async def sign_in_by_invitation(
+    conn_factory,  # Call.transaction
+    token: str,
+    password: str,
+    now: datetime,
+    slots: HashSlots,
+    lifetime: int,
+) -> SessionView:
+    """The invited email's account, checked by its password as sign-in checks it, joins the
+    invitation's organization with a session there: also an account with no organization yet."""
+    async with conn_factory() as conn:
+        invited = await invitations.view(conn, token, now)
+    if invited.state != "pending":
+        raise invitations.InvitationClosed(
+            f"this invitation link was {invited.state}: ask for a new one", state=invited.state
+        )
+    user_id = await verify_credentials(conn_factory, invited.email, password, now, slots)
+    async with conn_factory(writes=True) as conn:
+        await invitations.accept(conn, token, user_id, invited.email, now)
+        org = await member_organization(conn, user_id, invited.org_slug)
+        return await _open_session(conn, user_id, invited.email, org, lifetime, now)
 
 
 async def accept_invitation(conn: AsyncConnection, principal: Principal, token: str, now: datetime) -> OrganizationView:

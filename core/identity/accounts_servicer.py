@@ -6,7 +6,7 @@ import grpc
 from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc
 
 from core.errors import Forbidden
-from core.identity import accounts, organization
+from core.identity import accounts, invitations, organization, verification
 from core.identity.passwords import HashSlots
 from core.identity.principal import CredentialKind
 from core.rpc.context import current_call
@@ -25,6 +25,12 @@ POLICIES = {
     "SignIn": MethodPolicy(anonymous=True, transactional=False, writes=True),
     # The invitation's token is the proof (docs/teams.md, "Invitations"); hashing runs outside.
     "SignUpByInvitation": MethodPolicy(anonymous=True, transactional=False, writes=True),
+    "SignInByInvitation": MethodPolicy(anonymous=True, transactional=False, writes=True),
+    # The link's token is the proof (docs/teams.md, "Email verification").
+    "VerifyEmail": MethodPolicy(anonymous=True, writes=True),
+    "ResendVerification": MethodPolicy(
+        credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True, permission="read"
+    ),
     "SignOut": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
     "ListOrganizations": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
     "SwitchOrganization": MethodPolicy(
@@ -96,6 +102,7 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
                     plan=call.settings.signup_plan,
                     now=call.now,
                     starter_credits=call.settings.signup_credits,
+                    settings=call.settings,
                 )
         except accounts.EmailHasAccount:
             pass  # the same answer as a new account's: nothing says the email has one
@@ -120,6 +127,36 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
                 now=call.now,
             )
         return _session(view)
+
+    async def SignInByInvitation(
+        self, request: accounts_pb2.SignInByInvitationRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.Session:
+        call = current_call()
+        async with call.transaction() as conn:
+            invited = await invitations.view(conn, request.token, call.now)
+        await accounts.spend_sign_in_budgets(call, invited.email)
+        view = await accounts.sign_in_by_invitation(
+            call.transaction,
+            request.token,
+            request.password,
+            call.now,
+            self._hashing,
+            call.settings.session_lifetime_seconds,
+        )
+        return _session(view)
+
+    async def VerifyEmail(
+        self, request: accounts_pb2.VerifyEmailRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.VerifyEmailResponse:
+        call = current_call()
+        return accounts_pb2.VerifyEmailResponse(email=await verification.verify(call.conn, request.token, call.now))
+
+    async def ResendVerification(
+        self, request: accounts_pb2.ResendVerificationRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.ResendVerificationResponse:
+        call = current_call()
+        sent = await verification.resend(call.conn, call.principal, call.now, call.settings)
+        return accounts_pb2.ResendVerificationResponse(sent=sent)
 
     async def GetSignUpPolicy(
         self, request: accounts_pb2.GetSignUpPolicyRequest, context: grpc.aio.ServicerContext

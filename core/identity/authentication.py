@@ -34,6 +34,7 @@ _API_KEY_LOOKUP = select(
     organizations.c.approvals_required_for,
     organizations.c.approval_profile_tags,
     organizations.c.self_approval,
+    organizations.c.awaiting_verification,
 ).select_from(
     api_keys.join(organizations, organizations.c.id == api_keys.c.org_id).join(
         memberships,
@@ -57,6 +58,7 @@ _ORG_COLUMNS = (
     organizations.c.approvals_required_for,
     organizations.c.approval_profile_tags,
     organizations.c.self_approval,
+    organizations.c.awaiting_verification,
 )
 _SESSION_LOOKUP = (
     select(
@@ -110,6 +112,7 @@ def _member(row) -> dict:
         "approvals_required_for": frozenset(row.approvals_required_for.split()),
         "approval_profile_tags": tuple(row.approval_profile_tags.split()),
         "self_approval": row.self_approval,
+        "awaiting_verification": row.awaiting_verification,
     }
 
 

@@ -39,6 +39,9 @@ class Principal:
     approvals_required_for: frozenset[str] = frozenset()
     approval_profile_tags: tuple[str, ...] = ()
     self_approval: bool = False
+    # The organization waits for its creator's address to be verified before it publishes
+    # (core/identity/verification.py).
+    awaiting_verification: bool = False
     # Set for dashboard sessions only: the API key and access token lookups do not read users.
     email: str = ""
     # Set for dashboard sessions only (the organization's row is read anyway): the zone its pages

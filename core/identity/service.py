@@ -62,7 +62,10 @@ async def create_user(conn: AsyncConnection, email: str, password: str, now: dat
     return await create_user_with_hash(conn, email, hash_password(password), now)
 
 
-async def create_user_with_hash(conn: AsyncConnection, email: str, password_hash: str, now: datetime) -> str:
+async def create_user_with_hash(
+    conn: AsyncConnection, email: str, password_hash: str, now: datetime, *, verified: bool = True
+) -> str:
+    """`verified`: the address counts as confirmed (False: a sign-up that must confirm it by mail)."""
     email = normalize_email(email)
     if await find_user_by_email(conn, email) is not None:
         raise Conflict("a user with this email exists")
@@ -70,7 +73,13 @@ async def create_user_with_hash(conn: AsyncConnection, email: str, password_hash
     try:  # a concurrent sign-up with the same email loses here, not with a 500
         async with conn.begin_nested():
             await conn.execute(
-                insert(users).values(id=user_id, email=email, password_hash=password_hash, created_at=now)
+                insert(users).values(
+                    id=user_id,
+                    email=email,
+                    password_hash=password_hash,
+                    created_at=now,
+                    email_verified_at=now if verified else None,
+                )
             )
     except IntegrityError:
         raise Conflict("a user with this email exists") from None

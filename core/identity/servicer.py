@@ -69,6 +69,8 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
             plan=PLAN_TO_PROTO[p.plan],
             email=p.email,
             time_zone=p.time_zone,
+            role=p.role,
+            awaiting_verification=p.awaiting_verification,
         )
 
     async def CheckAccess(

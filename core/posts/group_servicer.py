@@ -10,6 +10,7 @@ import grpc
 from herald.posts.v1 import posts_pb2
 
 from core.identity import profile_limits
+from core.identity.verification import require_verified
 from core.posts import groups, review_actions
 from core.posts.messages import group_message, post_message
 from core.rpc.context import current_call
@@ -54,6 +55,7 @@ class GroupMethods:
         self, request: posts_pb2.ApprovePostRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.Post:
         call = current_call()
+        require_verified(call.principal)
         await profile_limits.require_post(call.conn, call.principal, request.post_id)
         record = await review_actions.approve_post(
             call.conn,
@@ -81,6 +83,7 @@ class GroupMethods:
         self, request: posts_pb2.ApprovePostGroupRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.PostGroup:
         call = current_call()
+        require_verified(call.principal)
         await profile_limits.require_group(call.conn, call.principal, request.group_id)
         records = await review_actions.approve_group(
             call.conn,

@@ -14,6 +14,7 @@ from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
 from core.identity import profile_limits
 from core.identity.principal import CredentialKind
+from core.identity.verification import require_verified
 from core.pagination import page_request
 from core.posts import (
     approvals,
@@ -128,6 +129,8 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.CreatePostsRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.CreatePostsResponse:
         call = current_call()
+        if not request.draft:
+            require_verified(call.principal)  # drafts are written before the address is confirmed
         if outside := await profile_limits.outside(call.conn, call.principal, request.profiles):
             raise unknown_profiles(outside)
         fingerprint = posts_pb2.CreatePostsRequest()
@@ -234,6 +237,7 @@ class PostServicer(GroupMethods, posts_pb2_grpc.PostServiceServicer):
         self, request: posts_pb2.SchedulePostRequest, context: grpc.aio.ServicerContext
     ) -> posts_pb2.Post:
         call = current_call()
+        require_verified(call.principal)
         await profile_limits.require_post(call.conn, call.principal, request.post_id)
         record = await service.schedule_post(
             call.conn,

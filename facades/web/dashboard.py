@@ -31,6 +31,7 @@ from facades.web import (
     profiles_pages,
     settings_pages,
     stock_picker_pages,
+    verify_pages,
     webhooks_pages,
 )
 from facades.web.pages import Route, blueprint
@@ -62,6 +63,7 @@ PAGE_FAMILIES: dict[str, tuple[Route, ...]] = {
     "dashboard_settings": settings_pages.ROUTES,
     "dashboard_members": members_pages.ROUTES,
     "dashboard_invitations": invitation_pages.ROUTES,
+    "dashboard_verification": verify_pages.ROUTES,
 }
 
 

@@ -4,8 +4,9 @@ no session. It says which organization invites which email, with which role, unt
 offers the one way in that fits the visitor:
 - nobody signed in, the email without an account: create it (SignUpByInvitation, which works
   even with sign-up closed), signed in and joined at once;
-- nobody signed in, the email with an account: sign in with it (SignIn, its throttling and
-  budgets as on /login), then join with that new session (AcceptInvitation);
+- nobody signed in, the email with an account: its password (SignInByInvitation, the sign-in's
+  throttling and budgets as on /login), joined with a session there, also for an account that
+  belongs to no organization yet;
 - signed in as the invited email: join; signed in as another email: say so and offer to sign out.
 Each way ends on the dashboard with the session cookie set as /login sets it. A used, expired or
 revoked link is a 410 page saying which; an unknown one a 404.
@@ -169,8 +170,9 @@ async def sign_up_and_join(request: Request, token: str) -> HTTPResponse:
 
 @page_errors
 async def sign_in_and_join(request: Request, token: str) -> HTTPResponse:
-    """Signs in as the invited email (SignIn, refused as /login refuses it), then joins with that
-    session (AcceptInvitation, which moves it to the organization): the dashboard, signed in."""
+    """Joins as the invited email's account, checked by its password (SignInByInvitation: the
+    sign-in's throttling and budgets, as /login; it works for an account with no organization
+    yet), with a session in the organization joined: the dashboard, signed in."""
     csrf.check(request, signed_in=False)
     invited = await _read(request, token)
     if invited is None or invited.state != "pending":
@@ -178,24 +180,18 @@ async def sign_in_and_join(request: Request, token: str) -> HTTPResponse:
     password = (request.form or {}).get("password") or ""
     core = request.app.ctx.core
     try:
-        signed = await core.call(
-            core.accounts.SignIn,
-            accounts_pb2.SignInRequest(email=invited.email, password=password),
+        joined = await core.call(
+            core.accounts.SignInByInvitation,
+            accounts_pb2.SignInByInvitationRequest(token=token, password=password),
             authorization=None,
         )
     except ApiError as error:
+        if error.code in ("CONFLICT", "INVITATION_CLOSED", "NOT_FOUND"):
+            return await _answer(
+                request, token, await _read(request, token), status=error.http_status, error=in_words(error)
+            )
         return sign_in_refused(request, error, TEMPLATE, **await _context(request, token, invited))
-    session = signed.response
-    try:
-        await _accept(request, token, session.token)
-    except ApiError as error:
-        if error.code not in JOIN_REFUSALS:
-            raise
-        # Signed in all the same: the link's page as that session sees it (its forms' CSRF
-        # token is the new session's), saying why it did not join.
-        target = _back(token) + ("?notice=already-member" if error.code == "CONFLICT" else "")
-        return signed_in_response(request, session, target)
-    return signed_in_response(request, session, "/dashboard")
+    return signed_in_response(request, joined.response, "/dashboard")
 
 
 async def _accept(request: Request, token: str, session: str) -> None:

@@ -4,6 +4,7 @@ formatting. The page modules hold only their handlers (docs/dashboard.md, "How a
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable
@@ -14,11 +15,13 @@ from zoneinfo import ZoneInfo
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.identity.v1 import accounts_pb2, identity_pb2
+from herald.notes.v1 import notes_pb2
 from herald.profiles.v1 import profiles_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse, redirect
 
 from contract.redirects import local_path
+from contract.requests import rpc_path
 from facades.errors import ApiError
 from facades.web import csrf
 from facades.web.session import Viewer, clear_session_cookie, current_viewer, session_token
@@ -75,6 +78,8 @@ NOTICES = {
     "post-canceled": "The post is canceled: it will not be published, and what it held is refunded.",
     "post-retried": "The post is back in the queue: it is published again shortly.",
     "settings-saved": "The settings are saved. Times are shown in the organization's time zone.",
+    "verification-sent": "A new confirmation link is on its way to your email address.",
+    "verification-not-sent": "No link was sent: your address is confirmed already, or this Herald sends no mail.",
 }
 
 
@@ -194,18 +199,44 @@ async def listed_profiles(request: Request, authorization: str) -> list[profiles
     return list(listed.response.profiles)
 
 
+async def unread_count(request: Request, viewer: Viewer) -> int:
+    """How many of the member's notifications are unread: the navigation's count (one
+    ListNotifications of one item, which answers the count with it)."""
+    core = request.app.ctx.core
+    listed = await core.call(
+        core.method(rpc_path(notes_pb2, "NoteService", "ListNotifications")),
+        notes_pb2.ListNotificationsRequest(page_size=1),
+        authorization=viewer.authorization,
+    )
+    return listed.response.unread_count
+
+
 async def dashboard_page(
-    request: Request, viewer: Viewer, template: str, section: str, *, status: int = 200, **context: Any
+    request: Request,
+    viewer: Viewer,
+    template: str,
+    section: str,
+    *,
+    status: int = 200,
+    unread: int | None = None,
+    **context: Any,
 ) -> HTTPResponse:
-    """A signed-in page: the navigation, the organization switcher and the notice from a redirect."""
+    """A signed-in page: the navigation with the unread notifications' count, the organization
+    switcher and the notice from a redirect. The switcher's organizations and the count are asked
+    at once; a page that read the count itself passes it as `unread`."""
     context.setdefault("flash", notice(request))
+    if unread is None:
+        listed, unread = await asyncio.gather(organizations(request, viewer), unread_count(request, viewer))
+    else:
+        listed = await organizations(request, viewer)
     return render(
         request,
         template,
         status=status,
         viewer=viewer,
         section=section,
-        organizations=await organizations(request, viewer),
+        organizations=listed,
+        unread=unread,
         **context,
     )
 

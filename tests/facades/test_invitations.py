@@ -176,3 +176,23 @@ async def test_who_may_invite(http, orgs) -> None:
         bad = await http.post("/v1/invitations", json=body, headers=admin.auth)
         assert (bad.status_code, bad.json()["code"]) == (400, "VALIDATION_ERROR"), bad.text
     assert (await http.get("/v1/invitations", headers=admin.auth)).json()["invitations"] == []
+
+
+async def test_an_account_with_no_organization_joins_with_its_password(http, channel, orgs) -> None:
+    """Removed from its only organization, an account can still use an invitation: its password
+    checked as sign-in checks it, and a session in the organization joined."""
+    first, second = await orgs(), await orgs()
+    leaving = await orgs.member(first, "editor")
+    assert (await http.delete(f"/v1/members/{leaving.user_id}", headers=first.auth)).status_code == 200
+    created = await _invite(http, second, leaving.email, "viewer")
+    accounts = accounts_pb2_grpc.AccountServiceStub(channel)
+    wrong = accounts_pb2.SignInByInvitationRequest(token=_token(created), password="not the password")
+    await _refused(accounts.SignInByInvitation(wrong), "UNAUTHORIZED")
+    right = accounts_pb2.SignInByInvitationRequest(token=_token(created), password="correct horse battery")
+    session = await accounts.SignInByInvitation(right)
+    assert (session.email, session.organization.slug, session.organization.role) == (
+        leaving.email,
+        second.slug,
+        "viewer",
+    )
+    await _refused(accounts.SignInByInvitation(right), "INVITATION_CLOSED")

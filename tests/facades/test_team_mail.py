@@ -1,26 +1,32 @@
-"""An invitation is emailed when mail is configured (issue 32; docs/teams.md, "Invitations"): a
-stack of its own with HERALD_SMTP_URL, a worker that sends the queued message to a real SMTP server
-on loopback (harness/smtp.py), and the link in the message is the one the inviter was shown, which
-works once. The request itself never talks to the SMTP server."""
+"""The team's mail when mail is configured (issue 32; docs/teams.md): a stack of its own with
+HERALD_SMTP_URL and a worker that sends queued messages to a real SMTP server on loopback
+(harness/smtp.py). An invitation's link arrives and works once; a mention arrives by the member's
+choice; a sign-up confirms its address through the link it is sent before its organization may
+publish. No request talks to the SMTP server itself."""
 
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Iterator
 
 import grpc
 import httpx
 import pytest
-from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc
+from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc, identity_pb2, identity_pb2_grpc
+from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
+from core import admin
 from harness.smtp import MailServer
 from harness.stack import Stack, free_port, stop_processes
 from tests.conftest import stack_of_its_own
+from tests.core.rpc_helpers import error_info
 
 PORT = free_port()
 SENDER = "Herald <herald@example.test>"
+PASSWORD = "a long enough password"
 mailing = stack_of_its_own(
-    "invitation-mail",
+    "team-mail",
     HERALD_SMTP_URL=MailServer(port=PORT).url,
     HERALD_MAIL_FROM=SENDER,
     HERALD_JOBS_POLL_SECONDS="0.05",
@@ -94,3 +100,37 @@ async def test_a_mention_is_emailed_by_the_members_choice(mailing, smtp, orgs) -
         assert [n["kind"] for n in inbox["notifications"]] == ["mentioned", "mentioned"]
     await asyncio.sleep(1.0)  # the worker polls every 50 ms: a second mail would be here by now
     assert len(smtp.to(editor.email)) == 1
+
+
+@pytest.mark.usefixtures("mail_worker")
+async def test_a_sign_up_confirms_its_address_before_it_publishes(mailing, smtp, engine) -> None:
+    email, slug = f"new-{uuid.uuid4().hex[:8]}@example.com", f"org-{uuid.uuid4().hex[:8]}"
+    channel = grpc.aio.insecure_channel(mailing.core_target)
+    accounts = accounts_pb2_grpc.AccountServiceStub(channel)
+    await accounts.SignUp(accounts_pb2.SignUpRequest(email=email, password=PASSWORD, organization=slug))
+    await admin.add_profile(engine, org=slug, slug="acme-x", platform="x", tags=[])
+    session = (await accounts.SignIn(accounts_pb2.SignInRequest(email=email, password=PASSWORD))).token
+    auth = (("authorization", f"Bearer {session}"),)
+    identity = identity_pb2_grpc.IdentityServiceStub(channel)
+    assert (await identity.GetPrincipal(identity_pb2.GetPrincipalRequest(), metadata=auth)).awaiting_verification
+    stub = posts_pb2_grpc.PostServiceStub(channel)
+    post = posts_pb2.CreatePostsRequest(content="hello", profiles=["acme-x"])
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stub.CreatePosts(post, metadata=auth)
+    assert error_info(refused.value).reason == "EMAIL_NOT_VERIFIED"
+    draft = posts_pb2.CreatePostsRequest(content="hello", profiles=["acme-x"], draft=True)
+    assert (await stub.CreatePosts(draft, metadata=auth)).posts[0].status == posts_pb2.POST_STATUS_DRAFT
+
+    received = await smtp.wait_for(email)
+    link = next(word for word in received.body.split() if "/verify-email/" in word)
+    assert link.startswith(f"{mailing.base_url}/verify-email/hev_")
+    async with httpx.AsyncClient(timeout=30) as http:
+        page = await http.get(link)
+        assert page.status_code == 200 and "confirmed" in page.text
+        assert (await http.get(link)).status_code == 404  # used once
+    assert not (await identity.GetPrincipal(identity_pb2.GetPrincipalRequest(), metadata=auth)).awaiting_verification
+    assert (await stub.CreatePosts(post, metadata=auth)).posts[0].status == posts_pb2.POST_STATUS_QUEUED
+    # Confirmed: nothing more to send.
+    resent = await accounts.ResendVerification(accounts_pb2.ResendVerificationRequest(), metadata=auth)
+    assert resent.sent is False and len(smtp.to(email)) == 1
+    await channel.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.db.models.accounts import (
     ApiKey,
     CreditLedgerEntry,
+    EmailVerification,
     Invitation,
     Membership,
     Organization,
@@ -28,6 +29,7 @@ sign_in_throttles = SignInThrottle.__table__
 organizations = Organization.__table__
 memberships = Membership.__table__
 invitations = Invitation.__table__
+email_verifications = EmailVerification.__table__
 api_keys = ApiKey.__table__
 credit_ledger = CreditLedgerEntry.__table__
 profiles = Profile.__table__
@@ -104,6 +106,7 @@ __all__ = [
     "organizations",
     "memberships",
     "invitations",
+    "email_verifications",
     "api_keys",
     "credit_ledger",
     "profiles",

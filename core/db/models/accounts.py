@@ -32,6 +32,10 @@ class User(Base):
     # Sign-in throttling (core/identity/accounts.py): failures in the current window.
     failed_sign_ins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     last_failed_sign_in_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # When the address was confirmed (the link sent at sign-up when mail is configured); None
+    # while it waits. Accounts made without mail, by the admin CLI or through an invitation count
+    # as verified when they are made.
+    email_verified_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
 
 
 class SignInThrottle(Base):
@@ -68,6 +72,8 @@ class Organization(Base):
     approvals_required_for: Mapped[str] = mapped_column(String(64), default="", server_default="")
     approval_profile_tags: Mapped[str] = mapped_column(Text, default="", server_default="")
     self_approval: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Made at sign-up with mail configured: it publishes once its creator's address is verified.
+    awaiting_verification: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Membership(Base):
@@ -156,3 +162,17 @@ class Invitation(Base):
     accepted_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     accepted_by: Mapped[Optional[str]] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     revoked_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+
+
+class EmailVerification(Base):
+    """A link to confirm a user's address: only the SHA-256 of its token; used once, 48 hours."""
+
+    __tablename__ = "email_verifications"
+    __table_args__ = (Index("ix_email_verifications_user", "user_id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    used_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)

@@ -51,6 +51,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_PROFILE_IN_USE: _ClassVar[ErrorReason]
     ERROR_REASON_LAST_OWNER: _ClassVar[ErrorReason]
     ERROR_REASON_INVITATION_CLOSED: _ClassVar[ErrorReason]
+    ERROR_REASON_EMAIL_NOT_VERIFIED: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_VALIDATION_ERROR: ErrorReason
 ERROR_REASON_INVALID_MEDIA: ErrorReason
@@ -95,6 +96,7 @@ ERROR_REASON_RECONNECT_REQUIRED: ErrorReason
 ERROR_REASON_PROFILE_IN_USE: ErrorReason
 ERROR_REASON_LAST_OWNER: ErrorReason
 ERROR_REASON_INVITATION_CLOSED: ErrorReason
+ERROR_REASON_EMAIL_NOT_VERIFIED: ErrorReason
 HTTP_STATUS_FIELD_NUMBER: _ClassVar[int]
 http_status: _descriptor.FieldDescriptor
 RETRYABLE_FIELD_NUMBER: _ClassVar[int]

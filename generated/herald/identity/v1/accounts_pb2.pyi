@@ -12,6 +12,36 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SignInByInvitationRequest(_message.Message):
+    __slots__ = ("token", "password")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    password: str
+    def __init__(self, token: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+
+class VerifyEmailRequest(_message.Message):
+    __slots__ = ("token",)
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class VerifyEmailResponse(_message.Message):
+    __slots__ = ("email",)
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    def __init__(self, email: _Optional[str] = ...) -> None: ...
+
+class ResendVerificationRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ResendVerificationResponse(_message.Message):
+    __slots__ = ("sent",)
+    SENT_FIELD_NUMBER: _ClassVar[int]
+    sent: bool
+    def __init__(self, sent: _Optional[bool] = ...) -> None: ...
+
 class SignUpByInvitationRequest(_message.Message):
     __slots__ = ("token", "password")
     TOKEN_FIELD_NUMBER: _ClassVar[int]

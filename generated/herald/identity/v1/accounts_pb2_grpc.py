@@ -53,6 +53,21 @@ class AccountServiceStub:
                 request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpByInvitationRequest.SerializeToString,
                 response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Session.FromString,
                 _registered_method=True)
+        self.SignInByInvitation = channel.unary_unary(
+                '/herald.identity.v1.AccountService/SignInByInvitation',
+                request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignInByInvitationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Session.FromString,
+                _registered_method=True)
+        self.VerifyEmail = channel.unary_unary(
+                '/herald.identity.v1.AccountService/VerifyEmail',
+                request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.VerifyEmailRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.VerifyEmailResponse.FromString,
+                _registered_method=True)
+        self.ResendVerification = channel.unary_unary(
+                '/herald.identity.v1.AccountService/ResendVerification',
+                request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.ResendVerificationRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.ResendVerificationResponse.FromString,
+                _registered_method=True)
         self.SignIn = channel.unary_unary(
                 '/herald.identity.v1.AccountService/SignIn',
                 request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignInRequest.SerializeToString,
@@ -124,6 +139,36 @@ class AccountServiceServicer:
         INVITATION_CLOSED (GONE) for a used, expired or revoked one, CONFLICT
         when the email has an account (sign in and accept instead),
         VALIDATION_ERROR for a short password, RATE_LIMITED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SignInByInvitation(self, request, context):
+        """Accepts an invitation as the invited email's existing account, checked
+        by its password (the sign-in's throttling and rate limits apply), and
+        opens a session in the organization joined: it works for an account
+        that belongs to no organization (yet). Errors: NOT_FOUND,
+        INVITATION_CLOSED, UNAUTHORIZED (wrong password), TOO_MANY_ATTEMPTS,
+        CONFLICT (already a member), RATE_LIMITED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VerifyEmail(self, request, context):
+        """Confirms an email address with the token of the link sent at sign-up
+        (when mail is configured): the organizations the address owns may then
+        publish. Errors: NOT_FOUND for an unknown, used or expired token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResendVerification(self, request, context):
+        """Sends the calling session's user a new verification link (the older
+        ones stop working). Answers whether it was sent (mail configured, the
+        address not verified yet).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -209,6 +254,21 @@ def add_AccountServiceServicer_to_server(servicer, server):
                     servicer.SignUpByInvitation,
                     request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpByInvitationRequest.FromString,
                     response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Session.SerializeToString,
+            ),
+            'SignInByInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.SignInByInvitation,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SignInByInvitationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.Session.SerializeToString,
+            ),
+            'VerifyEmail': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyEmail,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.VerifyEmailRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.VerifyEmailResponse.SerializeToString,
+            ),
+            'ResendVerification': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResendVerification,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.ResendVerificationRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.ResendVerificationResponse.SerializeToString,
             ),
             'SignIn': grpc.unary_unary_rpc_method_handler(
                     servicer.SignIn,
@@ -326,6 +386,87 @@ class AccountService:
             '/herald.identity.v1.AccountService/SignUpByInvitation',
             herald_dot_identity_dot_v1_dot_accounts__pb2.SignUpByInvitationRequest.SerializeToString,
             herald_dot_identity_dot_v1_dot_accounts__pb2.Session.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SignInByInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.AccountService/SignInByInvitation',
+            herald_dot_identity_dot_v1_dot_accounts__pb2.SignInByInvitationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.Session.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyEmail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.AccountService/VerifyEmail',
+            herald_dot_identity_dot_v1_dot_accounts__pb2.VerifyEmailRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.VerifyEmailResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResendVerification(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.AccountService/ResendVerification',
+            herald_dot_identity_dot_v1_dot_accounts__pb2.ResendVerificationRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.ResendVerificationResponse.FromString,
             options,
             channel_credentials,
             insecure,

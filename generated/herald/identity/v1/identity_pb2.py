@@ -27,7 +27,7 @@ from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior_
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/identity/v1/identity.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n\x13GetPrincipalRequest\"$\n\x12\x43heckAccessRequest\x12\x0e\n\x06method\x18\x01 \x01(\t\"\x15\n\x13\x43heckAccessResponse\"\xf9\x01\n\tPrincipal\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x17\n\x0forganization_id\x18\x02 \x01(\t\x12\x14\n\x0corganization\x18\x03 \x01(\t\x12;\n\x0f\x63redential_kind\x18\x04 \x01(\x0e\x32\".herald.identity.v1.CredentialKind\x12\x15\n\rcredential_id\x18\x05 \x01(\t\x12\x0e\n\x06scopes\x18\x06 \x03(\t\x12&\n\x04plan\x18\x07 \x01(\x0e\x32\x18.herald.identity.v1.Plan\x12\r\n\x05\x65mail\x18\x08 \x01(\t\x12\x11\n\ttime_zone\x18\t \x01(\t\";\n\x12ListApiKeysRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"\\\n\x13ListApiKeysResponse\x12,\n\x08\x61pi_keys\x18\x01 \x03(\x0b\x32\x1a.herald.identity.v1.ApiKey\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc1\x01\n\x06\x41piKey\x12\n\n\x02id\x18\x01 \x01(\t\x12\x16\n\x0e\x64isplay_prefix\x18\x02 \x01(\t\x12/\n\x0b\x63reate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rlast_use_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0brevoke_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"R\n\rCreatedApiKey\x12+\n\x07\x61pi_key\x18\x01 \x01(\x0b\x32\x1a.herald.identity.v1.ApiKey\x12\x14\n\x06secret\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\"/\n\x13RevokeApiKeyRequest\x12\x18\n\napi_key_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"/\n\x13RotateApiKeyRequest\x12\x18\n\napi_key_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"\x15\n\x13\x43reateApiKeyRequest*\x93\x01\n\x0e\x43redentialKind\x12\x1f\n\x1b\x43REDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x43REDENTIAL_KIND_API_KEY\x10\x01\x12&\n\"CREDENTIAL_KIND_OAUTH_ACCESS_TOKEN\x10\x02\x12\x1b\n\x17\x43REDENTIAL_KIND_SESSION\x10\x03*O\n\x04Plan\x12\x14\n\x10PLAN_UNSPECIFIED\x10\x00\x12\x0f\n\x0bPLAN_ACTIVE\x10\x01\x12\x11\n\rPLAN_TRIALING\x10\x02\x12\r\n\tPLAN_NONE\x10\x03\x32\xd8\x05\n\x0fIdentityService\x12m\n\x0cGetPrincipal\x12\'.herald.identity.v1.GetPrincipalRequest\x1a\x1d.herald.identity.v1.Principal\"\x15\x82\xd3\xe4\x93\x02\x0f\x12\r/v1/principal\x12^\n\x0b\x43heckAccess\x12&.herald.identity.v1.CheckAccessRequest\x1a\'.herald.identity.v1.CheckAccessResponse\x12t\n\x0bListApiKeys\x12&.herald.identity.v1.ListApiKeysRequest\x1a\'.herald.identity.v1.ListApiKeysResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/api-keys\x12s\n\x0c\x43reateApiKey\x12\'.herald.identity.v1.CreateApiKeyRequest\x1a!.herald.identity.v1.CreatedApiKey\"\x17\x82\xd3\xe4\x93\x02\x11\"\x0c/v1/api-keys:\x01*\x12\x80\x01\n\x0cRevokeApiKey\x12\'.herald.identity.v1.RevokeApiKeyRequest\x1a\x1a.herald.identity.v1.ApiKey\"+\x82\xd3\xe4\x93\x02%\" /v1/api-keys/{api_key_id}:revoke:\x01*\x12\x87\x01\n\x0cRotateApiKey\x12\'.herald.identity.v1.RotateApiKeyRequest\x1a!.herald.identity.v1.CreatedApiKey\"+\x82\xd3\xe4\x93\x02%\" /v1/api-keys/{api_key_id}:rotate:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/identity/v1/identity.proto\x12\x12herald.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n\x13GetPrincipalRequest\"$\n\x12\x43heckAccessRequest\x12\x0e\n\x06method\x18\x01 \x01(\t\"\x15\n\x13\x43heckAccessResponse\"\xa6\x02\n\tPrincipal\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x17\n\x0forganization_id\x18\x02 \x01(\t\x12\x14\n\x0corganization\x18\x03 \x01(\t\x12;\n\x0f\x63redential_kind\x18\x04 \x01(\x0e\x32\".herald.identity.v1.CredentialKind\x12\x15\n\rcredential_id\x18\x05 \x01(\t\x12\x0e\n\x06scopes\x18\x06 \x03(\t\x12&\n\x04plan\x18\x07 \x01(\x0e\x32\x18.herald.identity.v1.Plan\x12\r\n\x05\x65mail\x18\x08 \x01(\t\x12\x11\n\ttime_zone\x18\t \x01(\t\x12\x0c\n\x04role\x18\n \x01(\t\x12\x1d\n\x15\x61waiting_verification\x18\x0b \x01(\x08\";\n\x12ListApiKeysRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"\\\n\x13ListApiKeysResponse\x12,\n\x08\x61pi_keys\x18\x01 \x03(\x0b\x32\x1a.herald.identity.v1.ApiKey\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc1\x01\n\x06\x41piKey\x12\n\n\x02id\x18\x01 \x01(\t\x12\x16\n\x0e\x64isplay_prefix\x18\x02 \x01(\t\x12/\n\x0b\x63reate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rlast_use_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0brevoke_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"R\n\rCreatedApiKey\x12+\n\x07\x61pi_key\x18\x01 \x01(\x0b\x32\x1a.herald.identity.v1.ApiKey\x12\x14\n\x06secret\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\"/\n\x13RevokeApiKeyRequest\x12\x18\n\napi_key_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"/\n\x13RotateApiKeyRequest\x12\x18\n\napi_key_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"\x15\n\x13\x43reateApiKeyRequest*\x93\x01\n\x0e\x43redentialKind\x12\x1f\n\x1b\x43REDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x43REDENTIAL_KIND_API_KEY\x10\x01\x12&\n\"CREDENTIAL_KIND_OAUTH_ACCESS_TOKEN\x10\x02\x12\x1b\n\x17\x43REDENTIAL_KIND_SESSION\x10\x03*O\n\x04Plan\x12\x14\n\x10PLAN_UNSPECIFIED\x10\x00\x12\x0f\n\x0bPLAN_ACTIVE\x10\x01\x12\x11\n\rPLAN_TRIALING\x10\x02\x12\r\n\tPLAN_NONE\x10\x03\x32\xd8\x05\n\x0fIdentityService\x12m\n\x0cGetPrincipal\x12\'.herald.identity.v1.GetPrincipalRequest\x1a\x1d.herald.identity.v1.Principal\"\x15\x82\xd3\xe4\x93\x02\x0f\x12\r/v1/principal\x12^\n\x0b\x43heckAccess\x12&.herald.identity.v1.CheckAccessRequest\x1a\'.herald.identity.v1.CheckAccessResponse\x12t\n\x0bListApiKeys\x12&.herald.identity.v1.ListApiKeysRequest\x1a\'.herald.identity.v1.ListApiKeysResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/api-keys\x12s\n\x0c\x43reateApiKey\x12\'.herald.identity.v1.CreateApiKeyRequest\x1a!.herald.identity.v1.CreatedApiKey\"\x17\x82\xd3\xe4\x93\x02\x11\"\x0c/v1/api-keys:\x01*\x12\x80\x01\n\x0cRevokeApiKey\x12\'.herald.identity.v1.RevokeApiKeyRequest\x1a\x1a.herald.identity.v1.ApiKey\"+\x82\xd3\xe4\x93\x02%\" /v1/api-keys/{api_key_id}:revoke:\x01*\x12\x87\x01\n\x0cRotateApiKey\x12\'.herald.identity.v1.RotateApiKeyRequest\x1a!.herald.identity.v1.CreatedApiKey\"+\x82\xd3\xe4\x93\x02%\" /v1/api-keys/{api_key_id}:rotate:\x01*b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -50,10 +50,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_IDENTITYSERVICE'].methods_by_name['RevokeApiKey']._serialized_options = b'\202\323\344\223\002%\" /v1/api-keys/{api_key_id}:revoke:\001*'
   _globals['_IDENTITYSERVICE'].methods_by_name['RotateApiKey']._loaded_options = None
   _globals['_IDENTITYSERVICE'].methods_by_name['RotateApiKey']._serialized_options = b'\202\323\344\223\002%\" /v1/api-keys/{api_key_id}:rotate:\001*'
-  _globals['_CREDENTIALKIND']._serialized_start=1046
-  _globals['_CREDENTIALKIND']._serialized_end=1193
-  _globals['_PLAN']._serialized_start=1195
-  _globals['_PLAN']._serialized_end=1274
+  _globals['_CREDENTIALKIND']._serialized_start=1091
+  _globals['_CREDENTIALKIND']._serialized_end=1238
+  _globals['_PLAN']._serialized_start=1240
+  _globals['_PLAN']._serialized_end=1319
   _globals['_GETPRINCIPALREQUEST']._serialized_start=153
   _globals['_GETPRINCIPALREQUEST']._serialized_end=174
   _globals['_CHECKACCESSREQUEST']._serialized_start=176
@@ -61,21 +61,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CHECKACCESSRESPONSE']._serialized_start=214
   _globals['_CHECKACCESSRESPONSE']._serialized_end=235
   _globals['_PRINCIPAL']._serialized_start=238
-  _globals['_PRINCIPAL']._serialized_end=487
-  _globals['_LISTAPIKEYSREQUEST']._serialized_start=489
-  _globals['_LISTAPIKEYSREQUEST']._serialized_end=548
-  _globals['_LISTAPIKEYSRESPONSE']._serialized_start=550
-  _globals['_LISTAPIKEYSRESPONSE']._serialized_end=642
-  _globals['_APIKEY']._serialized_start=645
-  _globals['_APIKEY']._serialized_end=838
-  _globals['_CREATEDAPIKEY']._serialized_start=840
-  _globals['_CREATEDAPIKEY']._serialized_end=922
-  _globals['_REVOKEAPIKEYREQUEST']._serialized_start=924
-  _globals['_REVOKEAPIKEYREQUEST']._serialized_end=971
-  _globals['_ROTATEAPIKEYREQUEST']._serialized_start=973
-  _globals['_ROTATEAPIKEYREQUEST']._serialized_end=1020
-  _globals['_CREATEAPIKEYREQUEST']._serialized_start=1022
-  _globals['_CREATEAPIKEYREQUEST']._serialized_end=1043
-  _globals['_IDENTITYSERVICE']._serialized_start=1277
-  _globals['_IDENTITYSERVICE']._serialized_end=2005
+  _globals['_PRINCIPAL']._serialized_end=532
+  _globals['_LISTAPIKEYSREQUEST']._serialized_start=534
+  _globals['_LISTAPIKEYSREQUEST']._serialized_end=593
+  _globals['_LISTAPIKEYSRESPONSE']._serialized_start=595
+  _globals['_LISTAPIKEYSRESPONSE']._serialized_end=687
+  _globals['_APIKEY']._serialized_start=690
+  _globals['_APIKEY']._serialized_end=883
+  _globals['_CREATEDAPIKEY']._serialized_start=885
+  _globals['_CREATEDAPIKEY']._serialized_end=967
+  _globals['_REVOKEAPIKEYREQUEST']._serialized_start=969
+  _globals['_REVOKEAPIKEYREQUEST']._serialized_end=1016
+  _globals['_ROTATEAPIKEYREQUEST']._serialized_start=1018
+  _globals['_ROTATEAPIKEYREQUEST']._serialized_end=1065
+  _globals['_CREATEAPIKEYREQUEST']._serialized_start=1067
+  _globals['_CREATEAPIKEYREQUEST']._serialized_end=1088
+  _globals['_IDENTITYSERVICE']._serialized_start=1322
+  _globals['_IDENTITYSERVICE']._serialized_end=2050
 # @@protoc_insertion_point(module_scope)

@@ -49,7 +49,7 @@ class CheckAccessResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class Principal(_message.Message):
-    __slots__ = ("user_id", "organization_id", "organization", "credential_kind", "credential_id", "scopes", "plan", "email", "time_zone")
+    __slots__ = ("user_id", "organization_id", "organization", "credential_kind", "credential_id", "scopes", "plan", "email", "time_zone", "role", "awaiting_verification")
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
     ORGANIZATION_FIELD_NUMBER: _ClassVar[int]
@@ -59,6 +59,8 @@ class Principal(_message.Message):
     PLAN_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    AWAITING_VERIFICATION_FIELD_NUMBER: _ClassVar[int]
     user_id: str
     organization_id: str
     organization: str
@@ -68,7 +70,9 @@ class Principal(_message.Message):
     plan: Plan
     email: str
     time_zone: str
-    def __init__(self, user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., organization: _Optional[str] = ..., credential_kind: _Optional[_Union[CredentialKind, str]] = ..., credential_id: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., plan: _Optional[_Union[Plan, str]] = ..., email: _Optional[str] = ..., time_zone: _Optional[str] = ...) -> None: ...
+    role: str
+    awaiting_verification: bool
+    def __init__(self, user_id: _Optional[str] = ..., organization_id: _Optional[str] = ..., organization: _Optional[str] = ..., credential_kind: _Optional[_Union[CredentialKind, str]] = ..., credential_id: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., plan: _Optional[_Union[Plan, str]] = ..., email: _Optional[str] = ..., time_zone: _Optional[str] = ..., role: _Optional[str] = ..., awaiting_verification: _Optional[bool] = ...) -> None: ...
 
 class ListApiKeysRequest(_message.Message):
     __slots__ = ("page_size", "page_token")
