@@ -24,6 +24,7 @@ from facades.web import (
     media_pages,
     media_uploads,
     members_pages,
+    notifications_pages,
     overview_pages,
     post_detail_pages,
     post_group_pages,
@@ -62,6 +63,7 @@ PAGE_FAMILIES: dict[str, tuple[Route, ...]] = {
     "dashboard_webhooks": webhooks_pages.ROUTES,
     "dashboard_settings": settings_pages.ROUTES,
     "dashboard_members": members_pages.ROUTES,
+    "dashboard_notifications": notifications_pages.ROUTES,
     "dashboard_invitations": invitation_pages.ROUTES,
     "dashboard_verification": verify_pages.ROUTES,
 }

@@ -2,8 +2,9 @@
 its media with their thumbnails, each part's delivery (thread items, first comment), why it
 failed, its review, its outbox entries (the requests the platform received, or in the sandbox
 would have), and the actions "Cancel post", "Retry", "Edit" and "Duplicate" (links: compose,
-`?edit=` and `?from=<post_id>`), and for a post waiting for approval "Approve" and "Reject"
-(post_review.py). A sandbox delivery's `url` is this page, at the part's outbox entry
+`?edit=` and `?from=<post_id>`), for a post waiting for approval "Approve" and "Reject"
+(post_review.py), and the team's comments on it with the form that adds one (post_comments.py).
+A sandbox delivery's `url` is this page, at the part's outbox entry
 (contract/post_links.py)."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from sanic.response import HTTPResponse
 
 from contract.post_links import outbox_anchor, post_page_path, sandbox_anchor
 from facades.errors import ApiError
-from facades.web import post_review
+from facades.web import post_comments, post_review
 from facades.web.media_pages import thumbnail_path
 from facades.web.pages import Route, dashboard_page, notice, see_other, signed_in, when
 from facades.web.post_history import post_history
@@ -200,19 +201,24 @@ async def post_page(
     status: int = 200,
     failure: ApiError | None = None,
     typed: dict[str, str] | None = None,
+    refused_comment: post_comments.Refused | None = None,
 ) -> HTTPResponse:
-    """The post, its parts and its outbox (and, after a refused action, why it was refused;
-    `typed`: a refused review's form as it was sent)."""
+    """The post, its parts, its comments and its outbox (and, after a refused action, why it was
+    refused; `typed`: a refused review's form as it was sent; `refused_comment`: a comment the
+    core refused, shown under its form)."""
     core = request.app.ctx.core
     post_id = _checked(post_id)
     found = await core.call(
         core.posts.GetPost, posts_pb2.GetPostRequest(post_id=post_id), authorization=viewer.authorization
     )
     post = found.response
-    outbox = await core.call(
-        core.posts.ListOutboxEntries,
-        posts_pb2.ListOutboxEntriesRequest(post_id=post_id),
-        authorization=viewer.authorization,
+    outbox, comments = await asyncio.gather(
+        core.call(
+            core.posts.ListOutboxEntries,
+            posts_pb2.ListOutboxEntriesRequest(post_id=post_id),
+            authorization=viewer.authorization,
+        ),
+        post_comments.comments_of(request, viewer, post_id),
     )
     history, history_more = await post_history(request, viewer, post_id)
     thread = [_part(post.id, t) for t in post.thread]
@@ -259,6 +265,8 @@ async def post_page(
         entries=_entries(list(outbox.response.entries), zone),
         history=history,
         history_more=history_more,
+        comments=comments,
+        commenting=await post_comments.form(request, viewer, refused_comment),
         cancel=_cancel(state),
         retry=_retry(state),
         edit=_edit(state),
@@ -267,7 +275,7 @@ async def post_page(
 
 def _notice(request: Request) -> str | None:
     name = request.args.get("notice", "")
-    return EDIT_NOTICES.get(name) or post_review.NOTICES.get(name) or notice(request)
+    return EDIT_NOTICES.get(name) or post_review.NOTICES.get(name) or post_comments.NOTICES.get(name) or notice(request)
 
 
 @signed_in
@@ -333,10 +341,27 @@ async def _review(request: Request, viewer: Viewer, post_id: str, *, approving: 
     return see_other(f"{post_page_path(post_id)}?notice={name}")
 
 
+@signed_in
+async def add_comment(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
+    """Adds the form's comment to the post ("Post comment"); a refusal is shown under the form in
+    the core's words, with what was typed."""
+    post_id = _checked(post_id)
+    body = ((request.form or {}).get("body") or "")[: post_comments.MAX_BODY * 4]  # the core says if too long
+    try:
+        await post_comments.add(request, viewer, post_id, body)
+    except ApiError as error:
+        if error.code not in post_comments.SHOWN:
+            raise
+        refused = post_comments.Refused(body, error)
+        return await post_page(request, viewer, post_id, status=error.http_status, refused_comment=refused)
+    return see_other(f"{post_page_path(post_id)}?notice={post_comments.ADDED}#comments")
+
+
 ROUTES = (
     Route("GET", "/dashboard/posts/<post_id:str>", show_post),
     Route("POST", "/dashboard/posts/<post_id:str>/cancel", cancel_post),
     Route("POST", "/dashboard/posts/<post_id:str>/retry", retry_post),
     Route("POST", "/dashboard/posts/<post_id:str>/approve", approve_post),
     Route("POST", "/dashboard/posts/<post_id:str>/reject", reject_post),
+    Route("POST", "/dashboard/posts/<post_id:str>/comments", add_comment),
 )

@@ -3,8 +3,8 @@
 posts page's groups and the overview.
 
 The core decides everything. Whether the signed-in member may review is their role's `approve`
-permission by the core's catalog, their role read off their own ListMembers row (as the members
-page reads it): a member who may not sees the buttons disabled, with this reason. A review is one
+permission by the core's catalog, their role the session's principal's (as the members page
+reads it): a member who may not sees the buttons disabled, with this reason. A review is one
 call (ApprovePost, RejectPost, or the group's) with the session's credential; what the core refuses
 (FORBIDDEN for one's own post without self-approval, INVALID_POST_STATE when someone else reviewed
 it first, VALIDATION_ERROR when its time passed while it waited) comes back in its words. Only the
@@ -15,11 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from herald.identity.v1 import members_pb2
 from herald.posts.v1 import posts_pb2
 from sanic import Request
 
-from contract.requests import rpc_path
 from facades.errors import ApiError
 from facades.web.local_time import instant
 from facades.web.members_pages import in_words
@@ -60,21 +58,24 @@ class Decision:
     publish_now: bool = False
 
 
-async def reviewer(request: Request, viewer: Viewer) -> Reviewer:
-    """The signed-in member's right to review, by their role (their own ListMembers row) and the
-    core's catalog of roles."""
-    core = request.app.ctx.core
-    path = rpc_path(members_pb2, "MemberService", "ListMembers")
-    listed = await core.call(core.method(path), members_pb2.ListMembersRequest(), authorization=viewer.authorization)
-    role = next((m.role for m in listed.response.members if m.is_caller), "")
+async def roles_with(request: Request, permission: str) -> list[str]:
+    """The roles carrying `permission`, best first, by the core's catalog."""
     catalog = (await request.app.ctx.contract.get()).catalog.message
-    approvers = [r.name for r in catalog.roles if APPROVE in r.permissions]
+    return [r.name for r in catalog.roles if permission in r.permissions]
+
+
+async def reviewer(request: Request, viewer: Viewer) -> Reviewer:
+    """The signed-in member's right to review, by their role (the session's principal carries
+    it: no call of its own) and the core's catalog of roles."""
+    role = viewer.principal.role
+    approvers = await roles_with(request, APPROVE)
     if role in approvers:
         return Reviewer(True)
-    return Reviewer(False, f"Your role ({role or 'none'}) cannot approve or reject posts: {_listed(approvers)} can.")
+    return Reviewer(False, f"Your role ({role or 'none'}) cannot approve or reject posts: {listed(approvers)} can.")
 
 
-def _listed(names: list[str]) -> str:
+def listed(names: list[str]) -> str:
+    """Roles in words: "owners, admins and editors"."""
     plural = [f"{n}s" for n in names]
     return ", ".join(plural[:-1]) + f" and {plural[-1]}" if len(plural) > 1 else "".join(plural) or "no role"
 

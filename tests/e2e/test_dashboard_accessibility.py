@@ -32,8 +32,11 @@ SIGNED_IN = {
     "credits": "/dashboard/credits",
     "settings": "/dashboard/settings",
     "members": "/dashboard/members",
+    "notifications": "/dashboard/notifications",
+    "notifications-unread": "/dashboard/notifications?show=unread",
     # A refused input: the page with its alert.
     "posts-refused": "/dashboard/posts?page=not-a-page-token",
+    "notifications-refused": "/dashboard/notifications?page=not-a-page-token",
 }
 
 
@@ -113,6 +116,12 @@ async def test_every_page_passes_axe_at_desktop_and_phone_widths(
         assert submitted.json()["posts"][0]["status"] == "pending_approval", submitted.text
         waiting_ids.append(submitted.json()["posts"][0]["id"])
     waiting, rejected = waiting_ids
+    # The waiting post's comments, one mentioning its author; the worker tells the owner of the
+    # waiting posts (the notifications page's list).
+    noted = await http.post(
+        f"/v1/posts/{waiting}/comments", json={"body": f"Shorter, @{contributor.email}?"}, headers=org.auth
+    )
+    assert noted.status_code == 201, noted.text
     refused = await http.post(f"/v1/posts/{rejected}/reject", json={"comment": "Not this one."}, headers=org.auth)
     assert refused.status_code == 200, refused.text
     for _ in range(300):
