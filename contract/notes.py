@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from contract.base import InQuery, Request, Response, UtcTimestamp, timestamp
 from contract.post_requests import GroupId, PostId
 from contract.requests import PageToken, _page_size
-from contract.resources import NextPageToken
+from contract.resources import NextPageToken, _page
 
 _BODY = Annotated[
     str,
@@ -134,11 +134,8 @@ class NotificationList(Response):
 
     @classmethod
     def from_proto(cls, r: notes_pb2.ListNotificationsResponse) -> dict[str, Any]:
-        return {
-            "notifications": [Notification.from_proto(n) for n in r.notifications],
-            "next_page_token": r.next_page_token or None,
-            "unread_count": r.unread_count,
-        }
+        listed = _page("notifications", [Notification.from_proto(n) for n in r.notifications], r.next_page_token)
+        return {**listed, "unread_count": r.unread_count}
 
 
 class MarkNotificationsReadRequest(Request):
