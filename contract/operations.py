@@ -13,6 +13,7 @@ from __future__ import annotations
 from contract.operation import Operation
 from contract.table import (
     accounts,
+    analytics,
     approvals,
     audit,
     connections,
@@ -32,6 +33,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *audit.ROWS,
     *connections.ROWS,
     *posts.ROWS,
+    *analytics.ROWS,
     *approvals.ROWS,
     *notes.ROWS,
     *media.ROWS,
@@ -50,6 +52,7 @@ TAGS = {
     "comments": "The team's comments on posts and post groups: internal, never published.",
     "notifications": "Your notifications and where each kind goes.",
     "posts": "Posts: create, list, edit, cancel and retry posts; recent posts; the dry run.",
+    "analytics": "What published posts did on their platforms: metrics read at growing intervals, kept as history.",
     "media": "The media library: presign, confirm, manage; licensed stock photos.",
     "brand": "The brand voice: how the organization writes and what it never publishes.",
     "writing": "Writing tools: destination limits and the generation catalogue.",

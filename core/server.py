@@ -13,6 +13,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from herald.analytics.v1 import analytics_pb2, analytics_pb2_grpc
 from herald.audit.v1 import audit_pb2, audit_pb2_grpc
 from herald.brand.v1 import brand_pb2, brand_pb2_grpc
 from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
@@ -37,6 +38,8 @@ from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core.analytics.servicer import POLICIES as ANALYTICS_POLICIES
+from core.analytics.servicer import AnalyticsServicer
 from core.audit.servicer import POLICIES as AUDIT_POLICIES
 from core.audit.servicer import AuditServicer
 from core.brand.servicer import POLICIES as BRAND_POLICIES
@@ -110,6 +113,7 @@ SERVICES = (
     _service(profiles_pb2, "ProfileService", PROFILE_POLICIES, profiles_pb2_grpc),
     _service(connections_pb2, "ConnectionService", CONNECTION_POLICIES, connections_pb2_grpc),
     _service(posts_pb2, "PostService", POST_POLICIES, posts_pb2_grpc),
+    _service(analytics_pb2, "AnalyticsService", ANALYTICS_POLICIES, analytics_pb2_grpc),
     _service(media_pb2, "MediaService", MEDIA_POLICIES, media_pb2_grpc),
     _service(stock_pb2, "StockService", STOCK_POLICIES, stock_pb2_grpc),
     _service(brand_pb2, "BrandVoiceService", BRAND_POLICIES, brand_pb2_grpc),
@@ -144,6 +148,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "ProfileService": ProfileServicer(),
         "ConnectionService": ConnectionServicer(settings),
         "PostService": PostServicer(),
+        "AnalyticsService": AnalyticsServicer(),
         "MediaService": MediaServicer(storage),
         "StockService": StockServicer(settings, storage),
         "BrandVoiceService": BrandVoiceServicer(),

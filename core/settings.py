@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
@@ -64,6 +65,18 @@ class CoreSettings(BaseSettings):
     # Sandbox only: simulated platform latency per delivery, in milliseconds.
     sandbox_latency_ms: int = Field(default=0, ge=0, le=60_000)
 
+    # Analytics (core/analytics; docs/analytics.md). When a published post's metrics are read,
+    # counted from its publishing: durations with a unit (s, m, h or d), comma-separated, each
+    # later than the one before; after the last, only a refresh reads them again.
+    metrics_schedule: str = "1h,6h,24h,3d,7d,30d"
+    # Reads one worker claims per transaction, how long it holds them before another may take
+    # them over, and how often an idle worker looks for due ones.
+    metrics_read_batch_size: int = Field(default=500, ge=1, le=5000)
+    metrics_read_lease_seconds: float = Field(default=120.0, gt=0)
+    metrics_read_poll_seconds: float = Field(default=5.0, gt=0)
+    # Sandbox only: simulated platform latency per metrics call (one batch), in milliseconds.
+    metrics_sandbox_latency_ms: int = Field(default=0, ge=0, le=60_000)
+
     # The lease job queue the workers share (core/jobs): how often an idle worker looks for due
     # jobs, how long it holds one, how many it runs at once, and the backoff between attempts.
     # Webhooks (docs/webhooks.md): seconds between a failed delivery attempt and the next, one
@@ -104,6 +117,8 @@ class CoreSettings(BaseSettings):
     rate_limit_sign_up_address: str = "20/3600"
     rate_limit_register_address: str = "100/3600"
     rate_limit_client_metadata_address: str = "60/600"
+    # Refreshes of posts' metrics per organization (POST /v1/posts/{post_id}/metrics/refresh).
+    rate_limit_metrics_refresh: str = "60/3600"
     redis_url: str = ""
     # `herald metrics` (the machine's exporter) listens here; workers sample the queues for
     # Prometheus this often when metrics are exported (PROMETHEUS_MULTIPROC_DIR).
@@ -237,12 +252,21 @@ class CoreSettings(BaseSettings):
         "rate_limit_sign_up_address",
         "rate_limit_register_address",
         "rate_limit_client_metadata_address",
+        "rate_limit_metrics_refresh",
     )
     @classmethod
     def _budget(cls, value: str) -> str:
         from core.ratelimit import Budget
 
         Budget.parse(value)
+        return value
+
+    @field_validator("metrics_schedule")
+    @classmethod
+    def _metrics_schedule(cls, value: str) -> str:
+        from core.analytics.schedule import parse_schedule
+
+        parse_schedule(value)
         return value
 
     @field_validator("allow_private_targets", mode="before")
@@ -292,6 +316,14 @@ class CoreSettings(BaseSettings):
             return ipaddress.ip_address(host).is_loopback
         except ValueError:
             return False
+
+    @property
+    def metrics_read_offsets(self) -> tuple[timedelta, ...]:
+        """HERALD_METRICS_SCHEDULE: when each read of a published post's metrics is due, after
+        its publishing."""
+        from core.analytics.schedule import parse_schedule
+
+        return parse_schedule(self.metrics_schedule)
 
     @property
     def smtp_server(self) -> SmtpServer | None:

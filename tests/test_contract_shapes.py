@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
+from herald.analytics.v1 import analytics_pb2
 from herald.brand.v1 import brand_pb2
 from herald.connections.v1 import connections_pb2
 from herald.credits.v1 import credits_pb2
@@ -21,7 +22,7 @@ from herald.stock.v1 import stock_pb2
 from herald.webhooks.v1 import webhooks_pb2
 from jsonschema import Draft202012Validator
 
-from contract import brand, organization, preview, stock, writing
+from contract import analytics, brand, organization, preview, stock, writing
 from contract import connections as conn
 from contract import generate as gen
 from contract import media_resources as mr
@@ -210,7 +211,21 @@ FAILED_RUN = generate_pb2.GenerateRun(
     finish_time=NOW,
 )
 
+READING = analytics_pb2.MetricSnapshot(metrics={"likes": 3, "reposts": 1}, collect_time=NOW, source="sandbox")
+
 SAMPLES: list[tuple[type[Response], Any]] = [
+    (
+        analytics.PostMetrics,
+        analytics_pb2.PostMetrics(
+            post_id="pst_1",
+            latest=READING,
+            history=[READING],
+            thread=[analytics_pb2.ThreadItemMetrics(position=0, latest=READING)],
+            next_read_time=NOW,
+        ),
+    ),
+    (analytics.PostMetrics, analytics_pb2.PostMetrics(post_id="pst_1")),
+    (analytics.MetricsRefresh, analytics_pb2.RefreshPostMetricsResponse(post_id="pst_1", queued=True)),
     (gen.GenerateRun, RUN),
     (gen.GenerateRun, FAILED_RUN),
     (

@@ -212,6 +212,27 @@ class DeliveryError(Exception):
         self.retry_after = retry_after
 
 
+@dataclass(frozen=True, slots=True)
+class MetricsItem:
+    """One published item whose metrics are read (docs/analytics.md): the post (`part` -1) or a
+    thread item (its position), by the platform's id for it."""
+
+    post_id: str
+    part: int
+    platform_post_id: str
+    published_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsReading:
+    """What the platform said about one item: its numbers in the normalized vocabulary
+    (contract/analytics.py; a metric the platform does not give is left out, never 0) and the
+    answer they were read from, kept as the post's latest raw answer."""
+
+    values: Mapping[str, int]
+    raw: Any
+
+
 class PlatformAPI(Protocol):
     """What a connector talks to (sandbox or live)."""
 
@@ -265,6 +286,10 @@ class Connector(ABC):
     # Where the platform's request carries the post's language (e.g. Bluesky's `langs`); "" for a
     # platform whose API has no such field, where a request's `language` gets a notice.
     language_field: ClassVar[str] = ""
+    # Metrics (docs/analytics.md): the vocabulary's post metrics the platform gives (its mapping
+    # is in that page), and how many items one metrics call reads (its batch endpoint's limit).
+    post_metric_names: ClassVar[tuple[str, ...]] = ()
+    metrics_batch_size: ClassVar[int] = 1
 
     @abstractmethod
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:

@@ -58,6 +58,9 @@ class BlueskyConnector(Connector):
     strong ref (uri and cid); the Delivery of every record carries its cid for the next one."""
 
     key = "bluesky"
+    # Metrics (app.bsky.feed.getPosts, 25 URIs a call; no views): docs/analytics.md, "Each platform".
+    post_metric_names = ("likes", "reposts", "replies", "quotes", "bookmarks")
+    metrics_batch_size = 25
     threads = True
     first_comment = True  # a self-reply, with the same app password
     language_field = "langs"

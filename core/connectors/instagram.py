@@ -40,6 +40,9 @@ class InstagramConnector(GraphConnector):
     among the media's comments (one page of them) by its text and the account's username."""
 
     key = "instagram"
+    # Metrics (media insights in Graph batches of 50): docs/analytics.md, "Each platform".
+    post_metric_names = ("impressions", "reach", "likes", "replies", "bookmarks", "shares")
+    metrics_batch_size = 50
     web_host = "www.instagram.com"
     api = API
     create_edge = "media"

@@ -91,6 +91,9 @@ class LinkedInConnector(Connector):
     a comment whose answer was lost cannot be told (UNCERTAIN)."""
 
     key = "linkedin"
+    # Metrics (share statistics, 20 URNs a call): docs/analytics.md, "Each platform".
+    post_metric_names = ("impressions", "reach", "likes", "replies", "reposts", "link_clicks")
+    metrics_batch_size = 20
     first_comment = True
 
     async def deliver_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery:

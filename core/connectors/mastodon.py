@@ -42,6 +42,9 @@ class MastodonConnector(Connector):
     default language, as it does for any status."""
 
     key = "mastodon"
+    # Metrics (GET /api/v1/statuses?id[]=, 20 a call; no views): docs/analytics.md, "Each platform".
+    post_metric_names = ("likes", "reposts", "replies", "quotes")
+    metrics_batch_size = 20
     language_field = "language"
     poll_seconds = 1.0
     threads = True

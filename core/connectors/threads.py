@@ -23,6 +23,9 @@ class ThreadsConnector(GraphConnector):
     is not published yet is published again safely, as a post is."""
 
     key = "threads"
+    # Metrics (a media object's insights, one a call): docs/analytics.md, "Each platform".
+    post_metric_names = ("impressions", "likes", "replies", "reposts", "quotes", "shares")
+    metrics_batch_size = 1
     web_host = "www.threads.net"
     api = API
     create_edge = "threads"

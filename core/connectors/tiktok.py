@@ -68,6 +68,9 @@ class TikTokConnector(Connector):
     threads and no first comments: the API has no comment endpoint."""
 
     key = "tiktok"
+    # Metrics (POST /v2/video/query/, 20 ids a call): docs/analytics.md, "Each platform".
+    post_metric_names = ("video_views", "likes", "replies", "shares")
+    metrics_batch_size = 20
     poll_seconds = 3.0  # the status endpoint allows 30 requests a minute per token
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:

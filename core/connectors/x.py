@@ -50,6 +50,9 @@ class XConnector(Connector):
     recent posts (its t.co links expanded back) before anything is sent again."""
 
     key = "x"
+    # Metrics (GET /2/tweets?ids=, 100 a call): docs/analytics.md, "Each platform".
+    post_metric_names = ("impressions", "likes", "reposts", "replies", "quotes", "bookmarks", "link_clicks")
+    metrics_batch_size = 100
     threads = True
     first_comment = True  # a self-reply; tweet.write covers replies
 

@@ -49,6 +49,9 @@ class YouTubeConnector(Connector):
     newest comment threads (one page, 1 unit) by its text and the channel that wrote it."""
 
     key = "youtube"
+    # Metrics (videos.list statistics, 50 ids a call, and YouTube Analytics): docs/analytics.md, "Each platform".
+    post_metric_names = ("video_views", "likes", "replies", "watch_time_seconds", "shares")
+    metrics_batch_size = 50
     first_comment = True
     comment_scopes = (FORCE_SSL,)
     language_field = "snippet.defaultLanguage"

@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from core.analytics import schedule as metrics_schedule
 from core.connectors.base import Delivery
 from core.credits import service as credits
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite
@@ -37,8 +38,17 @@ def _fenced(claim: Claim, worker_id: str):
 
 
 async def record_published(
-    engine: AsyncEngine, claim: Claim, worker_id: str, platform_post_id: str, url: str, now: datetime
+    engine: AsyncEngine,
+    claim: Claim,
+    worker_id: str,
+    platform_post_id: str,
+    url: str,
+    now: datetime,
+    *,
+    first_read: timedelta | None = None,
 ) -> bool:
+    """The post is out: published, with its history's step, its event and, `first_read` after
+    now, its first metrics read (core/analytics/schedule.py), all in one transaction."""
     async with engine.begin() as conn:
         result = await conn.execute(
             _fenced(claim, worker_id)
@@ -67,6 +77,8 @@ async def record_published(
                 platform_post_id=platform_post_id or None,
             )
             await post_events.emit_current(conn, claim.org_id, "post.published", [claim.post_id], now)
+            if first_read is not None:
+                await metrics_schedule.track(conn, claim.org_id, claim.post_id, now, first_read)
     if published is not None:
         PUBLISH_OUTCOMES.labels(claim.connector, "published", "").inc()
         PUBLISH_DELAY.labels(claim.connector).observe(max(0.0, (now - published.schedule_at).total_seconds()))
@@ -289,11 +301,13 @@ async def record_partial(
     refund: int,
     now: datetime,
     kind: str = "thread",
+    first_read: timedelta | None = None,
 ) -> bool:
     """The post went out but its part at `position` (`kind` thread or comment) failed for good:
     the post is `partially_published` (its own id and URL from the outbox), that part
     `part_status`, the later ones `skipped`, and `refund` credits (what never went out) given
-    back, all at once, with the history's `part_failed` and `partially_published`."""
+    back, all at once, with the history's `part_failed` and `partially_published`, and its
+    first metrics read `first_read` after now."""
     async with _writing(engine) as conn:
         main = (
             await conn.execute(
@@ -341,6 +355,8 @@ async def record_partial(
             ],
         )
         await post_events.emit_current(conn, claim.org_id, "post.partially_published", [claim.post_id], now)
+        if first_read is not None:
+            await metrics_schedule.track(conn, claim.org_id, claim.post_id, now, first_read)
     PUBLISH_OUTCOMES.labels(claim.connector, "partially_published", reason).inc()
     return True
 

@@ -84,6 +84,8 @@ class Publisher:
             TokenKeeper(settings, engine, self.endpoints, TokenVault.from_settings(settings)) if self.live else None
         )
         self._client: httpx2.AsyncClient | None = None
+        # A published post's first metrics read is due this long after (docs/analytics.md).
+        self.first_metrics_read = settings.metrics_read_offsets[0]
         # Called after each delivery ends (the worker nudges its job loop to fan out the event).
         self.on_outcome: Callable[[], None] | None = None
 
@@ -268,7 +270,13 @@ class Publisher:
 
     async def _published(self, claim: Claim, delivery: Delivery) -> None:
         recorded = await outcomes.record_published(
-            self.engine, claim, self.worker_id, delivery.platform_post_id, delivery.url, utcnow()
+            self.engine,
+            claim,
+            self.worker_id,
+            delivery.platform_post_id,
+            delivery.url,
+            utcnow(),
+            first_read=self.first_metrics_read,
         )
         if not recorded:
             log_problem(claim, "lease lost before recording; the new holder records it by lookup")

@@ -110,7 +110,13 @@ async def deliver_with_parts(publisher: Publisher, connector: Connector, claim: 
         log_problem(claim, "lease lost mid-thread; the worker holding it now goes on")
         return
     recorded = await outcomes.record_published(
-        publisher.engine, claim, publisher.worker_id, main.platform_post_id, main.url, utcnow()
+        publisher.engine,
+        claim,
+        publisher.worker_id,
+        main.platform_post_id,
+        main.url,
+        utcnow(),
+        first_read=publisher.first_metrics_read,
     )
     if not recorded:
         log_problem(claim, "lease lost before recording; the new holder records it by lookup")
@@ -191,6 +197,7 @@ async def _part_failed(publisher: Publisher, claim: Claim, part: ClaimPart, fail
         refund=refund,
         now=utcnow(),
         kind=part.kind,
+        first_read=publisher.first_metrics_read,
     )
     if recorded:
         log_problem(claim, f"partially published: its {what} failed for good ({error_class}): {failed.error}")

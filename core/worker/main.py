@@ -1,5 +1,6 @@
 """`herald worker`: the publisher, the lease job queue (generation runs, sourcing runs whose core
-stopped, webhook deliveries, token refreshes, mail) and housekeeping. Any number of them share one database."""
+stopped, webhook deliveries, token refreshes, mail), the collection of posts' metrics
+(core/analytics) and housekeeping. Any number of them share one database."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import contextlib
 import logging
 import signal
 
+from core.analytics.collector import MetricsCollector
 from core.db.engine import create_engine
 from core.db.types import utcnow
 from core.generate.service import GenerateJobs, backends
@@ -50,6 +52,8 @@ async def run_worker(settings: CoreSettings) -> None:
             run_retention(engine, settings, stop),
             run_expiry_notices(engine, settings, stop, settings.housekeeping_seconds),
         ]
+        if settings.publish_mode == "sandbox":  # platforms' own metrics come later (docs/analytics.md)
+            loops.append(MetricsCollector(settings, engine, publisher.worker_id).run(stop))
         if settings.metrics_dir:  # exported: the queues are worth sampling
             loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))
         if settings.smtp_server is not None:  # mail is on

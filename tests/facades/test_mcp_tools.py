@@ -37,6 +37,7 @@ TOOLS = [
     "get_post_group",
     "reschedule_post_group",
     "cancel_post_group",
+    "get_post_analytics",
     "create_media",
     "confirm_media",
     "list_media",

@@ -14,6 +14,7 @@ from core.db.models.accounts import (
     SignInThrottle,
     User,
 )
+from core.db.models.analytics import PostMetricSeries, PostMetricSnapshot
 from core.db.models.audit import AuditEvent
 from core.db.models.base import ID, NAMING, Base
 from core.db.models.mail import OutgoingMail
@@ -60,6 +61,8 @@ webhook_messages = WebhookMessage.__table__
 webhook_attempts = WebhookAttempt.__table__
 outgoing_mail = OutgoingMail.__table__
 audit_events = AuditEvent.__table__
+post_metric_series = PostMetricSeries.__table__
+post_metric_snapshots = PostMetricSnapshot.__table__
 post_comments = PostComment.__table__
 notifications = Notification.__table__
 notification_settings = NotificationSetting.__table__
@@ -98,6 +101,8 @@ __all__ = [
     "SourcingRun",
     "OutgoingMail",
     "AuditEvent",
+    "PostMetricSeries",
+    "PostMetricSnapshot",
     "PostComment",
     "Notification",
     "NotificationSetting",
@@ -137,6 +142,8 @@ __all__ = [
     "webhook_attempts",
     "outgoing_mail",
     "audit_events",
+    "post_metric_series",
+    "post_metric_snapshots",
     "post_comments",
     "notifications",
     "notification_settings",

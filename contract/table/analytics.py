@@ -1,0 +1,56 @@
+"""Analytics' operations (docs/analytics.md): a post's metrics, and a refresh of them."""
+
+from __future__ import annotations
+
+from herald.analytics.v1 import analytics_pb2
+
+from contract import analytics
+from contract.operation import Operation, Tool
+from contract.requests import rpc_path
+
+ROWS = (
+    Operation(
+        id="getPostMetrics",
+        method="GET",
+        path="/v1/posts/{post_id}/metrics",
+        summary="A post's metrics: the latest reading, the earlier ones, each thread item's",
+        tag="analytics",
+        rpc=rpc_path(analytics_pb2, "AnalyticsService", "GetPostMetrics"),
+        request=analytics.GetPostMetricsRequest,
+        responses={200: analytics.PostMetrics},
+        errors=("NOT_FOUND",),
+        description="The workers read a published post's metrics about 1 h, 6 h, 24 h, 3 days, 7 days and 30 days "
+        "after it went out, then stop (a refresh reads it again). `metrics` is the latest reading of the post "
+        "itself, named from the normalized vocabulary; a metric the platform does not give is absent, never 0. "
+        "Before the first reading: `metrics` {} and `collected_at` null. `history` holds the earlier readings, "
+        "newest first; `thread` each thread item's latest. Collecting costs no credits.",
+        tool=Tool(
+            name="get_post_analytics",
+            title="Get a post's analytics",
+            description="Read how a published post did: its latest metrics (impressions, reach, likes, reposts, "
+            "replies, quotes, bookmarks, shares, link_clicks, video_views, watch_time_seconds; only those its "
+            "platform gives), when they were read, earlier readings (history, newest first), each thread item's "
+            "latest, and the next read. Metrics are read about 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after publishing; "
+            "empty metrics with collected_at null means not read yet. Use it to learn what worked before writing "
+            "the next post.",
+            read_only=True,
+            idempotent=True,
+        ),
+    ),
+    Operation(
+        id="refreshPostMetrics",
+        method="POST",
+        path="/v1/posts/{post_id}/metrics/refresh",
+        summary="Read a published post's metrics now",
+        tag="analytics",
+        rpc=rpc_path(analytics_pb2, "AnalyticsService", "RefreshPostMetrics"),
+        request=analytics.RefreshPostMetricsRequest,
+        responses={202: analytics.MetricsRefresh},
+        errors=("NOT_FOUND", "INVALID_POST_STATE"),
+        description="Queues a read of the post's metrics outside its schedule; a worker makes it within seconds "
+        "(GET …/metrics shows it). A refresh while one is pending, a read is under way or one is due already "
+        "changes nothing (`queued` false). Only a published or partially published post has metrics "
+        "(INVALID_POST_STATE otherwise). Refreshes are counted per organization (RATE_LIMITED past the budget). "
+        "The body may be empty.",
+    ),
+)

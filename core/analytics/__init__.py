@@ -1,0 +1,1 @@
+"""Analytics: what each published post did on its platform (docs/analytics.md)."""
