@@ -14,15 +14,16 @@ from herald.brand.v1 import brand_pb2
 from herald.connections.v1 import connections_pb2
 from herald.credits.v1 import credits_pb2
 from herald.generate.v1 import generate_pb2
-from herald.identity.v1 import accounts_pb2, identity_pb2
+from herald.identity.v1 import accounts_pb2, identity_pb2, members_pb2
 from herald.media.v1 import media_pb2
+from herald.notes.v1 import notes_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
 from herald.stock.v1 import stock_pb2
 from herald.webhooks.v1 import webhooks_pb2
 from jsonschema import Draft202012Validator
 
-from contract import analytics, brand, organization, preview, stock, writing
+from contract import analytics, brand, members, notes, organization, preview, stock, writing
 from contract import connections as conn
 from contract import generate as gen
 from contract import media_resources as mr
@@ -38,6 +39,21 @@ from core.catalog.service import platform_message
 from core.server import catalog
 
 NOW = Timestamp(seconds=1_795_000_000, nanos=123_456_789)
+MEMBER = members_pb2.Member(
+    user_id="usr_1", email="ann@example.com", role="editor", join_time=NOW, is_caller=True, profile_tags=["client-a"]
+)
+INVITATION = members_pb2.Invitation(
+    id="inv_1", email="bo@example.com", role="viewer", invited_by="ann@example.com", create_time=NOW,
+    expire_time=NOW, state="pending",
+)  # fmt: skip
+COMMENT = notes_pb2.Comment(
+    id="cmt_1", group_id="grp_1", post_id="pst_1", author_id="usr_1", author_email="ann@example.com",
+    body="@bo@example.com look", mentions=["bo@example.com"], create_time=NOW,
+)  # fmt: skip
+NOTIFICATION = notes_pb2.Notification(
+    id="ntf_1", kind="mentioned", text="ann mentioned you", subject_id="cmt_1", link="/dashboard/posts/pst_1",
+    create_time=NOW,
+)  # fmt: skip
 PROFILE = profiles_pb2.Profile(
     id="prf_1", slug="acme-x", connector="x", display_name="Acme", tags=["eu"], create_time=NOW
 )
@@ -454,6 +470,36 @@ SAMPLES: list[tuple[type[Response], Any]] = [
         wh.WebhookEventTypes,
         webhooks_pb2.ListWebhookEventTypesResponse(
             event_types=[webhooks_pb2.WebhookEventType(type="post.published", description="A post went out.")]
+        ),
+    ),
+    # Teams (docs/teams.md): members, invitations, comments and notifications.
+    (members.Member, MEMBER),
+    (members.MemberList, members_pb2.ListMembersResponse(members=[MEMBER])),
+    (members.Invitation, INVITATION),
+    (members.InvitationList, members_pb2.ListInvitationsResponse(invitations=[INVITATION])),
+    (
+        members.CreatedInvitation,
+        members_pb2.CreatedInvitation(
+            invitation=INVITATION, url="https://herald.example/invitations/hinv_x", emailed=True
+        ),
+    ),
+    (notes.Comment, COMMENT),
+    (
+        notes.Comment,
+        notes_pb2.Comment(id="cmt_2", group_id="grp_1", author_email="a@example.com", body="all", create_time=NOW),
+    ),
+    (notes.CommentList, notes_pb2.ListCommentsResponse(comments=[COMMENT])),
+    (notes.NotificationList, notes_pb2.ListNotificationsResponse(notifications=[NOTIFICATION], unread_count=1)),
+    (
+        notes.NotificationList,
+        notes_pb2.ListNotificationsResponse(notifications=[NOTIFICATION], next_page_token="tok", unread_count=0),
+    ),
+    (notes.UnreadCount, notes_pb2.MarkNotificationsReadResponse(unread_count=0)),
+    (
+        notes.NotificationSettings,
+        notes_pb2.NotificationSettings(
+            channels=[notes_pb2.NotificationChannel(kind="mentioned", description="d", inbox=True, email=False)],
+            mail_configured=False,
         ),
     ),
 ]
