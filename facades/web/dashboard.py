@@ -10,6 +10,7 @@ from sanic.blueprint_group import BlueprintGroup
 from facades.web import (
     accounts_pages,
     agents_pages,
+    audit_pages,
     brand_pages,
     calendar_assets,
     calendar_events,
@@ -64,6 +65,7 @@ PAGE_FAMILIES: dict[str, tuple[Route, ...]] = {
     "dashboard_settings": settings_pages.ROUTES,
     "dashboard_members": members_pages.ROUTES,
     "dashboard_notifications": notifications_pages.ROUTES,
+    "dashboard_audit": audit_pages.ROUTES,
     "dashboard_invitations": invitation_pages.ROUTES,
     "dashboard_verification": verify_pages.ROUTES,
 }

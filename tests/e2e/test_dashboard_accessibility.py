@@ -34,9 +34,11 @@ SIGNED_IN = {
     "members": "/dashboard/members",
     "notifications": "/dashboard/notifications",
     "notifications-unread": "/dashboard/notifications?show=unread",
+    "audit": "/dashboard/audit",
     # A refused input: the page with its alert.
     "posts-refused": "/dashboard/posts?page=not-a-page-token",
     "notifications-refused": "/dashboard/notifications?page=not-a-page-token",
+    "audit-refused": "/dashboard/audit?from=not-a-date",
 }
 
 

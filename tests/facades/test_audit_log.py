@@ -101,7 +101,9 @@ async def test_member_changes_are_recorded_and_filtered(http, orgs, org) -> None
     assert changed.status_code == 200, changed.text
     removed = await http.delete(f"/v1/members/{viewer.user_id}", headers=org.auth)
     assert removed.status_code == 200, removed.text
-    invited = await http.post("/v1/invitations", json={"email": "new@example.com", "role": "editor"}, headers=admin.auth)
+    invited = await http.post(
+        "/v1/invitations", json={"email": "new@example.com", "role": "editor"}, headers=admin.auth
+    )
     assert invited.status_code == 201, invited.text
     events = (await _log(http, org))["events"]
     assert [(e["method"], e["actor_user_id"], e["resource_kind"], e["resource_id"]) for e in events] == [
@@ -213,8 +215,9 @@ async def test_another_organizations_events_never_appear(http, orgs, org) -> Non
     await orgs.profile(other, "acme-x")
     await http.post("/v1/posts", json={"content": "ours", "profiles": ["acme-x"]}, headers=org.auth)
     theirs = [
-        (await http.post("/v1/posts", json={"content": f"theirs {n}", "profiles": ["acme-x"]}, headers=other.auth))
-        .json()["posts"][0]["group_id"]
+        (
+            await http.post("/v1/posts", json={"content": f"theirs {n}", "profiles": ["acme-x"]}, headers=other.auth)
+        ).json()["posts"][0]["group_id"]
         for n in range(2)
     ]
     ours = (await _log(http, org))["events"]
@@ -253,3 +256,16 @@ async def test_only_those_who_manage_members_read_it_and_never_an_agent(http, ch
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await stub.ListAuditEvents(audit_pb2.ListAuditEventsRequest(), metadata=(("authorization", f"Bearer {token}"),))
     assert error_info(refused.value).reason == "FORBIDDEN"
+
+
+async def test_a_method_without_a_transaction_records_its_event_after_its_work(http, org) -> None:
+    refused = await http.post("/v1/generate/posts", json={"brief": "x", "profiles": ["nope"]}, headers=org.auth)
+    assert refused.status_code == 404, refused.text
+    run = await http.post(
+        "/v1/generate/posts", json={"brief": "Fresh bread daily", "profiles": ["acme-x"]}, headers=org.auth
+    )
+    assert run.status_code in (200, 201), run.text
+    events = (await _log(http, org))["events"]
+    assert [(e["method"], e["resource_kind"], e["resource_id"]) for e in events] == [
+        ("generate.GeneratePost", "generate_run", run.json()["id"])
+    ]

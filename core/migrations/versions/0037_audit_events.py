@@ -1,5 +1,5 @@
 """audit_events: the audit log, one row per change a person made (docs/teams.md, "Audit log"),
-read newest first within the organization
+read newest first within the organization; no foreign keys (core/db/models/audit.py)
 
 Revision ID: 0037
 Revises: 0036
@@ -33,9 +33,6 @@ def upgrade() -> None:
         sa.Column("resource_id", sa.String(length=200), nullable=True),
         sa.Column("request_id", sa.String(length=128), nullable=True),
         sa.CheckConstraint("via IN ('dashboard', 'api_key', 'agent')", name=op.f("ck_audit_events_via_known")),
-        sa.ForeignKeyConstraint(
-            ["org_id"], ["organizations.id"], name=op.f("fk_audit_events_org_id_organizations"), ondelete="CASCADE"
-        ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_audit_events")),
     )
     with op.batch_alter_table("audit_events", schema=None) as batch_op:
