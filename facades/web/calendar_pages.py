@@ -33,20 +33,11 @@ from facades.web.calendar_assets import library_url, library_version
 from facades.web.calendar_range import SIGN_IN, STATUS_NAMES, calendar_posts, day_start, local, parse_day, wall_clock
 from facades.web.pages import Route, dashboard_page, listed_profiles, signed_in
 from facades.web.session import Viewer
+from facades.web.statuses import POST_STATUSES
 
 # ?view= -> the script's EventCalendar view (docs/dashboard.md, "Calendar").
 VIEWS = {"month": "dayGridMonth", "week": "timeGridWeek", "list": "listWeek"}
-STATUSES = (
-    "draft",
-    "pending_approval",
-    "scheduled",
-    "queued",
-    "publishing",
-    "published",
-    "partially_published",
-    "failed",
-    "canceled",
-)
+STATUSES = POST_STATUSES
 PER_DAY = 4  # posts a day of the month shows without the script; "N more" opens its week
 NEW_POST_HOUR = 9  # "New post" on a day: at 09:00 (today: the next full hour)
 COMPOSE = "/dashboard/compose"

@@ -17,7 +17,7 @@ from facades.web.compose_form import read_form
 from facades.web.compose_pages import compose_page
 from facades.web.pages import Route, signed_in
 from facades.web.session import Viewer
-from facades.web.stock_picker import FAILURE_CODES, PICKER_ERRORS, SOURCE, picker_choices
+from facades.web.stock_picker import FAILURE_CODES, PICKER_ERRORS, picker_choices, source_picked
 
 
 def _outcome(done: stock_pb2.SourceMediaResponse) -> str:
@@ -52,26 +52,14 @@ async def add_stock(request: Request, viewer: Viewer) -> HTTPResponse:
         # The form's own check: the core would refuse it too, in an API's words.
         refused = ApiError("VALIDATION_ERROR", "Choose at least one photo to add to this post.")
         return await compose_page(request, viewer, form=form, status=400, stock_failure=refused)
-    core = request.app.ctx.core
     try:
-        result = await core.call(
-            core.method(SOURCE),
-            stock_pb2.SourceMediaRequest(
-                source_refs=refs,
-                preset=searched["preset"],
-                destination=searched["destination"],
-                provider=searched["provider"],
-                query=searched["query"],
-            ),
-            authorization=viewer.authorization,
-        )
+        done = await source_picked(request, viewer, refs, searched)
     except ApiError as error:
         if error.code not in PICKER_ERRORS:
             raise
         return await compose_page(
             request, viewer, form=form, status=error.http_status, stock_failure=error, checked=frozenset(refs)
         )
-    done = result.response
     form.media_ids = list(dict.fromkeys([*form.media_ids, *done.media_ids]))
     return await compose_page(request, viewer, form=form, flash=_outcome(done))
 

@@ -24,19 +24,10 @@ from facades.errors import ApiError
 from facades.web import post_review
 from facades.web.pages import Route, dashboard_page, listed_profiles, notice, signed_in, when
 from facades.web.session import Viewer
+from facades.web.statuses import POST_STATUSES
 
 GROUPS_PER_PAGE = 25
-STATUSES = (
-    "draft",
-    "pending_approval",
-    "scheduled",
-    "queued",
-    "publishing",
-    "published",
-    "partially_published",
-    "failed",
-    "canceled",
-)
+STATUSES = POST_STATUSES
 # What a group action changes (docs/posts.md, "Post groups"; core/posts/records.py EDITABLE).
 EDITABLE = ("draft", "scheduled", "queued", "pending_approval")
 EXCERPT = 140

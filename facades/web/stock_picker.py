@@ -272,3 +272,21 @@ async def picker_section(
         ],
     )
     return PickerSection(context, origins, refused)
+
+
+async def source_picked(request: Request, viewer: Viewer, refs: list[str], picker: dict[str, Any]) -> Any:
+    """Sources the picked photos as the picker searched them (SourceMedia: billed per image
+    delivered); the core's answer (its `media_ids`), or the ApiError it refused with."""
+    core = request.app.ctx.core
+    result = await core.call(
+        core.method(SOURCE),
+        stock_pb2.SourceMediaRequest(
+            source_refs=refs,
+            preset=picker["preset"],
+            destination=picker["destination"],
+            provider=picker["provider"],
+            query=picker["query"],
+        ),
+        authorization=viewer.authorization,
+    )
+    return result.response

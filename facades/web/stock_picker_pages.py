@@ -15,7 +15,14 @@ from facades.errors import ApiError
 from facades.web.media_pages import media_page
 from facades.web.pages import Route, see_other, signed_in
 from facades.web.session import Viewer
-from facades.web.stock_picker import FAILURE_CODES, PICKER_ERRORS, PROVIDERS, SET_PROVIDERS, SOURCE, picker_choices
+from facades.web.stock_picker import (
+    FAILURE_CODES,
+    PICKER_ERRORS,
+    PROVIDERS,
+    SET_PROVIDERS,
+    picker_choices,
+    source_picked,
+)
 
 
 @signed_in
@@ -28,26 +35,14 @@ async def source_photos(request: Request, viewer: Viewer) -> HTTPResponse:
         # The form's own check: the core would refuse it too, in an API's words.
         refused = ApiError("VALIDATION_ERROR", "Choose at least one photo to add to the library.")
         return await media_page(request, viewer, status=400, failure=refused, picker=picker)
-    core = request.app.ctx.core
     try:
-        result = await core.call(
-            core.method(SOURCE),
-            stock_pb2.SourceMediaRequest(
-                source_refs=refs,
-                preset=picker["preset"],
-                destination=picker["destination"],
-                provider=picker["provider"],
-                query=picker["query"],
-            ),
-            authorization=viewer.authorization,
-        )
+        done = await source_picked(request, viewer, refs, picker)
     except ApiError as error:
         if error.code not in PICKER_ERRORS:
             raise
         return await media_page(
             request, viewer, status=error.http_status, failure=error, picker=picker, checked=frozenset(refs)
         )
-    done = result.response
     outcome = {
         "notice": "sourced",
         "count": done.delivered_count,
