@@ -12,8 +12,9 @@ from datetime import datetime
 from sqlalchemy import insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core.db.models import memberships, post_comments, posts, users
+from core.db.models import memberships, post_comments, posts, profile_tags, users
 from core.errors import NotFound, ValidationError
+from core.identity import profile_limits
 from core.identity.principal import Principal
 from core.ids import new_id
 from core.notes.notifications import notify
@@ -63,15 +64,32 @@ async def _subject(conn: AsyncConnection, org_id: str, post_id: str, group_id: s
     return group_id, ""
 
 
-async def _members_by_email(conn: AsyncConnection, org_id: str, emails: set[str]) -> dict[str, str]:
+async def _members_by_email(conn: AsyncConnection, org_id: str, emails: set[str]) -> dict[str, tuple[str, str]]:
+    """email -> (user id, their profile limits as stored) of the organization's members."""
     if not emails:
         return {}
     rows = await conn.execute(
-        select(users.c.email, users.c.id)
+        select(users.c.email, users.c.id, memberships.c.profile_tags)
         .select_from(users.join(memberships, memberships.c.user_id == users.c.id))
         .where(memberships.c.org_id == org_id, users.c.email.in_(emails))
     )
-    return {r.email: r.id for r in rows}
+    return {r.email: (r.id, r.profile_tags) for r in rows}
+
+
+async def _reaching(
+    conn: AsyncConnection, org_id: str, group: str, post: str, found: dict[str, tuple[str, str]]
+) -> list[str]:
+    """The mentioned members told of it: those whose profile limits reach the post's profile (a
+    group's: one of its posts'), so nobody reads of a post they cannot see."""
+    limited = {user: tags.split() for user, tags in found.values() if tags}
+    told = [user for user, tags in found.values() if not tags]
+    if limited:
+        subject = select(posts.c.profile_id).where(posts.c.org_id == org_id, posts.c.group_id == group)
+        if post:
+            subject = subject.where(posts.c.id == post)
+        carried = (await conn.scalars(select(profile_tags.c.tag).where(profile_tags.c.profile_id.in_(subject)))).all()
+        told += [user for user, tags in limited.items() if profile_limits.reaches(tags, carried)]
+    return told
 
 
 async def add(
@@ -96,7 +114,7 @@ async def add(
             post_id=post or None,
             author_id=caller.user_id,
             body=text,
-            mentions=" ".join(sorted(mentioned.values())),
+            mentions=" ".join(sorted(user for user, _ in mentioned.values())),
             created_at=now,
         )
     )
@@ -105,7 +123,7 @@ async def add(
     await notify(
         conn,
         caller.org_id,
-        [u for u in mentioned.values() if u != caller.user_id],
+        [u for u in await _reaching(conn, caller.org_id, group, post, mentioned) if u != caller.user_id],
         "mentioned",
         text=f"{author} mentioned you: “{excerpt[:80]}{'…' if len(excerpt) > 80 else ''}”",
         subject_id=comment_id,

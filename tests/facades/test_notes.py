@@ -185,3 +185,20 @@ async def test_a_profile_whose_access_ends_soon_is_told_once(http, engine, team)
     assert len(told) == 1 and told[0]["link"] == "/dashboard/profiles/acme-x" and "acme-x" in told[0]["text"]
     # An editor does not manage connections: not told.
     assert [n for n in (await _inbox(http, editor))["notifications"] if n["kind"] == "token_expiring"] == []
+
+
+async def test_a_mention_reaches_a_limited_member_only_on_posts_they_can_see(http, orgs, team) -> None:
+    org, _, _, _ = team
+    await orgs.profile(org, "client-x", tags=("client-a",))
+    limited = await orgs.member(org, "editor")
+    lifted = await http.patch(f"/v1/members/{limited.user_id}", json={"profile_tags": ["client-a"]}, headers=org.auth)
+    assert lifted.status_code == 200, lifted.text
+    hidden = await _post(http, org, schedule_at=LATER)  # to acme-x, outside the limits
+    seen = await _post(http, org, profiles=["client-x"], schedule_at=LATER)
+    for post in (hidden, seen):
+        said = await http.post(
+            f"/v1/posts/{post['id']}/comments", json={"body": f"@{limited.email} ok?"}, headers=org.auth
+        )
+        assert said.status_code == 201, said.text
+    told = (await _inbox(http, limited))["notifications"]
+    assert [n["link"] for n in told] == [f"/dashboard/posts/{seen['id']}"]
