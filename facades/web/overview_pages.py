@@ -19,7 +19,7 @@ from sanic.response import HTTPResponse
 from contract.post_links import post_page_path
 from facades.errors import ApiError
 from facades.web import post_review
-from facades.web.pages import Route, dashboard_page, form_value, plan_name, see_other, signed_in, when
+from facades.web.pages import Route, dashboard_page, form_value, navigation, plan_name, see_other, signed_in, when
 from facades.web.profiles_pages import connection_health, profile_path
 from facades.web.session import Viewer
 
@@ -141,7 +141,7 @@ async def overview(request: Request, viewer: Viewer) -> HTTPResponse:
         return found.response
 
     with_plan = plan_name(viewer.principal.plan) != "none"
-    account, scheduled, failed, partial, profiles, reviewer, waiting = await asyncio.gather(
+    account, scheduled, failed, partial, profiles, reviewer, waiting, nav = await asyncio.gather(
         core.call(
             core.credits.GetCreditAccount, credits_pb2.GetCreditAccountRequest(recent_entries=0), authorization=auth
         ),
@@ -153,6 +153,7 @@ async def overview(request: Request, viewer: Viewer) -> HTTPResponse:
         ),
         post_review.reviewer(request, viewer),
         posts(status=post_review.PENDING),
+        navigation(request, viewer),
     )
     waiting_shown = _waiting(list(waiting.posts), viewer) if reviewer.allowed else []
     failures = _failures([*failed.posts, *partial.posts], viewer.time_zone, now - FAILURES_SINCE)
@@ -161,6 +162,7 @@ async def overview(request: Request, viewer: Viewer) -> HTTPResponse:
         viewer,
         "overview.html",
         "overview",
+        nav=nav,
         email=viewer.principal.email,
         plan=plan_name(viewer.principal.plan),
         posts_shown=with_plan,

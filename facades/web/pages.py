@@ -8,6 +8,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import urlencode
@@ -211,6 +212,24 @@ async def unread_count(request: Request, viewer: Viewer) -> int:
     return listed.response.unread_count
 
 
+@dataclass(frozen=True, slots=True)
+class Navigation:
+    """What every signed-in page's header shows besides the viewer: the organization switcher's
+    organizations and the unread notifications' count."""
+
+    organizations: list[accounts_pb2.Organization]
+    unread: int
+
+
+async def navigation(request: Request, viewer: Viewer, *, unread: int | None = None) -> Navigation:
+    """The header's calls, at once (the count only when the page did not read it). A page that
+    makes calls of its own gathers this with them and hands it to dashboard_page as `nav`."""
+    if unread is not None:
+        return Navigation(await organizations(request, viewer), unread)
+    listed, count = await asyncio.gather(organizations(request, viewer), unread_count(request, viewer))
+    return Navigation(listed, count)
+
+
 async def dashboard_page(
     request: Request,
     viewer: Viewer,
@@ -219,24 +238,23 @@ async def dashboard_page(
     *,
     status: int = 200,
     unread: int | None = None,
+    nav: Navigation | None = None,
     **context: Any,
 ) -> HTTPResponse:
     """A signed-in page: the navigation with the unread notifications' count, the organization
-    switcher and the notice from a redirect. The switcher's organizations and the count are asked
-    at once; a page that read the count itself passes it as `unread`."""
+    switcher and the notice from a redirect. `nav`: the header's calls, made by the page with its
+    own (`navigation`); else they are made here, the count only when the page did not pass its
+    own as `unread`."""
     context.setdefault("flash", notice(request))
-    if unread is None:
-        listed, unread = await asyncio.gather(organizations(request, viewer), unread_count(request, viewer))
-    else:
-        listed = await organizations(request, viewer)
+    nav = nav or await navigation(request, viewer, unread=unread)
     return render(
         request,
         template,
         status=status,
         viewer=viewer,
         section=section,
-        organizations=listed,
-        unread=unread,
+        organizations=nav.organizations,
+        unread=nav.unread,
         **context,
     )
 
