@@ -99,8 +99,9 @@ async def notify(
             "link": link,
             "dedupe_key": dedupe_key[:128],
             "created_at": now,
-            # Not for the inbox: kept (so it is told once) but read already.
+            # Not for the inbox: kept (so it is told once), left out of the inbox.
             "read_at": None if channel.inbox else now,
+            "inbox": channel.inbox,
         }
         inserted = await conn.execute(
             insert(notifications).values(**row).on_conflict_do_nothing().returning(notifications.c.id)
@@ -148,7 +149,7 @@ async def list_for(
 ) -> tuple[list[NotificationRecord], str, int]:
     """The user's notifications, newest first, one page; the next page's token; the unread count."""
     n = notifications.c
-    mine = and_(n.user_id == user_id, n.org_id == org_id)
+    mine = and_(n.user_id == user_id, n.org_id == org_id, n.inbox)
     stmt = select(n.id, n.kind, n.text, n.subject_id, n.link, n.created_at, n.read_at).where(mine)
     if unread_only:
         stmt = stmt.where(n.read_at.is_(None))

@@ -162,11 +162,21 @@ async def test_settings_choose_the_inbox_per_kind_and_pages_walk_the_inbox(http,
         await _post(http, contributor, content=f"Post {n}", schedule_at=LATER)
     await _wait_for(http, org, "approval_requested", 3)
     assert (await _inbox(http, editor))["notifications"] == []  # turned off: not in the inbox
+    # Off for the inbox but on for email: kept to be told once, never listed.
+    await http.patch(
+        "/v1/notification-settings",
+        json={"channels": [{"kind": "approval_requested", "inbox": False, "email": True}]},
+        headers=editor.auth,
+    )
+    await _post(http, contributor, content="Post 4", schedule_at=LATER)
+    await _wait_for(http, org, "approval_requested", 4)
+    hidden = await _inbox(http, editor)
+    assert (hidden["notifications"], hidden["unread_count"]) == ([], 0)
     first = await _inbox(http, org, page_size=2)
     second = await _inbox(http, org, page_size=2, page_token=first["next_page_token"])
-    assert len(first["notifications"]) == 2 and len(second["notifications"]) == 1 and not second.get("next_page_token")
+    assert len(first["notifications"]) == 2 and len(second["notifications"]) == 2 and not second.get("next_page_token")
     ids = [n["id"] for n in first["notifications"] + second["notifications"]]
-    assert len(set(ids)) == 3 and first["unread_count"] == 3
+    assert len(set(ids)) == 4 and first["unread_count"] == 4
 
 
 async def test_a_profile_whose_access_ends_soon_is_told_once(http, engine, team) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional
 
-from sqlalchemy import Boolean, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Index, String, Text, UniqueConstraint, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.db.models.base import ID, Base
@@ -50,6 +50,9 @@ class Notification(Base):
     dedupe_key: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     read_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # False: kept only so the fact is told once (the member sends this kind to email, not the
+    # inbox); the inbox leaves it out.
+    inbox: Mapped[bool] = mapped_column(Boolean, server_default=true())
 
 
 class NotificationSetting(Base):
