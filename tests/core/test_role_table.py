@@ -3,6 +3,7 @@ policy follows: a method with a principal names a known permission, an anonymous
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from core.identity.roles import PERMISSIONS, ROLES, allows, rank
@@ -41,4 +42,4 @@ def test_roles_rank_best_first_and_an_unknown_role_may_do_nothing() -> None:
     assert not any(allows("nobody", p) for p in PERMISSIONS) and not allows("", "read")
     # Each role's rights include those of every role below it.
     ordered = list(ROLES.values())
-    assert all(lower <= higher for higher, lower in zip(ordered, ordered[1:]))
+    assert all(lower <= higher for higher, lower in itertools.pairwise(ordered))
