@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from herald.analytics.v1 import analytics_pb2
+from herald.audit.v1 import audit_pb2
 from herald.brand.v1 import brand_pb2
 from herald.connections.v1 import connections_pb2
 from herald.credits.v1 import credits_pb2
@@ -23,7 +24,7 @@ from herald.stock.v1 import stock_pb2
 from herald.webhooks.v1 import webhooks_pb2
 from jsonschema import Draft202012Validator
 
-from contract import analytics, brand, members, notes, organization, preview, stock, writing
+from contract import analytics, audit, brand, members, notes, organization, preview, stock, writing
 from contract import connections as conn
 from contract import generate as gen
 from contract import media_resources as mr
@@ -472,7 +473,31 @@ SAMPLES: list[tuple[type[Response], Any]] = [
             event_types=[webhooks_pb2.WebhookEventType(type="post.published", description="A post went out.")]
         ),
     ),
-    # Teams (docs/teams.md): members, invitations, comments and notifications.
+    # Teams (docs/teams.md): the audit log, members, invitations, comments and notifications.
+    (
+        audit.AuditEventList,
+        audit_pb2.ListAuditEventsResponse(
+            events=[
+                audit_pb2.AuditEvent(
+                    id="aud_1",
+                    event_time=NOW,
+                    actor_user_id="usr_1",
+                    actor_email="ann@example.com",
+                    via="api_key",
+                    credential_id="key_1",
+                    credential_name="svc_ab12",
+                    method="posts.CreatePosts",
+                    resource_kind="post_group",
+                    resource_id="grp_1",
+                    request_id="req_1",
+                ),
+                audit_pb2.AuditEvent(
+                    id="aud_2", event_time=NOW, actor_user_id="usr_2", via="dashboard", method="identity.UpdateMember"
+                ),
+            ],
+            next_page_token="next",
+        ),
+    ),
     (members.Member, MEMBER),
     (members.MemberList, members_pb2.ListMembersResponse(members=[MEMBER])),
     (members.Invitation, INVITATION),
