@@ -6,6 +6,7 @@ their API key and their agent's token alike."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -100,10 +101,17 @@ async def test_every_tool_answers_each_role_as_the_role_table_says(http, channel
             assert answer.status_code == 200, answer.text
             result = answer.json()["result"]
             text = " ".join(c.get("text", "") for c in result["content"])
+            # A refusal by the role is a tool error whose JSON carries the stable code and the
+            # permission lacking (facades/mcp/tools.py tool_error), never a message to parse.
+            failure = json.loads(result["content"][-1]["text"]) if result.get("isError") else {}
             if needed in roles[role]:
-                assert f"the '{needed}' permission" not in text, f"{op.tool.name} as {role}: {text}"
+                assert failure.get("permission") is None, f"{op.tool.name} as {role}: {text}"
             else:
-                assert result["isError"] and f"the '{needed}' permission" in text, f"{op.tool.name} as {role}: {text}"
+                assert (failure.get("code"), failure.get("permission"), failure.get("role")) == (
+                    "FORBIDDEN",
+                    needed,
+                    role,
+                ), f"{op.tool.name} as {role}: {text}"
 
 
 async def test_a_contributors_posts_never_go_out_without_approval(http, orgs) -> None:
