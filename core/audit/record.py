@@ -13,8 +13,10 @@ of its own.
 
 The resource is what the request names (its `post_id`, `group_id`, `user_id`, ...) or else what the
 response made (a new post group, API key, invitation, webhook, media, profile, run). Anonymous
-methods (sign-up, sign-in, the OAuth token endpoint) have no principal and no event; neither has
-what the workers do on their own (publishing, retries, token refresh): no person acted."""
+methods (sign-up, sign-in, the OAuth token endpoint) have no principal and no event, except one:
+joining an organization through an invitation link while signing up or in (`joined`), which the
+organization joined records as the new member's own act; what the workers do on their own
+(publishing, retries, token refresh) has none: no person acted."""
 
 from __future__ import annotations
 
@@ -172,6 +174,29 @@ def pending(principal: Principal, method: str, request: Any, now: datetime, requ
                 event.names(kind, value)
                 break
     return event
+
+
+async def joined(
+    conn: AsyncConnection, *, org_id: str, user_id: str, session_id: str, method: str, now: datetime
+) -> None:
+    """The event of joining `org_id` through an invitation link at sign-up or sign-in: an anonymous
+    call, so the unit of work records nothing; the new member acted, from the dashboard, with the
+    session the call opened (as AcceptInvitation, its signed-in twin, is recorded)."""
+    await _INSERT.run(
+        conn,
+        {
+            "id": new_id("aud"),
+            "org_id": org_id,
+            "at": now,
+            "actor_user_id": user_id,
+            "via": VIA[CredentialKind.SESSION],
+            "credential_id": session_id,
+            "method": method,
+            "resource_kind": "member",
+            "resource_id": user_id,
+            "request_id": None,
+        },
+    )
 
 
 def _field(message: Message, path: tuple[str, ...]) -> str:

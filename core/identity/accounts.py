@@ -19,6 +19,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.audit import record as audit
 from core.credits import service as credits
 from core.db.models import memberships, organizations, sessions, sign_in_throttles, users
 from core.errors import Conflict, NotFound, RateLimited, TooManyAttempts, Unauthorized, ValidationError
@@ -179,7 +180,16 @@ async def sign_up_by_invitation(
         raise Conflict(f"{invited.email} has an account: sign in to accept the invitation") from None
     await invitations.accept(conn, token, user_id, invited.email, now)
     org = await member_organization(conn, user_id, invited.org_slug)
-    return await _open_session(conn, user_id, invited.email, org, lifetime, now)
+    opened = await _open_session(conn, user_id, invited.email, org, lifetime, now)
+    await audit.joined(
+        conn,
+        org_id=org.id,
+        user_id=user_id,
+        session_id=opened.session_id,
+        method="identity.SignUpByInvitation",
+        now=now,
+    )
+    return opened
 
 
 async def sign_in_by_invitation(
@@ -202,7 +212,16 @@ async def sign_in_by_invitation(
     async with conn_factory(writes=True) as conn:
         await invitations.accept(conn, token, user_id, invited.email, now)
         org = await member_organization(conn, user_id, invited.org_slug)
-        return await _open_session(conn, user_id, invited.email, org, lifetime, now)
+        opened = await _open_session(conn, user_id, invited.email, org, lifetime, now)
+        await audit.joined(
+            conn,
+            org_id=org.id,
+            user_id=user_id,
+            session_id=opened.session_id,
+            method="identity.SignInByInvitation",
+            now=now,
+        )
+        return opened
 
 
 async def accept_invitation(conn: AsyncConnection, principal: Principal, token: str, now: datetime) -> OrganizationView:

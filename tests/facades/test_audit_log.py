@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import grpc
 import pytest
 from herald.audit.v1 import audit_pb2, audit_pb2_grpc
-from herald.identity.v1 import members_pb2, members_pb2_grpc
+from herald.identity.v1 import accounts_pb2, accounts_pb2_grpc, members_pb2, members_pb2_grpc
 from sqlalchemy import select
 
 from core.db.models import api_keys
@@ -148,6 +148,35 @@ async def test_joining_through_an_invitation_is_recorded_in_the_organization_joi
     ]
     assert events[0]["credential_id"].startswith("ses_") and events[0]["credential_name"] is None
     assert (await _log(http, other))["events"] == []
+
+
+async def test_joining_through_a_link_at_sign_up_or_sign_in_is_recorded_as_the_new_members_act(
+    http, channel, orgs, org
+) -> None:
+    """Both calls are anonymous (the link is the credential), so the unit of work records nothing:
+    the join itself writes the event, with the session it opened, in the organization joined."""
+    accounts = accounts_pb2_grpc.AccountServiceStub(channel)
+    newcomer = f"new-{uuid.uuid4().hex[:8]}@example.com"
+    link = (await http.post("/v1/invitations", json={"email": newcomer, "role": "viewer"}, headers=org.auth)).json()
+    signed_up = await accounts.SignUpByInvitation(
+        accounts_pb2.SignUpByInvitationRequest(token=link["url"].rsplit("/", 1)[1], password="a long enough password")
+    )
+    elsewhere = await orgs()
+    leaving = await orgs.member(elsewhere, "editor")
+    assert (await http.delete(f"/v1/members/{leaving.user_id}", headers=elsewhere.auth)).status_code == 200
+    link = (
+        await http.post("/v1/invitations", json={"email": leaving.email, "role": "editor"}, headers=org.auth)
+    ).json()
+    signed_in = await accounts.SignInByInvitation(
+        accounts_pb2.SignInByInvitationRequest(token=link["url"].rsplit("/", 1)[1], password="correct horse battery")
+    )
+    joins = [e for e in (await _log(http, org))["events"] if e["method"].endswith("ByInvitation")]
+    assert [(e["method"], e["actor_email"], e["via"], e["resource_kind"], e["resource_id"]) for e in joins] == [
+        ("identity.SignInByInvitation", leaving.email, "dashboard", "member", leaving.user_id),
+        ("identity.SignUpByInvitation", newcomer, "dashboard", "member", signed_up.user_id),
+    ]
+    assert [e["credential_id"] for e in joins] == [signed_in.session_id, signed_up.session_id]
+    assert not [e for e in (await _log(http, elsewhere))["events"] if e["method"].endswith("ByInvitation")]
 
 
 async def test_a_refused_or_failed_call_leaves_no_event(http, orgs, org) -> None:
