@@ -12,13 +12,16 @@ from core.identity import profile_limits
 from core.rpc import budgets
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
-from core.rpc.policy import MethodPolicy
+from core.rpc.policy import MethodPolicy, PageBounds
 
 _READ = frozenset({"posts:read"})
 POLICIES = {
     "GetPostMetrics": MethodPolicy(permission="read", scopes=_READ),
     # Asking for a read is reading: any role, posts:read; budgeted per organization.
     "RefreshPostMetrics": MethodPolicy(permission="read", scopes=_READ, writes=True),
+    # Summaries and lists: reading, as a post's metrics are.
+    "ListPostAnalytics": MethodPolicy(permission="read", scopes=_READ, page=PageBounds(default=50, maximum=200)),
+    "GetAnalyticsSummary": MethodPolicy(permission="read", scopes=_READ),
 }
 
 

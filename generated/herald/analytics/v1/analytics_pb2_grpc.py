@@ -50,6 +50,16 @@ class AnalyticsServiceStub:
                 request_serializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.RefreshPostMetricsRequest.SerializeToString,
                 response_deserializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.RefreshPostMetricsResponse.FromString,
                 _registered_method=True)
+        self.ListPostAnalytics = channel.unary_unary(
+                '/herald.analytics.v1.AnalyticsService/ListPostAnalytics',
+                request_serializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.ListPostAnalyticsRequest.SerializeToString,
+                response_deserializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.ListPostAnalyticsResponse.FromString,
+                _registered_method=True)
+        self.GetAnalyticsSummary = channel.unary_unary(
+                '/herald.analytics.v1.AnalyticsService/GetAnalyticsSummary',
+                request_serializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.GetAnalyticsSummaryRequest.SerializeToString,
+                response_deserializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.AnalyticsSummary.FromString,
+                _registered_method=True)
 
 
 class AnalyticsServiceServicer:
@@ -82,6 +92,29 @@ class AnalyticsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPostAnalytics(self, request, context):
+        """-- Summaries and lists (what the organization's posts did) --
+
+        The organization's published posts in a range of publish times, each with
+        its latest metrics, newest first or by a metric (or engagement), highest
+        first. Paged. Errors: VALIDATION_ERROR (a bad instant, a start not before
+        the end, an unknown sort, order or connector, a page token of another
+        sort).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAnalyticsSummary(self, request, context):
+        """The sums of the latest metrics of the posts published in a range, per day
+        or week in the organization's time zone, per profile or per connector,
+        with each group's number of posts and engagement. Errors: as
+        ListPostAnalytics's, and an unknown group_by.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AnalyticsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -94,6 +127,16 @@ def add_AnalyticsServiceServicer_to_server(servicer, server):
                     servicer.RefreshPostMetrics,
                     request_deserializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.RefreshPostMetricsRequest.FromString,
                     response_serializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.RefreshPostMetricsResponse.SerializeToString,
+            ),
+            'ListPostAnalytics': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPostAnalytics,
+                    request_deserializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.ListPostAnalyticsRequest.FromString,
+                    response_serializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.ListPostAnalyticsResponse.SerializeToString,
+            ),
+            'GetAnalyticsSummary': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAnalyticsSummary,
+                    request_deserializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.GetAnalyticsSummaryRequest.FromString,
+                    response_serializer=herald_dot_analytics_dot_v1_dot_analytics__pb2.AnalyticsSummary.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -156,6 +199,60 @@ class AnalyticsService:
             '/herald.analytics.v1.AnalyticsService/RefreshPostMetrics',
             herald_dot_analytics_dot_v1_dot_analytics__pb2.RefreshPostMetricsRequest.SerializeToString,
             herald_dot_analytics_dot_v1_dot_analytics__pb2.RefreshPostMetricsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPostAnalytics(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.analytics.v1.AnalyticsService/ListPostAnalytics',
+            herald_dot_analytics_dot_v1_dot_analytics__pb2.ListPostAnalyticsRequest.SerializeToString,
+            herald_dot_analytics_dot_v1_dot_analytics__pb2.ListPostAnalyticsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAnalyticsSummary(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.analytics.v1.AnalyticsService/GetAnalyticsSummary',
+            herald_dot_analytics_dot_v1_dot_analytics__pb2.GetAnalyticsSummaryRequest.SerializeToString,
+            herald_dot_analytics_dot_v1_dot_analytics__pb2.AnalyticsSummary.FromString,
             options,
             channel_credentials,
             insecure,

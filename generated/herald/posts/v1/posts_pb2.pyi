@@ -130,7 +130,14 @@ class PostPart(_message.Message):
     def __init__(self, content: _Optional[str] = ..., media_ids: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ...) -> None: ...
 
 class Post(_message.Message):
-    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment", "language", "tiktok", "group_id", "review", "author_id", "author_via")
+    __slots__ = ("id", "profile", "connector", "content", "status", "schedule_time", "create_time", "media_ids", "post_type", "title", "failure_reason", "platform_error", "platform_post_id", "platform_url", "publish_time", "attempts", "update_time", "failure_detail", "thread", "first_comment", "language", "tiktok", "group_id", "review", "author_id", "author_via", "metrics")
+    class MetricsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     CONNECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -157,6 +164,7 @@ class Post(_message.Message):
     REVIEW_FIELD_NUMBER: _ClassVar[int]
     AUTHOR_ID_FIELD_NUMBER: _ClassVar[int]
     AUTHOR_VIA_FIELD_NUMBER: _ClassVar[int]
+    METRICS_FIELD_NUMBER: _ClassVar[int]
     id: str
     profile: str
     connector: str
@@ -183,7 +191,8 @@ class Post(_message.Message):
     review: Review
     author_id: str
     author_via: str
-    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ..., group_id: _Optional[str] = ..., review: _Optional[_Union[Review, _Mapping]] = ..., author_id: _Optional[str] = ..., author_via: _Optional[str] = ...) -> None: ...
+    metrics: _containers.ScalarMap[str, int]
+    def __init__(self, id: _Optional[str] = ..., profile: _Optional[str] = ..., connector: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[_Union[PostStatus, str]] = ..., schedule_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., media_ids: _Optional[_Iterable[str]] = ..., post_type: _Optional[str] = ..., title: _Optional[str] = ..., failure_reason: _Optional[str] = ..., platform_error: _Optional[str] = ..., platform_post_id: _Optional[str] = ..., platform_url: _Optional[str] = ..., publish_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failure_detail: _Optional[str] = ..., thread: _Optional[_Iterable[_Union[PostPart, _Mapping]]] = ..., first_comment: _Optional[_Union[PostPart, _Mapping]] = ..., language: _Optional[str] = ..., tiktok: _Optional[_Union[TikTokOptions, _Mapping]] = ..., group_id: _Optional[str] = ..., review: _Optional[_Union[Review, _Mapping]] = ..., author_id: _Optional[str] = ..., author_via: _Optional[str] = ..., metrics: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class CreatePostsRequest(_message.Message):
     __slots__ = ("content", "profiles", "schedule_at", "media_ids", "post_types", "title", "request_id", "thread", "first_comment", "customizations", "draft", "next_slot", "language", "tiktok")
