@@ -1,7 +1,7 @@
 """The organization's members in the dashboard (docs/dashboard.md, "Members"; docs/teams.md): who
-is in it with which role, and, for a member whose role may manage members, the forms that change
-a role, remove a member, invite an email with a role (the link shown once, on the answer) and
-revoke an open invitation.
+is in it with which role and which profile limits, and, for a member whose role may manage
+members, the forms that change a role or a member's limits, remove a member, invite an email with
+a role and limits (the link shown once, on the answer) and revoke an open invitation.
 
 The core decides everything: the roles and what each may do are its catalog's (never a list kept
 here), whether the caller may manage members is read off their own row of ListMembers (marked
@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from herald.identity.v1 import members_pb2
+from herald.identity.v1 import accounts_pb2, members_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
 from contract.requests import rpc_path
 from facades.errors import ApiError
 from facades.web.pages import Route, dashboard_page, form_value, see_other, signed_in, when
+from facades.web.profiles_pages import tags_of
 from facades.web.session import Viewer
 
 MANAGE = "manage_members"  # the permission the forms need (the core's catalog says which roles carry it)
@@ -26,6 +27,8 @@ MANAGE = "manage_members"  # the permission the forms need (the core's catalog s
 # Outcomes of a Post/Redirect/Get on this page (`?notice=`): a fixed table, as pages.NOTICES.
 NOTICES = {
     "role-changed": "The role is changed. It holds from their next request, on every session, API key and agent of theirs.",
+    "limits-changed": "The profile limits are changed. They hold from their next request, on every session, API key "
+    "and agent of theirs.",
     "member-removed": "The member is removed: their sessions, API keys and agents in this organization stop working.",
     "invitation-revoked": "The invitation is revoked: its link no longer works.",
 }
@@ -66,6 +69,8 @@ def _member(member: members_pb2.Member, zone: str) -> dict[str, Any]:
         "role": member.role,
         "joined": when(member.join_time, zone),
         "you": member.is_caller,
+        "profile_tags": list(member.profile_tags),
+        "limits": ", ".join(member.profile_tags),  # what its limits field holds
     }
 
 
@@ -77,6 +82,7 @@ def _invitation(invitation: members_pb2.Invitation, zone: str) -> dict[str, Any]
         "state": invitation.state,
         "expires": when(invitation.expire_time, zone),
         "invited_by": invitation.invited_by,
+        "profile_tags": list(invitation.profile_tags),
     }
 
 
@@ -87,14 +93,18 @@ async def members_page(
     status: int = 200,
     failure: ApiError | None = None,
     invite: dict[str, str] | None = None,
+    limits: tuple[str, str] | None = None,
     created: members_pb2.CreatedInvitation | None = None,
 ) -> HTTPResponse:
     """The members, and for a manager the forms and the open invitations; `failure` is a refused
-    form's error, `invite` the invite form as sent, `created` an invitation just made (its link
-    exists only in this answer)."""
+    form's error, `invite` the invite form as sent, `limits` a member's limits form as sent (their
+    user id, the text), `created` an invitation just made (its link exists only in this answer)."""
     listed = await _call(request, viewer, "ListMembers", members_pb2.ListMembersRequest())
     zone = viewer.time_zone
     members = [_member(m, zone) for m in listed.members]
+    for m in members:
+        if limits and m["user_id"] == limits[0]:
+            m["limits"] = limits[1]  # a refused change keeps what was typed
     my_role = next((m.role for m in listed.members if m.is_caller), "")
     roles = await _roles(request)
     manages = any(r["name"] == my_role and MANAGE in r["permissions"] for r in roles)
@@ -121,7 +131,7 @@ async def members_page(
         managers=[r["name"] for r in roles if MANAGE in r["permissions"]],
         roles=roles,
         invitations=invitations,
-        invite=invite or {"email": "", "role": roles[-1]["name"] if roles else ""},
+        invite=invite or {"email": "", "role": roles[-1]["name"] if roles else "", "profile_tags": ""},
         created=shown,
     )
 
@@ -142,11 +152,15 @@ async def members(request: Request, viewer: Viewer) -> HTTPResponse:
 
 @signed_in
 async def invite(request: Request, viewer: Viewer) -> HTTPResponse:
-    """Invites an email with a role (CreateInvitation): the page with the link, shown this once
-    (rendered, not redirected, like a new API key), and whether it was emailed."""
-    form = {"email": form_value(request, "email"), "role": form_value(request, "role")}
+    """Invites an email with a role and profile limits (CreateInvitation; the tags comma-separated,
+    none for every profile): the page with the link, shown this once (rendered, not redirected,
+    like a new API key), and whether it was emailed."""
+    form = {name: form_value(request, name) for name in ("email", "role", "profile_tags")}
+    message = members_pb2.CreateInvitationRequest(
+        email=form["email"], role=form["role"], profile_tags=tags_of(form["profile_tags"])
+    )
     try:
-        created = await _call(request, viewer, "CreateInvitation", members_pb2.CreateInvitationRequest(**form))
+        created = await _call(request, viewer, "CreateInvitation", message)
     except ApiError as error:
         return await _refused(request, viewer, error, invite=form)
     return await members_page(request, viewer, status=201, created=created)
@@ -176,6 +190,21 @@ async def change_role(request: Request, viewer: Viewer, user_id: str) -> HTTPRes
 
 
 @signed_in
+async def change_limits(request: Request, viewer: Viewer, user_id: str) -> HTTPResponse:
+    """Replaces a member's profile limits (UpdateMember with profile_tags; the tags comma-separated,
+    none to lift them): they hold from the member's next request. A refusal keeps what was typed."""
+    typed = form_value(request, "profile_tags")
+    message = members_pb2.UpdateMemberRequest(
+        user_id=user_id, profile_tags=accounts_pb2.StringList(values=tags_of(typed))
+    )
+    try:
+        await _call(request, viewer, "UpdateMember", message)
+    except ApiError as error:
+        return await _refused(request, viewer, error, limits=(user_id, typed))
+    return see_other("/dashboard/members?notice=limits-changed")
+
+
+@signed_in
 async def remove_member(request: Request, viewer: Viewer, user_id: str) -> HTTPResponse:
     """Removes a member (RemoveMember): their sessions, API keys and agent grants stop at once."""
     try:
@@ -190,5 +219,6 @@ ROUTES = (
     Route("POST", "/dashboard/members/invitations", invite),
     Route("POST", "/dashboard/members/invitations/<invitation_id:str>/revoke", revoke_invitation),
     Route("POST", "/dashboard/members/<user_id:str>/role", change_role),
+    Route("POST", "/dashboard/members/<user_id:str>/limits", change_limits),
     Route("POST", "/dashboard/members/<user_id:str>/remove", remove_member),
 )
