@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The front-end libraries the dashboard serves to browsers (facades/web/assets: the calendar's
-# @event-calendar/build), from the npm registry, exactly as its committed package-lock.json pins
-# them. Installed into facades/web/assets/node_modules when missing or older than the lockfile;
-# after that, nothing is fetched again (make run works offline). The facade serves only the
-# files it names (facades/web/calendar_assets.py), never from a CDN. The machine's npm (Debian's
-# nodejs and npm packages) only installs: nothing runs on Node at run time.
+# @event-calendar/build, the analytics charts' chart.js), from the npm registry, exactly as its
+# committed package-lock.json pins them. Installed into facades/web/assets/node_modules when
+# missing or older than the lockfile; after that, nothing is fetched again (make run works
+# offline). The facade serves only the files it names (facades/web/calendar_assets.py,
+# chart_assets.py), never from a CDN. The machine's npm (Debian's nodejs and npm packages) only
+# installs: nothing runs on Node at run time.
 set -euo pipefail
 assets="$(cd "$(dirname "$0")/../facades/web/assets" && pwd)"
 cd "$assets"

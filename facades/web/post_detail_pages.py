@@ -3,7 +3,8 @@ its media with their thumbnails, each part's delivery (thread items, first comme
 failed, its review, its outbox entries (the requests the platform received, or in the sandbox
 would have), and the actions "Cancel post", "Retry", "Edit" and "Duplicate" (links: compose,
 `?edit=` and `?from=<post_id>`), for a post waiting for approval "Approve" and "Reject"
-(post_review.py), and the team's comments on it with the form that adds one (post_comments.py).
+(post_review.py), the team's comments on it with the form that adds one (post_comments.py), and
+for a post that is out its metrics with "Refresh metrics" (post_metrics.py).
 A sandbox delivery's `url` is this page, at the part's outbox entry
 (contract/post_links.py)."""
 
@@ -21,7 +22,7 @@ from sanic.response import HTTPResponse
 
 from contract.post_links import outbox_anchor, post_page_path, sandbox_anchor
 from facades.errors import ApiError
-from facades.web import post_comments, post_review
+from facades.web import post_comments, post_metrics, post_review
 from facades.web.media_pages import thumbnail_path
 from facades.web.pages import Route, dashboard_page, notice, see_other, signed_in, when
 from facades.web.post_history import post_history
@@ -212,20 +213,21 @@ async def post_page(
         core.posts.GetPost, posts_pb2.GetPostRequest(post_id=post_id), authorization=viewer.authorization
     )
     post = found.response
-    outbox, comments = await asyncio.gather(
+    state, zone = post_status(post), viewer.time_zone
+    outbox, comments, metrics = await asyncio.gather(
         core.call(
             core.posts.ListOutboxEntries,
             posts_pb2.ListOutboxEntriesRequest(post_id=post_id),
             authorization=viewer.authorization,
         ),
         post_comments.comments_of(request, viewer, post_id),
+        post_metrics.metrics_of(request, viewer, post_id, state),
     )
     history, history_more = await post_history(request, viewer, post_id)
     thread = [_part(post.id, t) for t in post.thread]
     comment = _part(post.id, post.first_comment) if post.HasField("first_comment") else None
     every_media = [*post.media_ids, *(m for t in thread for m in t["media_ids"])]
     every_media += comment["media_ids"] if comment else []
-    state, zone = post_status(post), viewer.time_zone
     return await dashboard_page(
         request,
         viewer,
@@ -267,6 +269,7 @@ async def post_page(
         history_more=history_more,
         comments=comments,
         commenting=await post_comments.form(request, viewer, refused_comment),
+        metrics=metrics,
         cancel=_cancel(state),
         retry=_retry(state),
         edit=_edit(state),
@@ -275,7 +278,8 @@ async def post_page(
 
 def _notice(request: Request) -> str | None:
     name = request.args.get("notice", "")
-    return EDIT_NOTICES.get(name) or post_review.NOTICES.get(name) or post_comments.NOTICES.get(name) or notice(request)
+    shown = EDIT_NOTICES.get(name) or post_review.NOTICES.get(name) or post_comments.NOTICES.get(name)
+    return shown or post_metrics.NOTICES.get(name) or notice(request)
 
 
 @signed_in
@@ -357,6 +361,20 @@ async def add_comment(request: Request, viewer: Viewer, post_id: str) -> HTTPRes
     return see_other(f"{post_page_path(post_id)}?notice={post_comments.ADDED}#comments")
 
 
+@signed_in
+async def refresh_metrics(request: Request, viewer: Viewer, post_id: str) -> HTTPResponse:
+    """Asks the workers to read the post's metrics now ("Refresh metrics"); back to its page
+    saying whether a read was queued, or the refusal on the page (not out, too many refreshes)."""
+    post_id = _checked(post_id)
+    try:
+        name = await post_metrics.refresh(request, viewer, post_id)
+    except ApiError as error:
+        if error.code not in post_metrics.SHOWN:
+            raise
+        return await post_page(request, viewer, post_id, status=error.http_status, failure=error)
+    return see_other(f"{post_page_path(post_id)}?notice={name}#metrics")
+
+
 ROUTES = (
     Route("GET", "/dashboard/posts/<post_id:str>", show_post),
     Route("POST", "/dashboard/posts/<post_id:str>/cancel", cancel_post),
@@ -364,4 +382,5 @@ ROUTES = (
     Route("POST", "/dashboard/posts/<post_id:str>/approve", approve_post),
     Route("POST", "/dashboard/posts/<post_id:str>/reject", reject_post),
     Route("POST", "/dashboard/posts/<post_id:str>/comments", add_comment),
+    Route("POST", "/dashboard/posts/<post_id:str>/metrics/refresh", refresh_metrics),
 )
