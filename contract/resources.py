@@ -68,6 +68,13 @@ class ProfileConnection(Response):
         description="Whether Herald renews the access token itself before token_expires_at. False for a connected "
         "account whose token expires: connect it again before then."
     )
+    metrics_error: str | None = Field(
+        description="Why its posts' metrics cannot be read and how to fix it (a permission the account did not "
+        "grant: connect it again granting it; a dead token); null when they can."
+    )
+    metrics_unavailable: list[str] = Field(
+        description="The metrics that cannot be read; empty with metrics_error set: all of them."
+    )
 
     @classmethod
     def from_proto(cls, c: profiles_pb2.ProfileConnection) -> dict[str, Any]:
@@ -82,6 +89,8 @@ class ProfileConnection(Response):
             connected_at=timestamp(c.connect_time) if c.HasField("connect_time") else None,
             error=c.error or None,
             token_renewable=c.token_renewable,
+            metrics_error=c.metrics_error or None,
+            metrics_unavailable=list(c.metrics_unavailable),
         )
 
 

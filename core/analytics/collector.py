@@ -2,11 +2,11 @@
 due reads in batches, ask each post's platform about its items in the platform's own batches,
 record the snapshots and schedule the next reads (core/analytics/reads.py), and again.
 
-This slice reads through the sandbox (HERALD_PUBLISH_MODE=sandbox): deterministic synthetic
-numbers made per connector (core/connectors/sandbox_metrics.py), through the same claim, batches
-and records a platform's reading will use. The platforms' own reading comes with each connector
-(docs/analytics.md, "What's next"); until then a live worker runs no collection, and the reads of
-posts it publishes stay due for the version that reads them. Collecting costs no credits.
+In sandbox mode (HERALD_PUBLISH_MODE=sandbox) the numbers are deterministic and synthetic, made
+per connector (core/connectors/sandbox_metrics.py); in live mode each platform is asked through
+its connector's `post_metrics`, per profile with its token and paced within the platform's limits
+(core/analytics/platform_reads.py). Both go through the same claim, batches and records, and are
+recorded as `sandbox` or `platform` readings. Collecting costs no credits.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.analytics import reads
+from core.analytics.platform_reads import PlatformReads
 from core.analytics.reads import DueRead, Outcome
 from core.connectors.base import Connector, MetricsItem, MetricsReading
 from core.connectors.registry import CONNECTORS
@@ -37,11 +38,14 @@ class MetricsCollector:
         engine: AsyncEngine,
         worker_id: str,
         connectors: Mapping[str, Connector] = CONNECTORS,
+        platform: PlatformReads | None = None,
     ) -> None:
         self.settings = settings
         self.engine = engine
         self.worker_id = worker_id
         self.connectors = connectors
+        # Live mode: the platforms' own reading (None: the sandbox's).
+        self.platform = platform
         self.offsets = settings.metrics_read_offsets
         self.latency = settings.metrics_sandbox_latency_ms / 1000
 
@@ -56,8 +60,9 @@ class MetricsCollector:
             lease_seconds=settings.metrics_read_lease_seconds,
         )
         if batch.reads:
-            outcomes = await self.read(batch.reads)
-            await reads.record(self.engine, batch, outcomes, utcnow(), self.offsets, sandbox=True)
+            live = self.platform is not None
+            outcomes = await (self.platform.read(batch.reads) if live else self.read(batch.reads))  # type: ignore[union-attr]
+            await reads.record(self.engine, batch, outcomes, utcnow(), self.offsets, sandbox=not live)
         return len(batch.reads)
 
     async def read(self, due: Sequence[DueRead]) -> list[Outcome]:
@@ -105,3 +110,5 @@ class MetricsCollector:
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.settings.metrics_read_poll_seconds)
+        if self.platform is not None:
+            await self.platform.close()

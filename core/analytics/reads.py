@@ -30,9 +30,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from contract.analytics import POST_METRICS
 from core.analytics.schedule import next_read, steps_behind
-from core.connectors.base import MetricsItem, MetricsReading
+from core.connectors.base import Account, MetricsItem, MetricsReading
 from core.db.engine import is_sqlite, transaction
-from core.db.models import post_metric_series, post_metric_snapshots, post_parts, posts
+from core.db.models import post_metric_series, post_metric_snapshots, post_parts, posts, profiles
+from core.platform_accounts.token_refresh import StoredTokens
 
 series = post_metric_series.c
 # A read that failed this many times in a row is given up: the series goes on with its next step.
@@ -44,7 +45,8 @@ RETRY_CAP = timedelta(hours=1)
 @dataclass(frozen=True, slots=True)
 class DueRead:
     """A post whose metrics are due, as claimed: its connector and the items to read (the post,
-    then its published thread items)."""
+    then its published thread items), and its profile with the profile's sealed tokens (what a
+    live read is sent with; docs/analytics.md, "Each platform")."""
 
     series_id: int
     post_id: str
@@ -54,6 +56,8 @@ class DueRead:
     refresh: bool
     failures: int
     items: tuple[MetricsItem, ...]
+    profile_id: str = ""
+    tokens: StoredTokens | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +70,22 @@ class Batch:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What became of one claimed read: its items' readings by part, or the error that stopped it."""
+    """What became of one claimed read: its items' readings by part, or what stopped it: an
+    `error` (counted, tried again after a growing wait), `wait_until` (the platform asked us to
+    wait: due again then, nothing counted), or `skipped` (the profile's metrics cannot be read:
+    this step is passed over, the schedule goes on)."""
 
     read: DueRead
     readings: dict[int, MetricsReading] = field(default_factory=dict)
     error: str = ""
+    wait_until: datetime | None = None
+    skipped: str = ""
+
+    @property
+    def gone(self) -> bool:
+        """The platform no longer has the post: its series ends."""
+        main = self.readings.get(-1)
+        return main is not None and main.gone
 
 
 async def claim(engine: AsyncEngine, worker_id: str, now: datetime, *, limit: int, lease_seconds: float) -> Batch:
@@ -93,19 +108,49 @@ async def claim(engine: AsyncEngine, worker_id: str, now: datetime, *, limit: in
         found = await _items(conn, [row.post_id for row in rows])
     reads = []
     for row in rows:
-        connector, items = found[row.post_id]
+        connector, items, profile_id, tokens = found[row.post_id]
         reads.append(
-            DueRead(row.id, row.post_id, connector, row.published_at, row.step, row.refresh, row.failures, items)
+            DueRead(
+                row.id,
+                row.post_id,
+                connector,
+                row.published_at,
+                row.step,
+                row.refresh,
+                row.failures,
+                items,
+                profile_id,
+                tokens,
+            )
         )
     return Batch(token, reads)
 
 
-async def _items(conn: AsyncConnection, post_ids: list[str]) -> dict[str, tuple[str, tuple[MetricsItem, ...]]]:
-    """Each post's connector and items: the post (part -1), then its published thread items."""
+_Found = tuple[str, tuple[MetricsItem, ...], str, StoredTokens]
+
+
+async def _items(conn: AsyncConnection, post_ids: list[str]) -> dict[str, _Found]:
+    """Each post's connector, items (the post, part -1, then its published thread items),
+    profile and that profile's sealed tokens."""
+    p = profiles.c
     main = await conn.execute(
-        select(posts.c.id, posts.c.connector, posts.c.platform_post_id, posts.c.published_at).where(
-            posts.c.id.in_(post_ids)
+        select(
+            posts.c.id,
+            posts.c.connector,
+            posts.c.platform_post_id,
+            posts.c.published_at,
+            posts.c.profile_id,
+            p.slug,
+            p.handle,
+            p.platform_account_id,
+            p.instance_url,
+            p.access_token,
+            p.refresh_token,
+            p.token_expires_at,
+            p.token_version,
         )
+        .outerjoin(profiles, profiles.c.id == posts.c.profile_id)
+        .where(posts.c.id.in_(post_ids))
     )
     parts = await conn.execute(
         select(post_parts.c.post_id, post_parts.c.position, post_parts.c.platform_post_id)
@@ -117,9 +162,19 @@ async def _items(conn: AsyncConnection, post_ids: list[str]) -> dict[str, tuple[
         thread[part.post_id].append((part.position, part.platform_post_id))
     out = {}
     for post in main:
-        items = [MetricsItem(post.id, -1, post.platform_post_id, post.published_at)]
-        items += [MetricsItem(post.id, position, pid, post.published_at) for position, pid in thread[post.id]]
-        out[post.id] = (post.connector, tuple(items))
+        account = Account(post.slug or "", post.handle or "", post.platform_account_id or "", post.instance_url or "")
+        items = [MetricsItem(post.id, -1, post.platform_post_id, post.published_at, account)]
+        items += [MetricsItem(post.id, position, pid, post.published_at, account) for position, pid in thread[post.id]]
+        tokens = StoredTokens(
+            post.profile_id,
+            post.connector,
+            post.instance_url or "",
+            post.access_token,
+            post.refresh_token,
+            post.token_expires_at,
+            post.token_version or 0,
+        )
+        out[post.id] = (post.connector, tuple(items), post.profile_id, tokens)
     return out
 
 
@@ -140,15 +195,24 @@ async def record(
     async with transaction(engine, writes=True) as conn:
         held = set(await conn.scalars(held_query))
         mine = [o for o in outcomes if o.read.series_id in held]
-        read = [o for o in mine if not o.error]
-        snapshots = [_snapshot(o.read.series_id, part, r, now, sandbox) for o in read for part, r in o.readings.items()]
+        read = [o for o in mine if not (o.error or o.wait_until or o.skipped)]
+        snapshots = [
+            _snapshot(o.read.series_id, part, r, now, sandbox)
+            for o in read
+            if not o.gone
+            for part, r in o.readings.items()
+            if not r.gone
+        ]
         if snapshots:
             await conn.execute(insert(post_metric_snapshots), snapshots)
         if read:
             await conn.execute(_READ, [_after_read(o, now, offsets) for o in read])
-        failed = [o for o in mine if o.error]
+        failed = [o for o in mine if o.error or o.skipped]
         if failed:
             await conn.execute(_FAILED, [_after_failure(o, now, offsets) for o in failed])
+        waiting = [o for o in mine if o.wait_until and not (o.error or o.skipped)]
+        if waiting:
+            await conn.execute(_WAIT, [{"b_id": o.read.series_id, "b_due_at": o.wait_until} for o in waiting])
     return len(snapshots)
 
 
@@ -171,7 +235,14 @@ _READ = (
         last_error="",
         read_at=bindparam("b_read_at"),
         raw=bindparam("b_raw"),
+        gone_at=bindparam("b_gone_at"),
     )
+)
+# The platform asked us to wait: due again then, the schedule's step and failures as they were.
+_WAIT = (
+    update(post_metric_series)
+    .where(series.id == bindparam("b_id"))
+    .values(due_at=bindparam("b_due_at"), lease_owner=None)
 )
 _FAILED = (
     update(post_metric_series)
@@ -188,24 +259,27 @@ _FAILED = (
 
 
 def _after_read(outcome: Outcome, now: datetime, offsets: tuple[timedelta, ...]) -> dict[str, Any]:
-    """A read made: every scheduled read due by now counts as done, the next one is due."""
+    """A read made: every scheduled read due by now counts as done, the next one is due; a post
+    its platform no longer has is read no more (`gone_at`)."""
     step = steps_behind(outcome.read.published_at, offsets, now)
     raw = [{"part": part, "answer": r.raw} for part, r in sorted(outcome.readings.items())]
     return {
         "b_id": outcome.read.series_id,
-        "b_due_at": next_read(outcome.read.published_at, offsets, step),
+        "b_due_at": None if outcome.gone else next_read(outcome.read.published_at, offsets, step),
         "b_step": step,
         "b_read_at": now,
         "b_raw": json.dumps(raw, separators=(",", ":")),
+        "b_gone_at": now if outcome.gone else None,
     }
 
 
 def _after_failure(outcome: Outcome, now: datetime, offsets: tuple[timedelta, ...]) -> dict[str, Any]:
     """A read that failed: tried again after a growing wait, or, after MAX_FAILURES in a row,
-    given up as if made (no snapshot) so the series goes on with its next step."""
+    given up as if made (no snapshot) so the series goes on with its next step. A skipped read
+    (the profile's metrics cannot be read) is given up at once, with its reason."""
     failures, step, refresh = outcome.read.failures + 1, outcome.read.step, outcome.read.refresh
     due_at: datetime | None = now + min(RETRY_CAP, RETRY_BASE * 2 ** (failures - 1))
-    if failures >= MAX_FAILURES:
+    if failures >= MAX_FAILURES or outcome.skipped:
         step = steps_behind(outcome.read.published_at, offsets, now)
         due_at, failures, refresh = next_read(outcome.read.published_at, offsets, step), 0, False
     return {
@@ -214,5 +288,5 @@ def _after_failure(outcome: Outcome, now: datetime, offsets: tuple[timedelta, ..
         "b_step": step,
         "b_refresh": refresh,
         "b_failures": failures,
-        "b_error": outcome.error[:2000],
+        "b_error": (outcome.error or outcome.skipped)[:2000],
     }

@@ -113,6 +113,7 @@ async def refresh(
             series.post_id == post_id,
             series.refresh.is_(False),
             series.lease_owner.is_(None),
+            series.gone_at.is_(None),  # deleted on its platform: read no more
             (series.due_at.is_(None)) | (series.due_at > now),
         )
         .values(refresh=True, due_at=now)

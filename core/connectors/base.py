@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -221,16 +221,36 @@ class MetricsItem:
     part: int
     platform_post_id: str
     published_at: datetime
+    # The account that published it (a Mastodon status is read on its instance).
+    account: Account = Account("")
 
 
 @dataclass(frozen=True, slots=True)
 class MetricsReading:
     """What the platform said about one item: its numbers in the normalized vocabulary
     (contract/analytics.py; a metric the platform does not give is left out, never 0) and the
-    answer they were read from, kept as the post's latest raw answer."""
+    answer they were read from, kept as the post's latest raw answer. `gone`: the platform no
+    longer has the item (deleted; a 404, or left out of a batch's answer): its series ends."""
 
     values: Mapping[str, int]
     raw: Any
+    gone: bool = False
+
+
+def gone(raw: Any = None) -> MetricsReading:
+    """The reading of an item the platform no longer has."""
+    return MetricsReading({}, raw, gone=True)
+
+
+class MetricsUnavailable(Exception):
+    """The account may not read these metrics (a permission it did not grant, a 403 on the
+    insights endpoint): the profile's reads stop until it is connected again
+    (docs/analytics.md, "Each platform"). `metrics` names what cannot be read (every metric the
+    platform gives when empty)."""
+
+    def __init__(self, message: str, *, metrics: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.metrics = metrics
 
 
 class PlatformAPI(Protocol):
@@ -290,6 +310,11 @@ class Connector(ABC):
     # is in that page), and how many items one metrics call reads (its batch endpoint's limit).
     post_metric_names: ClassVar[tuple[str, ...]] = ()
     metrics_batch_size: ClassVar[int] = 1
+    # The OAuth scopes reading them needs: what a profile refused them is told to grant.
+    metrics_scopes: ClassVar[tuple[str, ...]] = ()
+    # Whose the platform's metrics rate limits are: the account's token ("account", paced per
+    # profile) or the app's (a public endpoint read without a token: paced per platform).
+    metrics_limit_scope: ClassVar[Literal["account", "app"]] = "account"
 
     @abstractmethod
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
@@ -310,6 +335,18 @@ class Connector(ABC):
         if comment.reply_to is None:
             raise DeliveryError(ErrorClass.PERMANENT, "a first comment needs the post it answers", code="NO_PARENT")
         return await self.deliver(comment, api)
+
+    @property
+    def reads_metrics(self) -> bool:
+        """Whether this connector reads its platform's metrics live (it overrides `post_metrics`)."""
+        return type(self).post_metrics is not Connector.post_metrics
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        """One metrics call (docs/analytics.md, "Each platform"): a reading per item, in order,
+        for at most `metrics_batch_size` items of one account; an item the platform no longer
+        has is `gone(...)`. Raises `MetricsUnavailable` when the account may not read them and
+        `DeliveryError` for anything else (a 429 with its `retry_after`: read again later)."""
+        raise NotImplementedError(f"{self.key} does not read its metrics live yet")
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
         """After an attempt that may have sent the creating request: the post if the platform
@@ -335,6 +372,19 @@ class Connector(ABC):
         post (core/connectors/sandbox.py)."""
         digest = hashlib.sha256(post.delivery_key.encode()).hexdigest()
         return str(int(digest[:15], 16))
+
+    @property
+    def reads_account_metrics(self) -> bool:
+        """Whether this connector reads its account's followers live (it overrides `account_metrics`)."""
+        return type(self).account_metrics is not Connector.account_metrics
+
+    async def account_metrics(self, account: Account, api: PlatformAPI) -> MetricsReading:
+        """The account's followers now (docs/analytics.md, "Account metrics"; the call per
+        platform is in "Each platform"): a reading whose values are `{"followers": n}` and whose
+        raw answer is the platform's. The workers call it once a day per profile; the sandbox's
+        numbers come from core/connectors/sandbox_followers.py instead. Raises `DeliveryError`
+        when the platform refuses (a 429 with its `retry_after`: read again later)."""
+        raise NotImplementedError(f"{self.key} does not read its account's followers live yet")
 
 
 class SandboxIds:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
+from core.connectors import x_metrics
 from core.connectors.base import (
     Connector,
     Delivery,
     DeliveryError,
     ErrorClass,
     MediaBytes,
+    MetricsItem,
+    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -53,6 +57,7 @@ class XConnector(Connector):
     # Metrics (GET /2/tweets?ids=, 100 a call): docs/analytics.md, "Each platform".
     post_metric_names = ("impressions", "likes", "reposts", "replies", "quotes", "bookmarks", "link_clicks")
     metrics_batch_size = 100
+    metrics_scopes = ("tweet.read", "users.read")
     threads = True
     first_comment = True  # a self-reply; tweet.write covers replies
 
@@ -94,6 +99,9 @@ class XConnector(Connector):
         raise DeliveryError(
             ErrorClass.UNCERTAIN, f"the account posted over {LOOKUP_PAGES * 100} times around the attempt"
         )
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        return await x_metrics.read(items, api)
 
     def classify(self, status: int, body: Any) -> ErrorClass:
         # 401 is an expired token; 403 covers the duplicate-content refusal and videos over the

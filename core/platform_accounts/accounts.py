@@ -180,6 +180,10 @@ class AccountProfiles:
                 token_version=profiles.c.token_version + 1,
                 refresh_lease_until=None,
                 throttled_until=None,
+                # Its metrics are read again (docs/analytics.md, "Each platform").
+                metrics_error="",
+                metrics_unavailable="",
+                metrics_throttled_until=None,
             )
         )
 

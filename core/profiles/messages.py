@@ -20,6 +20,8 @@ def profile_message(profile: Profile) -> profiles_pb2.Profile:
         scopes=list(c.scopes),
         error=c.error,
         token_renewable=c.token_renewable,
+        metrics_error=c.metrics_error,
+        metrics_unavailable=list(c.metrics_unavailable),
     )
     if c.token_expires_at is not None:
         connection.token_expire_time.CopyFrom(timestamp(c.token_expires_at))

@@ -57,6 +57,10 @@ class Connection:
     error: str = ""
     # Herald renews the access token itself before it expires (connected accounts only).
     token_renewable: bool = False
+    # Why its posts' metrics cannot be read and how to fix it ("" when they can), and which
+    # (empty: all of them; docs/analytics.md, "Each platform").
+    metrics_error: str = ""
+    metrics_unavailable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,8 @@ PUBLIC_COLUMNS = (
     profiles.c.connected_at,
     profiles.c.connection_error,
     profiles.c.default_language,
+    profiles.c.metrics_error,
+    profiles.c.metrics_unavailable,
     # Whether a refresh token is held (never the token itself): token_renewable.
     profiles.c.refresh_token.is_not(None).label("has_refresh_token"),
 )
@@ -114,6 +120,8 @@ def connection_of(row) -> Connection:  # a row with PUBLIC_COLUMNS
         row.connected_at,
         row.connection_error,
         status == "connected" and renews_itself(row.connector, bool(row.has_refresh_token)),
+        row.metrics_error,
+        tuple(name for name in row.metrics_unavailable.split(",") if name),
     )
 
 

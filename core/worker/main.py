@@ -10,6 +10,7 @@ import logging
 import signal
 
 from core.analytics.collector import MetricsCollector
+from core.analytics.platform_reads import PlatformReads
 from core.db.engine import create_engine
 from core.db.types import utcnow
 from core.generate.service import GenerateJobs, backends
@@ -52,8 +53,11 @@ async def run_worker(settings: CoreSettings) -> None:
             run_retention(engine, settings, stop),
             run_expiry_notices(engine, settings, stop, settings.housekeeping_seconds),
         ]
-        if settings.publish_mode == "sandbox":  # platforms' own metrics come later (docs/analytics.md)
-            loops.append(MetricsCollector(settings, engine, publisher.worker_id).run(stop))
+        # Posts' metrics: the sandbox's numbers, or in live mode the platforms' own (docs/analytics.md).
+        platform = None
+        if publisher.keeper is not None:
+            platform = PlatformReads(settings, engine, publisher.keeper, publisher.endpoints, publisher.connectors)
+        loops.append(MetricsCollector(settings, engine, publisher.worker_id, platform=platform).run(stop))
         if settings.metrics_dir:  # exported: the queues are worth sampling
             loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))
         if settings.smtp_server is not None:  # mail is on

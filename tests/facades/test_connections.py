@@ -134,8 +134,11 @@ async def test_profiles_show_their_connection_and_disconnect_is_idempotent(http,
         "connected_at",
         "error",
         "token_renewable",
+        "metrics_error",
+        "metrics_unavailable",
     }
     assert acme["connection"]["token_renewable"] is False  # no account, no token to renew
+    assert (acme["connection"]["metrics_error"], acme["connection"]["metrics_unavailable"]) == (None, [])
 
     done = await http.post("/v1/profiles/acme-x/disconnect", headers=org.auth)
     assert done.status_code == 200

@@ -62,6 +62,8 @@ class PostMetricSeries(Base):
     read_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     # The platform's answer at the latest read, per part (JSON); "" before the first.
     raw: Mapped[str] = mapped_column(Text, default="")
+    # When a read found the post deleted on its platform: its series ended there (no more reads).
+    gone_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
 
 
 class PostMetricSnapshot(Base):

@@ -80,6 +80,12 @@ class Profile(Base):
     refresh_lease_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     # The platform asked us to wait (429, an exhausted rate-limit window) until then.
     throttled_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    # Metrics (docs/analytics.md, "Each platform"): why its posts' metrics cannot be read and how
+    # to fix it ("" when they can), the metrics concerned (comma-separated; "" for all), and until
+    # when the platform's metrics reads asked us to wait. Connecting the account again clears them.
+    metrics_error: Mapped[str] = mapped_column(Text, default="", server_default="")
+    metrics_unavailable: Mapped[str] = mapped_column(String(300), default="", server_default="")
+    metrics_throttled_until: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     # The language of its posts when a post names none (a normalized BCP 47 tag; None: unset).
     default_language: Mapped[Optional[str]] = mapped_column(String(35))
 

@@ -51,6 +51,7 @@ class Request:
     json: Any = None
     form: dict[str, str] | None = None
     parts: dict[str, Part] | None = None
+    raw_query: str = ""  # as sent: repeated keys (Mastodon's `id[]=`) are in it, not in `query`
 
     @property
     def text(self) -> str:
@@ -256,6 +257,7 @@ class FakePlatform:
             headers=headers,
             body=_read_body(handler, headers),
             at=time.time(),
+            raw_query=split.query,
         )
         _parse_body(request)
         with self.lock:

@@ -17,6 +17,14 @@ is the post's photo or video page (`media_links_in_text`).
 A reply (`reply: {in_reply_to_tweet_id}`) must name a post that exists (403 otherwise, as X
 answers a reply to a deleted post); it is kept as `Tweet.in_reply_to` (`replies_to` lists them)
 and listed with `referenced_tweets: [{type: replied_to, id}]`.
+
+Metrics: `GET /2/tweets?ids=` (up to 100) answers `public_metrics` for every post and
+`non_public_metrics` (`impression_count`, `url_link_clicks`, `user_profile_clicks`) for the
+caller's own posts of the last 30 days, with a `Field Authorization Error` for the others; a
+deleted post is in `errors` as `resource-not-found`. The numbers are a test's (`set_metrics`),
+zeros otherwise. The endpoint's limit is per user per window (`metrics_limit`, 900 a 15 minutes
+unless a test says), with X's `x-rate-limit-*` headers; over it, 429. A user in
+`metrics_forbidden` is refused 403, as a token without the read scopes is.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from harness.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.metrics_limits import MetricsLimit
 from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REFRESH_TOKEN, Code, OAuthPlatform
 
 SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
@@ -115,6 +124,11 @@ class FakeX(OAuthPlatform):
         self.media: dict[str, Media] = {}
         self.tweets: list[Tweet] = []
         self._ids = 1_790_000_000_000_000_000
+        # Metrics: each post's public and non-public numbers, the read limit, refused users.
+        self.public_metrics: dict[str, dict[str, int]] = {}
+        self.non_public_metrics: dict[str, dict[str, int]] = {}
+        self.metrics_limit = MetricsLimit(limit=900, window=900)
+        self.metrics_forbidden: set[str] = set()
         super().__init__()
         self.add_user("herald_fake", "Herald Fake")
 
@@ -138,6 +152,27 @@ class FakeX(OAuthPlatform):
         with self.lock:
             return [t for t in self.tweets if t.in_reply_to == tweet_id]
 
+    def set_metrics(self, tweet_id: str, public: dict[str, int], non_public: dict[str, int] | None = None) -> None:
+        with self.lock:
+            self.public_metrics[tweet_id] = dict(public)
+            if non_public is not None:
+                self.non_public_metrics[tweet_id] = dict(non_public)
+
+    def delete_tweet(self, tweet_id: str) -> None:
+        with self.lock:
+            self.tweets = [t for t in self.tweets if t.id != tweet_id]
+
+    def seed_tweets(self, user_id: str, count: int, created_at: float | None = None) -> list[str]:
+        """`count` posts of the user made at once (a test's many published posts)."""
+        at = time.time() if created_at is None else created_at
+        made = []
+        for n in range(count):
+            tweet = Tweet(self._new_id(), user_id, f"seeded {n}", f"seeded {n}", [], [], at)
+            made.append(tweet)
+        with self.lock:
+            self.tweets.extend(made)
+        return [t.id for t in made]
+
     # --- routes --------------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
@@ -156,6 +191,7 @@ class FakeX(OAuthPlatform):
             r("POST", r"/2/media/upload/(?P<id>\d+)/finalize", self.finalize),
             r("POST", r"/2/media/metadata", self.metadata),
             r("POST", r"/2/tweets", self.create_tweet),
+            r("GET", r"/2/tweets", self.lookup_tweets),
             r("GET", r"/2/users/(?P<id>\d+)/tweets", self.user_tweets),
         ]
 
@@ -404,6 +440,50 @@ class FakeX(OAuthPlatform):
             meta["next_token"] = str(offset + max_results)
         return self._ok(200, {"data": data, "meta": meta})
 
+    def lookup_tweets(self, request: Request, match: re.Match[str]) -> Answer:
+        """GET /2/tweets?ids=: the posts' metrics, paced per user (see the module docstring)."""
+        caller = self._caller(request, "tweet.read")
+        if isinstance(caller, Answer):
+            return caller
+        if caller.id in self.metrics_forbidden:
+            return _problem(403, "Forbidden", "You are not permitted to use this endpoint with this token.")
+        verdict = self.metrics_limit.take(caller.id)
+        limits = {
+            "x_rate_limit_limit": str(verdict.limit),
+            "x_rate_limit_remaining": str(verdict.remaining),
+            "x_rate_limit_reset": str(int(verdict.reset)),
+        }
+        if not verdict.allowed:
+            return answer(429, {"title": "Too Many Requests", "detail": "Too Many Requests", "status": 429}, **limits)
+        ids = [i for i in request.query.get("ids", "").split(",") if i]
+        if not 1 <= len(ids) <= 100 or not all(i.isdigit() for i in ids):
+            return _invalid("ids", "The `ids` query parameter value must be 1 to 100 comma-separated post ids.")
+        fields = set(request.query.get("tweet.fields", "").split(","))
+        data, errors = [], []
+        with self.lock:
+            by_id = {t.id: t for t in self.tweets}
+            for tweet_id in ids:
+                tweet = by_id.get(tweet_id)
+                if tweet is None:
+                    errors.append(_not_found(tweet_id))
+                    continue
+                item: dict[str, Any] = {"id": tweet.id, "text": tweet.text, "edit_history_tweet_ids": [tweet.id]}
+                public = self.public_metrics.get(tweet.id, {})
+                if "public_metrics" in fields:
+                    item["public_metrics"] = {name: public.get(name, 0) for name in _PUBLIC_METRICS}
+                if "non_public_metrics" in fields:
+                    own = tweet.author_id == caller.id and time.time() - tweet.created_at < 30 * 86400
+                    if own:
+                        private = self.non_public_metrics.get(tweet.id, {})
+                        item["non_public_metrics"] = {name: private.get(name, 0) for name in _NON_PUBLIC_METRICS}
+                    else:
+                        errors.append(_field_refused(tweet.id))
+                data.append(item)
+        body: dict[str, Any] = {"data": data} if data else {}
+        if errors:
+            body["errors"] = errors
+        return answer(200, body, **limits)
+
     # --- helpers -------------------------------------------------------------------------------
 
     def _ok(self, status: int, body: Any) -> Answer:
@@ -450,6 +530,36 @@ class FakeX(OAuthPlatform):
             last = found.end()
         out.append(text[last:])
         return "".join(out), urls
+
+
+_PUBLIC_METRICS = ("retweet_count", "reply_count", "like_count", "quote_count", "bookmark_count", "impression_count")
+_NON_PUBLIC_METRICS = ("impression_count", "url_link_clicks", "user_profile_clicks")
+
+
+def _not_found(tweet_id: str) -> dict[str, Any]:
+    return {
+        "value": tweet_id,
+        "detail": f"Could not find tweet with ids: [{tweet_id}].",
+        "title": "Not Found Error",
+        "resource_type": "tweet",
+        "parameter": "ids",
+        "resource_id": tweet_id,
+        "type": "https://api.twitter.com/2/problems/resource-not-found",
+    }
+
+
+def _field_refused(tweet_id: str) -> dict[str, Any]:
+    return {
+        "value": tweet_id,
+        "detail": "Sorry, you are not authorized to access 'non_public_metrics' on the Tweet with ids.",
+        "title": "Field Authorization Error",
+        "resource_type": "tweet",
+        "field": "non_public_metrics",
+        "parameter": "tweet.fields",
+        "resource_id": tweet_id,
+        "section": "data",
+        "type": "https://api.twitter.com/2/problems/not-authorized-for-field",
+    }
 
 
 def _tco() -> str:

@@ -28,7 +28,7 @@ from herald.catalog.v1 import catalog_pb2 as herald_dot_catalog_dot_v1_dot_catal
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/profiles/v1/profiles.proto\x12\x12herald.profiles.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fherald/catalog/v1/catalog.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe0\x01\n\x07Profile\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12\x0c\n\x04tags\x18\x05 \x03(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x39\n\nconnection\x18\x07 \x01(\x0b\x32%.herald.profiles.v1.ProfileConnection\x12\x18\n\x10\x64\x65\x66\x61ult_language\x18\x08 \x01(\t\"\x9b\x02\n\x11ProfileConnection\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x1b\n\x13platform_account_id\x18\x02 \x01(\t\x12\x0e\n\x06handle\x18\x03 \x01(\t\x12\x12\n\navatar_url\x18\x04 \x01(\t\x12\x14\n\x0cinstance_url\x18\x05 \x01(\t\x12\x0e\n\x06scopes\x18\x06 \x03(\t\x12\x35\n\x11token_expire_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x63onnect_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05\x65rror\x18\t \x01(\t\x12\x17\n\x0ftoken_renewable\x18\n \x01(\x08\"I\n\x13ListProfilesRequest\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"^\n\x14ListProfilesResponse\x12-\n\x08profiles\x18\x01 \x03(\x0b\x32\x1b.herald.profiles.v1.Profile\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x14\x43reateProfileRequest\x12\x32\n\x07profile\x18\x01 \x01(\x0b\x32\x1b.herald.profiles.v1.ProfileB\x04\xe2\x41\x01\x02\"\xa7\x01\n\x14UpdateProfileRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\x12\x1d\n\x10\x64\x65\x66\x61ult_language\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x19\n\x0c\x64isplay_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x13\n\x0bupdate_tags\x18\x04 \x01(\x08\x12\x0c\n\x04tags\x18\x05 \x03(\tB\x13\n\x11_default_languageB\x0f\n\r_display_name\";\n\x14\x44\x65leteProfileRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\x12\x15\n\rvalidate_only\x18\x02 \x01(\x08\"!\n\x11GetProfileRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\"/\n\x1bGetDestinationLimitsRequest\x12\x10\n\x08profiles\x18\x01 \x03(\t\"i\n\x11\x44\x65stinationLimits\x12\x0f\n\x07profile\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12-\n\x08platform\x18\x03 \x01(\x0b\x32\x1b.herald.catalog.v1.Platform\"[\n\x1cGetDestinationLimitsResponse\x12;\n\x0c\x64\x65stinations\x18\x01 \x03(\x0b\x32%.herald.profiles.v1.DestinationLimits\"%\n\x08TimeSlot\x12\x0b\n\x03\x64\x61y\x18\x01 \x01(\t\x12\x0c\n\x04time\x18\x02 \x01(\t\"M\n\x0cProfileSlots\x12\x10\n\x08timezone\x18\x01 \x01(\t\x12+\n\x05slots\x18\x02 \x03(\x0b\x32\x1c.herald.profiles.v1.TimeSlot\"&\n\x16GetProfileSlotsRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\"e\n\x16SetProfileSlotsRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\x12\x10\n\x08timezone\x18\x02 \x01(\t\x12+\n\x05slots\x18\x03 \x03(\x0b\x32\x1c.herald.profiles.v1.TimeSlot2\xe6\x07\n\x0eProfileService\x12w\n\x0cListProfiles\x12\'.herald.profiles.v1.ListProfilesRequest\x1a(.herald.profiles.v1.ListProfilesResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/profiles\x12m\n\nGetProfile\x12%.herald.profiles.v1.GetProfileRequest\x1a\x1b.herald.profiles.v1.Profile\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/profiles/{slug}\x12V\n\rCreateProfile\x12(.herald.profiles.v1.CreateProfileRequest\x1a\x1b.herald.profiles.v1.Profile\x12\x82\x01\n\x0fGetProfileSlots\x12*.herald.profiles.v1.GetProfileSlotsRequest\x1a .herald.profiles.v1.ProfileSlots\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/profiles/{slug}/slots\x12\x85\x01\n\x0fSetProfileSlots\x12*.herald.profiles.v1.SetProfileSlotsRequest\x1a .herald.profiles.v1.ProfileSlots\"$\x82\xd3\xe4\x93\x02\x1e\x1a\x19/v1/profiles/{slug}/slots:\x01*\x12\x99\x01\n\x14GetDestinationLimits\x12/.herald.profiles.v1.GetDestinationLimitsRequest\x1a\x30.herald.profiles.v1.GetDestinationLimitsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/destination-limits\x12v\n\rUpdateProfile\x12(.herald.profiles.v1.UpdateProfileRequest\x1a\x1b.herald.profiles.v1.Profile\"\x1e\x82\xd3\xe4\x93\x02\x18\x32\x13/v1/profiles/{slug}:\x01*\x12s\n\rDeleteProfile\x12(.herald.profiles.v1.DeleteProfileRequest\x1a\x1b.herald.profiles.v1.Profile\"\x1b\x82\xd3\xe4\x93\x02\x15*\x13/v1/profiles/{slug}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!herald/profiles/v1/profiles.proto\x12\x12herald.profiles.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fherald/catalog/v1/catalog.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe0\x01\n\x07Profile\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04slug\x18\x02 \x01(\t\x12\x11\n\tconnector\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12\x0c\n\x04tags\x18\x05 \x03(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x39\n\nconnection\x18\x07 \x01(\x0b\x32%.herald.profiles.v1.ProfileConnection\x12\x18\n\x10\x64\x65\x66\x61ult_language\x18\x08 \x01(\t\"\xcf\x02\n\x11ProfileConnection\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x1b\n\x13platform_account_id\x18\x02 \x01(\t\x12\x0e\n\x06handle\x18\x03 \x01(\t\x12\x12\n\navatar_url\x18\x04 \x01(\t\x12\x14\n\x0cinstance_url\x18\x05 \x01(\t\x12\x0e\n\x06scopes\x18\x06 \x03(\t\x12\x35\n\x11token_expire_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x63onnect_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05\x65rror\x18\t \x01(\t\x12\x17\n\x0ftoken_renewable\x18\n \x01(\x08\x12\x15\n\rmetrics_error\x18\x0b \x01(\t\x12\x1b\n\x13metrics_unavailable\x18\x0c \x03(\t\"I\n\x13ListProfilesRequest\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"^\n\x14ListProfilesResponse\x12-\n\x08profiles\x18\x01 \x03(\x0b\x32\x1b.herald.profiles.v1.Profile\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x14\x43reateProfileRequest\x12\x32\n\x07profile\x18\x01 \x01(\x0b\x32\x1b.herald.profiles.v1.ProfileB\x04\xe2\x41\x01\x02\"\xa7\x01\n\x14UpdateProfileRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\x12\x1d\n\x10\x64\x65\x66\x61ult_language\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x19\n\x0c\x64isplay_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x13\n\x0bupdate_tags\x18\x04 \x01(\x08\x12\x0c\n\x04tags\x18\x05 \x03(\tB\x13\n\x11_default_languageB\x0f\n\r_display_name\";\n\x14\x44\x65leteProfileRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\x12\x15\n\rvalidate_only\x18\x02 \x01(\x08\"!\n\x11GetProfileRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\"/\n\x1bGetDestinationLimitsRequest\x12\x10\n\x08profiles\x18\x01 \x03(\t\"i\n\x11\x44\x65stinationLimits\x12\x0f\n\x07profile\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12-\n\x08platform\x18\x03 \x01(\x0b\x32\x1b.herald.catalog.v1.Platform\"[\n\x1cGetDestinationLimitsResponse\x12;\n\x0c\x64\x65stinations\x18\x01 \x03(\x0b\x32%.herald.profiles.v1.DestinationLimits\"%\n\x08TimeSlot\x12\x0b\n\x03\x64\x61y\x18\x01 \x01(\t\x12\x0c\n\x04time\x18\x02 \x01(\t\"M\n\x0cProfileSlots\x12\x10\n\x08timezone\x18\x01 \x01(\t\x12+\n\x05slots\x18\x02 \x03(\x0b\x32\x1c.herald.profiles.v1.TimeSlot\"&\n\x16GetProfileSlotsRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\"e\n\x16SetProfileSlotsRequest\x12\x0c\n\x04slug\x18\x01 \x01(\t\x12\x10\n\x08timezone\x18\x02 \x01(\t\x12+\n\x05slots\x18\x03 \x03(\x0b\x32\x1c.herald.profiles.v1.TimeSlot2\xe6\x07\n\x0eProfileService\x12w\n\x0cListProfiles\x12\'.herald.profiles.v1.ListProfilesRequest\x1a(.herald.profiles.v1.ListProfilesResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/profiles\x12m\n\nGetProfile\x12%.herald.profiles.v1.GetProfileRequest\x1a\x1b.herald.profiles.v1.Profile\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/profiles/{slug}\x12V\n\rCreateProfile\x12(.herald.profiles.v1.CreateProfileRequest\x1a\x1b.herald.profiles.v1.Profile\x12\x82\x01\n\x0fGetProfileSlots\x12*.herald.profiles.v1.GetProfileSlotsRequest\x1a .herald.profiles.v1.ProfileSlots\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/profiles/{slug}/slots\x12\x85\x01\n\x0fSetProfileSlots\x12*.herald.profiles.v1.SetProfileSlotsRequest\x1a .herald.profiles.v1.ProfileSlots\"$\x82\xd3\xe4\x93\x02\x1e\x1a\x19/v1/profiles/{slug}/slots:\x01*\x12\x99\x01\n\x14GetDestinationLimits\x12/.herald.profiles.v1.GetDestinationLimitsRequest\x1a\x30.herald.profiles.v1.GetDestinationLimitsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/destination-limits\x12v\n\rUpdateProfile\x12(.herald.profiles.v1.UpdateProfileRequest\x1a\x1b.herald.profiles.v1.Profile\"\x1e\x82\xd3\xe4\x93\x02\x18\x32\x13/v1/profiles/{slug}:\x01*\x12s\n\rDeleteProfile\x12(.herald.profiles.v1.DeleteProfileRequest\x1a\x1b.herald.profiles.v1.Profile\"\x1b\x82\xd3\xe4\x93\x02\x15*\x13/v1/profiles/{slug}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -54,33 +54,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PROFILE']._serialized_start=187
   _globals['_PROFILE']._serialized_end=411
   _globals['_PROFILECONNECTION']._serialized_start=414
-  _globals['_PROFILECONNECTION']._serialized_end=697
-  _globals['_LISTPROFILESREQUEST']._serialized_start=699
-  _globals['_LISTPROFILESREQUEST']._serialized_end=772
-  _globals['_LISTPROFILESRESPONSE']._serialized_start=774
-  _globals['_LISTPROFILESRESPONSE']._serialized_end=868
-  _globals['_CREATEPROFILEREQUEST']._serialized_start=870
-  _globals['_CREATEPROFILEREQUEST']._serialized_end=944
-  _globals['_UPDATEPROFILEREQUEST']._serialized_start=947
-  _globals['_UPDATEPROFILEREQUEST']._serialized_end=1114
-  _globals['_DELETEPROFILEREQUEST']._serialized_start=1116
-  _globals['_DELETEPROFILEREQUEST']._serialized_end=1175
-  _globals['_GETPROFILEREQUEST']._serialized_start=1177
-  _globals['_GETPROFILEREQUEST']._serialized_end=1210
-  _globals['_GETDESTINATIONLIMITSREQUEST']._serialized_start=1212
-  _globals['_GETDESTINATIONLIMITSREQUEST']._serialized_end=1259
-  _globals['_DESTINATIONLIMITS']._serialized_start=1261
-  _globals['_DESTINATIONLIMITS']._serialized_end=1366
-  _globals['_GETDESTINATIONLIMITSRESPONSE']._serialized_start=1368
-  _globals['_GETDESTINATIONLIMITSRESPONSE']._serialized_end=1459
-  _globals['_TIMESLOT']._serialized_start=1461
-  _globals['_TIMESLOT']._serialized_end=1498
-  _globals['_PROFILESLOTS']._serialized_start=1500
-  _globals['_PROFILESLOTS']._serialized_end=1577
-  _globals['_GETPROFILESLOTSREQUEST']._serialized_start=1579
-  _globals['_GETPROFILESLOTSREQUEST']._serialized_end=1617
-  _globals['_SETPROFILESLOTSREQUEST']._serialized_start=1619
-  _globals['_SETPROFILESLOTSREQUEST']._serialized_end=1720
-  _globals['_PROFILESERVICE']._serialized_start=1723
-  _globals['_PROFILESERVICE']._serialized_end=2721
+  _globals['_PROFILECONNECTION']._serialized_end=749
+  _globals['_LISTPROFILESREQUEST']._serialized_start=751
+  _globals['_LISTPROFILESREQUEST']._serialized_end=824
+  _globals['_LISTPROFILESRESPONSE']._serialized_start=826
+  _globals['_LISTPROFILESRESPONSE']._serialized_end=920
+  _globals['_CREATEPROFILEREQUEST']._serialized_start=922
+  _globals['_CREATEPROFILEREQUEST']._serialized_end=996
+  _globals['_UPDATEPROFILEREQUEST']._serialized_start=999
+  _globals['_UPDATEPROFILEREQUEST']._serialized_end=1166
+  _globals['_DELETEPROFILEREQUEST']._serialized_start=1168
+  _globals['_DELETEPROFILEREQUEST']._serialized_end=1227
+  _globals['_GETPROFILEREQUEST']._serialized_start=1229
+  _globals['_GETPROFILEREQUEST']._serialized_end=1262
+  _globals['_GETDESTINATIONLIMITSREQUEST']._serialized_start=1264
+  _globals['_GETDESTINATIONLIMITSREQUEST']._serialized_end=1311
+  _globals['_DESTINATIONLIMITS']._serialized_start=1313
+  _globals['_DESTINATIONLIMITS']._serialized_end=1418
+  _globals['_GETDESTINATIONLIMITSRESPONSE']._serialized_start=1420
+  _globals['_GETDESTINATIONLIMITSRESPONSE']._serialized_end=1511
+  _globals['_TIMESLOT']._serialized_start=1513
+  _globals['_TIMESLOT']._serialized_end=1550
+  _globals['_PROFILESLOTS']._serialized_start=1552
+  _globals['_PROFILESLOTS']._serialized_end=1629
+  _globals['_GETPROFILESLOTSREQUEST']._serialized_start=1631
+  _globals['_GETPROFILESLOTSREQUEST']._serialized_end=1669
+  _globals['_SETPROFILESLOTSREQUEST']._serialized_start=1671
+  _globals['_SETPROFILESLOTSREQUEST']._serialized_end=1772
+  _globals['_PROFILESERVICE']._serialized_start=1775
+  _globals['_PROFILESERVICE']._serialized_end=2773
 # @@protoc_insertion_point(module_scope)

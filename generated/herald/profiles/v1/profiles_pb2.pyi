@@ -33,7 +33,7 @@ class Profile(_message.Message):
     def __init__(self, id: _Optional[str] = ..., slug: _Optional[str] = ..., connector: _Optional[str] = ..., display_name: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connection: _Optional[_Union[ProfileConnection, _Mapping]] = ..., default_language: _Optional[str] = ...) -> None: ...
 
 class ProfileConnection(_message.Message):
-    __slots__ = ("status", "platform_account_id", "handle", "avatar_url", "instance_url", "scopes", "token_expire_time", "connect_time", "error", "token_renewable")
+    __slots__ = ("status", "platform_account_id", "handle", "avatar_url", "instance_url", "scopes", "token_expire_time", "connect_time", "error", "token_renewable", "metrics_error", "metrics_unavailable")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
     HANDLE_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +44,8 @@ class ProfileConnection(_message.Message):
     CONNECT_TIME_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     TOKEN_RENEWABLE_FIELD_NUMBER: _ClassVar[int]
+    METRICS_ERROR_FIELD_NUMBER: _ClassVar[int]
+    METRICS_UNAVAILABLE_FIELD_NUMBER: _ClassVar[int]
     status: str
     platform_account_id: str
     handle: str
@@ -54,7 +56,9 @@ class ProfileConnection(_message.Message):
     connect_time: _timestamp_pb2.Timestamp
     error: str
     token_renewable: bool
-    def __init__(self, status: _Optional[str] = ..., platform_account_id: _Optional[str] = ..., handle: _Optional[str] = ..., avatar_url: _Optional[str] = ..., instance_url: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., token_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connect_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., token_renewable: _Optional[bool] = ...) -> None: ...
+    metrics_error: str
+    metrics_unavailable: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, status: _Optional[str] = ..., platform_account_id: _Optional[str] = ..., handle: _Optional[str] = ..., avatar_url: _Optional[str] = ..., instance_url: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., token_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connect_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., token_renewable: _Optional[bool] = ..., metrics_error: _Optional[str] = ..., metrics_unavailable: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListProfilesRequest(_message.Message):
     __slots__ = ("tag", "page_size", "page_token")
