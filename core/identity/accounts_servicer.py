@@ -9,6 +9,8 @@ from core.errors import Forbidden
 from core.identity import accounts, invitations, organization, verification
 from core.identity.passwords import HashSlots
 from core.identity.principal import CredentialKind
+from core.identity.servicer import principal_message
+from core.notes import notifications
 from core.rpc.context import current_call
 from core.rpc.convert import PLAN_TO_PROTO, timestamp
 from core.rpc.policy import MethodPolicy
@@ -33,6 +35,8 @@ POLICIES = {
     ),
     "SignOut": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True),
     "ListOrganizations": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
+    # The dashboard's one call per page: the principal, the switcher's list and the unread count.
+    "GetSessionView": MethodPolicy(permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True),
     "SwitchOrganization": MethodPolicy(
         permission="read", credential_kinds=_SESSIONS, plan_exempt_for_sessions=True, writes=True
     ),
@@ -194,6 +198,21 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
         call = current_call()
         orgs = await accounts.list_organizations(call.conn, call.principal.user_id)
         return accounts_pb2.ListOrganizationsResponse(organizations=[_organization(o) for o in orgs])
+
+    async def GetSessionView(
+        self, request: accounts_pb2.GetSessionViewRequest, context: grpc.aio.ServicerContext
+    ) -> accounts_pb2.SessionView:
+        """Two indexed reads beside the session's lookup, in its transaction: the memberships
+        (ListOrganizations') and the count ListNotifications answers, so a page pays one call,
+        not three, and sees what it just marked read."""
+        call = current_call()
+        p = call.principal
+        orgs = await accounts.list_organizations(call.conn, p.user_id)
+        return accounts_pb2.SessionView(
+            principal=principal_message(p),
+            organizations=[_organization(o) for o in orgs],
+            unread_notifications=await notifications.unread(call.conn, p.org_id, p.user_id),
+        )
 
     async def SwitchOrganization(
         self, request: accounts_pb2.SwitchOrganizationRequest, context: grpc.aio.ServicerContext

@@ -6,7 +6,7 @@ import grpc
 from herald.identity.v1 import identity_pb2, identity_pb2_grpc
 
 from core.identity import service
-from core.identity.principal import CredentialKind
+from core.identity.principal import CredentialKind, Principal
 from core.pagination import page_request
 from core.rpc.context import current_call
 from core.rpc.convert import PLAN_TO_PROTO, timestamp
@@ -56,22 +56,26 @@ def _api_key(record: service.ApiKeyRecord) -> identity_pb2.ApiKey:
     )
 
 
+def principal_message(p: Principal) -> identity_pb2.Principal:
+    """The call's principal as GetPrincipal answers it (AccountService.GetSessionView carries it too)."""
+    return identity_pb2.Principal(
+        user_id=p.user_id,
+        organization_id=p.org_id,
+        organization=p.org_slug,
+        credential_kind=_KIND_TO_PROTO[p.credential_kind],
+        credential_id=p.credential_id,
+        scopes=sorted(p.scopes),
+        plan=PLAN_TO_PROTO[p.plan],
+        email=p.email,
+        time_zone=p.time_zone,
+        role=p.role,
+        awaiting_verification=p.awaiting_verification,
+    )
+
+
 class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
     async def GetPrincipal(self, request, context: grpc.aio.ServicerContext):
-        p = current_call().principal
-        return identity_pb2.Principal(
-            user_id=p.user_id,
-            organization_id=p.org_id,
-            organization=p.org_slug,
-            credential_kind=_KIND_TO_PROTO[p.credential_kind],
-            credential_id=p.credential_id,
-            scopes=sorted(p.scopes),
-            plan=PLAN_TO_PROTO[p.plan],
-            email=p.email,
-            time_zone=p.time_zone,
-            role=p.role,
-            awaiting_verification=p.awaiting_verification,
-        )
+        return principal_message(current_call().principal)
 
     async def CheckAccess(
         self, request: identity_pb2.CheckAccessRequest, context: grpc.aio.ServicerContext

@@ -165,7 +165,8 @@ def page_errors(handler: Handler) -> Handler:
 def signed_in(handler: Handler) -> Handler:
     """Runs the handler with the signed-in viewer as its second argument. A POST must carry
     the form's CSRF token (checked before anything else is done); without a session, GETs go
-    to the sign-in page and come back, POSTs go to the sign-in page."""
+    to the sign-in page and come back, POSTs go to the sign-in page. A GET's viewer is read with
+    the header's organizations and count (one call: current_viewer)."""
 
     @functools.wraps(handler)
     async def wrapped(request: Request, *args: Any, **kwargs: Any) -> HTTPResponse:
@@ -173,7 +174,7 @@ def signed_in(handler: Handler) -> Handler:
             return login_redirect(request, back_to=None if request.method == "GET" else "/dashboard")
         if request.method == "POST":
             csrf.check(request, signed_in=True)
-        viewer = await current_viewer(request)
+        viewer = await current_viewer(request, header=request.method == "GET")
         if viewer is None:
             return login_redirect(request, back_to=None if request.method == "GET" else "/dashboard")
         return await handler(request, viewer, *args, **kwargs)
@@ -201,8 +202,8 @@ async def listed_profiles(request: Request, authorization: str) -> list[profiles
 
 
 async def unread_count(request: Request, viewer: Viewer) -> int:
-    """How many of the member's notifications are unread: the navigation's count (one
-    ListNotifications of one item, which answers the count with it)."""
+    """How many of the member's notifications are unread: the navigation's count when the viewer
+    was read without it (one ListNotifications of one item, which answers the count with it)."""
     core = request.app.ctx.core
     listed = await core.call(
         core.method(rpc_path(notes_pb2, "NoteService", "ListNotifications")),
@@ -222,8 +223,11 @@ class Navigation:
 
 
 async def navigation(request: Request, viewer: Viewer, *, unread: int | None = None) -> Navigation:
-    """The header's calls, at once (the count only when the page did not read it). A page that
-    makes calls of its own gathers this with them and hands it to dashboard_page as `nav`."""
+    """The header: read with a GET's viewer (no call), else its calls at once (the count only
+    when the page did not read it: a form's refusal shown again). A page that makes calls of its
+    own gathers this with them and hands it to dashboard_page as `nav`."""
+    if viewer.organizations is not None and viewer.unread is not None:
+        return Navigation(viewer.organizations, viewer.unread if unread is None else unread)
     if unread is not None:
         return Navigation(await organizations(request, viewer), unread)
     listed, count = await asyncio.gather(organizations(request, viewer), unread_count(request, viewer))

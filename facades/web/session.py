@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import grpc
-from herald.identity.v1 import identity_pb2
+from herald.identity.v1 import accounts_pb2, identity_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
@@ -24,11 +24,15 @@ SESSION_PREFIX = "hss_"
 
 @dataclass(frozen=True, slots=True)
 class Viewer:
-    """The signed-in human behind a request: their session credential and principal."""
+    """The signed-in human behind a request: their session credential and principal, and, when
+    read for a page (`current_viewer(header=True)`), what the page's header shows: the user's
+    organizations (the switcher) and the unread notifications' count (None: not read)."""
 
     authorization: str
     session_token: str
     principal: identity_pb2.Principal
+    organizations: list[accounts_pb2.Organization] | None = None
+    unread: int | None = None
 
     @property
     def time_zone(self) -> str:
@@ -46,24 +50,38 @@ def session_token(request: Request) -> str | None:
     return token
 
 
-async def current_viewer(request: Request) -> Viewer | None:
-    """The signed-in human, or None (no cookie, or a session the core no longer accepts)."""
+async def current_viewer(request: Request, *, header: bool = False) -> Viewer | None:
+    """The signed-in human, or None (no cookie, or a session the core no longer accepts). With
+    `header` (a page about to be rendered), the same one call also brings the header's
+    organizations and unread count (AccountService.GetSessionView), so a page makes no call of
+    its own for them; without it, GetPrincipal (a form's POST that redirects shows no header)."""
     token = session_token(request)
     if token is None:
         return None
     core = request.app.ctx.core
     authorization = f"Bearer {token}"
     try:
-        result = await core.call(
-            core.identity.GetPrincipal, identity_pb2.GetPrincipalRequest(), authorization=authorization
-        )
+        if header:
+            view = (
+                await core.call(
+                    core.accounts.GetSessionView, accounts_pb2.GetSessionViewRequest(), authorization=authorization
+                )
+            ).response
+            principal = view.principal
+        else:
+            principal = (
+                await core.call(
+                    core.identity.GetPrincipal, identity_pb2.GetPrincipalRequest(), authorization=authorization
+                )
+            ).response
     except ApiError as error:
         if error.code == "UNAUTHORIZED":
             return None
         raise
-    principal = result.response
     if principal.credential_kind != identity_pb2.CREDENTIAL_KIND_SESSION:
         return None
+    if header:
+        return Viewer(authorization, token, principal, list(view.organizations), view.unread_notifications)
     return Viewer(authorization, token, principal)
 
 

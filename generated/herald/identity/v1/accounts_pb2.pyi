@@ -118,6 +118,20 @@ class ListOrganizationsResponse(_message.Message):
     organizations: _containers.RepeatedCompositeFieldContainer[Organization]
     def __init__(self, organizations: _Optional[_Iterable[_Union[Organization, _Mapping]]] = ...) -> None: ...
 
+class GetSessionViewRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SessionView(_message.Message):
+    __slots__ = ("principal", "organizations", "unread_notifications")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    ORGANIZATIONS_FIELD_NUMBER: _ClassVar[int]
+    UNREAD_NOTIFICATIONS_FIELD_NUMBER: _ClassVar[int]
+    principal: _identity_pb2.Principal
+    organizations: _containers.RepeatedCompositeFieldContainer[Organization]
+    unread_notifications: int
+    def __init__(self, principal: _Optional[_Union[_identity_pb2.Principal, _Mapping]] = ..., organizations: _Optional[_Iterable[_Union[Organization, _Mapping]]] = ..., unread_notifications: _Optional[int] = ...) -> None: ...
+
 class Organization(_message.Message):
     __slots__ = ("id", "slug", "role", "plan")
     ID_FIELD_NUMBER: _ClassVar[int]

@@ -83,6 +83,11 @@ class AccountServiceStub:
                 request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.ListOrganizationsRequest.SerializeToString,
                 response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.ListOrganizationsResponse.FromString,
                 _registered_method=True)
+        self.GetSessionView = channel.unary_unary(
+                '/herald.identity.v1.AccountService/GetSessionView',
+                request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.GetSessionViewRequest.SerializeToString,
+                response_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SessionView.FromString,
+                _registered_method=True)
         self.SwitchOrganization = channel.unary_unary(
                 '/herald.identity.v1.AccountService/SwitchOrganization',
                 request_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SwitchOrganizationRequest.SerializeToString,
@@ -204,6 +209,18 @@ class AccountServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetSessionView(self, request, context):
+        """What a dashboard page needs of its session, in one call: the principal
+        (as GetPrincipal answers it), the user's organizations (the switcher) and
+        how many of the member's notifications are unread (the navigation's
+        count, as ListNotifications counts it). Read in the transaction that
+        resolves the session, so the count is exact on every page.
+        Errors: UNAUTHORIZED, FORBIDDEN (a credential other than a session).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SwitchOrganization(self, request, context):
         """Moves the calling session to another organization of its user.
         Errors: UNAUTHORIZED, FORBIDDEN, NOT_FOUND when the user is not a
@@ -284,6 +301,11 @@ def add_AccountServiceServicer_to_server(servicer, server):
                     servicer.ListOrganizations,
                     request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.ListOrganizationsRequest.FromString,
                     response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.ListOrganizationsResponse.SerializeToString,
+            ),
+            'GetSessionView': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSessionView,
+                    request_deserializer=herald_dot_identity_dot_v1_dot_accounts__pb2.GetSessionViewRequest.FromString,
+                    response_serializer=herald_dot_identity_dot_v1_dot_accounts__pb2.SessionView.SerializeToString,
             ),
             'SwitchOrganization': grpc.unary_unary_rpc_method_handler(
                     servicer.SwitchOrganization,
@@ -548,6 +570,33 @@ class AccountService:
             '/herald.identity.v1.AccountService/ListOrganizations',
             herald_dot_identity_dot_v1_dot_accounts__pb2.ListOrganizationsRequest.SerializeToString,
             herald_dot_identity_dot_v1_dot_accounts__pb2.ListOrganizationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSessionView(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.identity.v1.AccountService/GetSessionView',
+            herald_dot_identity_dot_v1_dot_accounts__pb2.GetSessionViewRequest.SerializeToString,
+            herald_dot_identity_dot_v1_dot_accounts__pb2.SessionView.FromString,
             options,
             channel_credentials,
             insecure,
