@@ -76,6 +76,12 @@ class CoreSettings(BaseSettings):
     metrics_read_poll_seconds: float = Field(default=5.0, gt=0)
     # Sandbox only: simulated platform latency per metrics call (one batch), in milliseconds.
     metrics_sandbox_latency_ms: int = Field(default=0, ge=0, le=60_000)
+    # Account metrics (docs/analytics.md, "Account metrics"): each profile's followers are read
+    # this often (a day), in claims of this many; an idle worker looks for due ones this often
+    # (their lease is HERALD_METRICS_READ_LEASE_SECONDS').
+    account_metrics_interval_seconds: float = Field(default=86400.0, gt=0)
+    account_metrics_batch_size: int = Field(default=500, ge=1, le=5000)
+    account_metrics_poll_seconds: float = Field(default=60.0, gt=0)
 
     # The lease job queue the workers share (core/jobs): how often an idle worker looks for due
     # jobs, how long it holds one, how many it runs at once, and the backoff between attempts.

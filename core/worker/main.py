@@ -9,6 +9,7 @@ import contextlib
 import logging
 import signal
 
+from core.analytics.account_collector import AccountCollector
 from core.analytics.collector import MetricsCollector
 from core.analytics.platform_reads import PlatformReads
 from core.db.engine import create_engine
@@ -58,6 +59,8 @@ async def run_worker(settings: CoreSettings) -> None:
         if publisher.keeper is not None:
             platform = PlatformReads(settings, engine, publisher.keeper, publisher.endpoints, publisher.connectors)
         loops.append(MetricsCollector(settings, engine, publisher.worker_id, platform=platform).run(stop))
+        if settings.publish_mode == "sandbox":  # followers: live reads come with `account_metrics`
+            loops.append(AccountCollector(settings, engine, publisher.worker_id).run(stop))
         if settings.metrics_dir:  # exported: the queues are worth sampling
             loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))
         if settings.smtp_server is not None:  # mail is on

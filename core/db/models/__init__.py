@@ -15,6 +15,7 @@ from core.db.models.accounts import (
     User,
 )
 from core.db.models.analytics import PostMetricSeries, PostMetricSnapshot
+from core.db.models.audience import AccountMetricSeries, AccountMetricSnapshot
 from core.db.models.audit import AuditEvent
 from core.db.models.base import ID, NAMING, Base
 from core.db.models.mail import OutgoingMail
@@ -63,6 +64,8 @@ outgoing_mail = OutgoingMail.__table__
 audit_events = AuditEvent.__table__
 post_metric_series = PostMetricSeries.__table__
 post_metric_snapshots = PostMetricSnapshot.__table__
+account_metric_series = AccountMetricSeries.__table__
+account_metric_snapshots = AccountMetricSnapshot.__table__
 post_comments = PostComment.__table__
 notifications = Notification.__table__
 notification_settings = NotificationSetting.__table__
@@ -103,6 +106,8 @@ __all__ = [
     "AuditEvent",
     "PostMetricSeries",
     "PostMetricSnapshot",
+    "AccountMetricSeries",
+    "AccountMetricSnapshot",
     "PostComment",
     "Notification",
     "NotificationSetting",
@@ -144,6 +149,8 @@ __all__ = [
     "audit_events",
     "post_metric_series",
     "post_metric_snapshots",
+    "account_metric_series",
+    "account_metric_snapshots",
     "post_comments",
     "notifications",
     "notification_settings",
