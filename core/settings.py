@@ -82,6 +82,9 @@ class CoreSettings(BaseSettings):
     account_metrics_interval_seconds: float = Field(default=86400.0, gt=0)
     account_metrics_batch_size: int = Field(default=500, ge=1, le=5000)
     account_metrics_poll_seconds: float = Field(default=60.0, gt=0)
+    # Analytics history (docs/analytics.md, "Retention"): posts' raw snapshots are kept this many
+    # days, then one a day (the last of each UTC day per item).
+    metrics_retention_days: float = Field(default=90.0, gt=0)
 
     # The lease job queue the workers share (core/jobs): how often an idle worker looks for due
     # jobs, how long it holds one, how many it runs at once, and the backoff between attempts.

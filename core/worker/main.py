@@ -12,6 +12,7 @@ import signal
 from core.analytics.account_collector import AccountCollector
 from core.analytics.collector import MetricsCollector
 from core.analytics.platform_reads import PlatformReads
+from core.analytics.retention import run_metrics_retention
 from core.db.engine import create_engine
 from core.db.types import utcnow
 from core.generate.service import GenerateJobs, backends
@@ -52,6 +53,7 @@ async def run_worker(settings: CoreSettings) -> None:
         loops = [
             run_housekeeping(engine, object_storage(settings), stop, settings.housekeeping_seconds),
             run_retention(engine, settings, stop),
+            run_metrics_retention(engine, settings, stop),
             run_expiry_notices(engine, settings, stop, settings.housekeeping_seconds),
         ]
         # Posts' metrics: the sandbox's numbers, or in live mode the platforms' own (docs/analytics.md).
