@@ -3,16 +3,20 @@ record key of our own (docs/live-publishing.md, "What Bluesky receives")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
+from core.connectors import bluesky_metrics
 from core.connectors.base import (
     Connector,
     Delivery,
     DeliveryError,
     ErrorClass,
     MediaBytes,
+    MetricsItem,
+    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -61,9 +65,13 @@ class BlueskyConnector(Connector):
     # Metrics (app.bsky.feed.getPosts, 25 URIs a call; no views): docs/analytics.md, "Each platform".
     post_metric_names = ("likes", "reposts", "replies", "quotes", "bookmarks")
     metrics_batch_size = 25
+    metrics_limit_scope = "app"  # the public AppView, no token: its limits are per client address
     threads = True
     first_comment = True  # a self-reply, with the same app password
     language_field = "langs"
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        return await bluesky_metrics.read(items, api)
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
         images = [m for m in post.media if m.kind == "image"]

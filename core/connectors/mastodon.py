@@ -3,15 +3,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from core.connectors import mastodon_metrics
 from core.connectors.base import (
     Connector,
     Delivery,
     DeliveryError,
     ErrorClass,
     MediaBytes,
+    MetricsItem,
+    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -45,6 +49,7 @@ class MastodonConnector(Connector):
     # Metrics (GET /api/v1/statuses?id[]=, 20 a call; no views): docs/analytics.md, "Each platform".
     post_metric_names = ("likes", "reposts", "replies", "quotes")
     metrics_batch_size = 20
+    metrics_scopes = ("read:statuses",)
     language_field = "language"
     poll_seconds = 1.0
     threads = True
@@ -66,6 +71,9 @@ class MastodonConnector(Connector):
         status_id = required(response, "id")
         url = response.body.get("url") if isinstance(response.body, dict) else None
         return Delivery(status_id, url or f"{instance}/@{post.account.handle}/{status_id}")
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        return await mastodon_metrics.read(items, api)
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
         sent = sent_at(api)

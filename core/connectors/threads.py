@@ -3,7 +3,19 @@
 
 from __future__ import annotations
 
-from core.connectors.base import Delivery, DeliveryError, ErrorClass, OutgoingMedia, OutgoingPost, PlatformAPI
+from collections.abc import Sequence
+
+from core.connectors import threads_metrics
+from core.connectors.base import (
+    Delivery,
+    DeliveryError,
+    ErrorClass,
+    MetricsItem,
+    MetricsReading,
+    OutgoingMedia,
+    OutgoingPost,
+    PlatformAPI,
+)
 from core.connectors.common import refusal
 from core.connectors.graph import GraphConnector
 
@@ -26,6 +38,7 @@ class ThreadsConnector(GraphConnector):
     # Metrics (a media object's insights, one a call): docs/analytics.md, "Each platform".
     post_metric_names = ("impressions", "likes", "replies", "reposts", "quotes", "shares")
     metrics_batch_size = 1
+    metrics_scopes = ("threads_manage_insights",)
     web_host = "www.threads.net"
     api = API
     create_edge = "threads"
@@ -37,6 +50,9 @@ class ThreadsConnector(GraphConnector):
     first_comment = True  # a self-reply to the last thread item
     reply_scopes = (MANAGE_REPLIES,)
     comment_scopes = (MANAGE_REPLIES,)
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        return await threads_metrics.read(items, api)
 
     def container_form(self, post: OutgoingPost) -> dict[str, str]:
         if not post.media:

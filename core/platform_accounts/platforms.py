@@ -210,7 +210,8 @@ class ThreadsAuth(MetaAuth):
     key = "threads"
     authorize_url = "https://threads.net/oauth/authorize"
     token_url = "https://graph.threads.net/oauth/access_token"
-    scopes = ("threads_basic", "threads_content_publish", "threads_manage_replies")  # replies: threads, comments
+    # replies: threads, comments; insights: its posts' metrics (docs/analytics.md)
+    scopes = ("threads_basic", "threads_content_publish", "threads_manage_replies", "threads_manage_insights")
     graph = "https://graph.threads.net"
     exchange_grant = "th_exchange_token"
     refresh_grant = "th_refresh_token"
@@ -253,7 +254,8 @@ class MastodonAuth(OAuthPlatform):
     authorize_url = "/oauth/authorize"
     token_url = "/oauth/token"
     revoke_url = "/oauth/revoke"
-    scopes = ("read:accounts", "write:statuses", "write:media")  # replies: write:statuses
+    # replies: write:statuses; read:statuses: its posts' metrics (docs/analytics.md)
+    scopes = ("read:accounts", "write:statuses", "write:media", "read:statuses")
 
     def app(self, settings: CoreSettings) -> OAuthApp | None:
         return None  # one per instance, registered on demand

@@ -43,7 +43,7 @@ from harness.stack import Stack
 pytestmark = pytest.mark.one_backend("postgresql")
 
 PLATFORM_TIMEOUT = 2.0  # HERALD_PLATFORM_TIMEOUT_SECONDS: a hung request fails after this
-MASTODON_SCOPES = {"read:accounts", "write:statuses", "write:media"}
+MASTODON_SCOPES = {"read:accounts", "write:statuses", "write:media", "read:statuses"}
 MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"\x00" * 1000
 
 

@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from harness.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.graph_insights import ThreadsInsights
 from harness.fakes.platforms.graph_replies import InstagramComments, ThreadsReplies
 from harness.fakes.platforms.graph_shapes import cursor, graph_error, no_object, pick, timestamp
 from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REDIRECT_URI, Code, Grant, OAuthPlatform
@@ -563,7 +564,7 @@ class FakeGraph(OAuthPlatform):
             return str(self._ids)
 
 
-class FakeThreads(ThreadsReplies, FakeGraph):
+class FakeThreads(ThreadsInsights, ThreadsReplies, FakeGraph):
     name = "threads"
     hosts = ("threads.net", "www.threads.net", "graph.threads.net")
     settings_name = "THREADS"
@@ -574,14 +575,18 @@ class FakeThreads(ThreadsReplies, FakeGraph):
     message_field = "error_message"
     exchange_grant = "th_exchange_token"
     refresh_grant = "th_refresh_token"
-    scopes = ("threads_basic", "threads_content_publish", "threads_manage_replies")
+    scopes = ("threads_basic", "threads_content_publish", "threads_manage_replies", "threads_manage_insights")
     max_text = 500
     max_children = 20
     image_types = ("image/jpeg", "image/png")
     token_prefix = "TH"
 
     def __init__(self, *, client_id: str = "fake-threads-app", client_secret: str = "fake-threads-secret") -> None:
+        self.init_insights()
         super().__init__(client_id=client_id, client_secret=client_secret)
+
+    def routes(self) -> list[Route]:
+        return self.insights_routes() + super().routes()
 
     def identity(self, user: GraphUser) -> dict[str, Any]:
         return {

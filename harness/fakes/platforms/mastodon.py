@@ -7,6 +7,13 @@ statuses, which honour `Idempotency-Key` per account (the same key answers the f
 A reply (`in_reply_to_id`) must name a status the account may see (its own, or another's that
 is not private or direct; 404 otherwise, as Mastodon answers); `replies_to` lists replies.
 
+Metrics: `GET /api/v1/statuses?id[]=` (4.3 and later; up to 20, those the caller may see, the
+rest left out) and `GET /api/v1/statuses/:id` answer each status with its `replies_count`,
+`reblogs_count`, `favourites_count` and `quotes_count` (a test's `status_metrics`, zeros
+otherwise); with `batch_lookup` off the instance is older than 4.3 (the batch method is 404).
+Both need `read:statuses` and are limited per account (`metrics_limit`, 300 a 5 minutes), with
+Mastodon's `X-RateLimit-*` headers (the reset in ISO 8601); over it, 429.
+
 Users name the instance by its URL: Herald is given this server's base URL directly
 (HERALD_PLATFORM_ALLOW_PRIVATE_ADDRESSES lets it reach loopback over http).
 """
@@ -20,8 +27,10 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import parse_qsl
 
 from harness.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.metrics_limits import MetricsLimit
 from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, Code, OAuthPlatform
 
 MAX_CHARACTERS = 500
@@ -84,6 +93,9 @@ class FakeMastodon(OAuthPlatform):
         self.statuses: list[Status] = []
         self.idempotency: dict[tuple[str, str], Status] = {}
         self._ids = 113_000_000_000_000_000
+        self.status_metrics: dict[str, dict[str, int]] = {}
+        self.metrics_limit = MetricsLimit(limit=300, window=300)
+        self.batch_lookup = True
         super().__init__()
         self.add_account("herald", "Herald on the fake")
 
@@ -107,6 +119,10 @@ class FakeMastodon(OAuthPlatform):
         with self.lock:
             return [s for s in self.statuses if s.in_reply_to_id == status_id]
 
+    def delete_status(self, status_id: str) -> None:
+        with self.lock:
+            self.statuses = [s for s in self.statuses if s.id != status_id]
+
     def status_url(self, status: Status) -> str:
         return f"{self.base_url}/@{self.accounts[status.account_id].username}/{status.id}"
 
@@ -125,6 +141,8 @@ class FakeMastodon(OAuthPlatform):
             r("POST", r"/api/v2/media", self.upload),
             r("GET", r"/api/v1/media/(?P<id>\d+)", self.media_status),
             r("POST", r"/api/v1/statuses", self.create_status),
+            r("GET", r"/api/v1/statuses", self.lookup_statuses),
+            r("GET", r"/api/v1/statuses/(?P<id>\d+)", self.get_status),
         ]
 
     def not_found(self, request: Request) -> Answer:
@@ -363,7 +381,53 @@ class FakeMastodon(OAuthPlatform):
             "content": f"<p>{html.escape(status.text)}</p>",
             "media_attachments": [self._attachment(self.media[m]) for m in status.media_ids],
             "account": self._account(account),
+            **self._counts(status.id),
         }
+
+    def _counts(self, status_id: str) -> dict[str, int]:
+        numbers = self.status_metrics.get(status_id, {})
+        names = ("replies_count", "reblogs_count", "favourites_count", "quotes_count")
+        return {name: numbers.get(name, 0) for name in names}
+
+    def lookup_statuses(self, request: Request, match: re.Match[str]) -> Answer:
+        if not self.batch_lookup:
+            return self.not_found(request)
+        ids = [v for k, v in parse_qsl(request.raw_query) if k == "id[]"]
+        if not 1 <= len(ids) <= 20:
+            return answer(422, {"error": "Validation failed: id[] takes 1 to 20 ids"})
+        return self._metered(request, lambda caller: [self._status(s) for i in ids if (s := self._visible(i, caller))])
+
+    def get_status(self, request: Request, match: re.Match[str]) -> Answer:
+        def one(caller: Account) -> Any:
+            status = self._visible(match["id"], caller)
+            return self._status(status) if status is not None else None
+
+        return self._metered(request, one)
+
+    def _metered(self, request: Request, body) -> Answer:
+        caller = self._caller(request, "read:statuses")
+        if isinstance(caller, Answer):
+            return caller
+        verdict = self.metrics_limit.take(caller.id)
+        reset = datetime.fromtimestamp(verdict.reset, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        limits = {
+            "x_ratelimit_limit": str(verdict.limit),
+            "x_ratelimit_remaining": str(verdict.remaining),
+            "x_ratelimit_reset": reset,
+        }
+        if not verdict.allowed:
+            return answer(429, {"error": "Too many requests"}, **limits)
+        with self.lock:
+            found = body(caller)
+        if found is None:
+            return answer(404, {"error": "Record not found"}, **limits)
+        return answer(200, found, **limits)
+
+    def _visible(self, status_id: str, caller: Account) -> Status | None:
+        status = next((s for s in self.statuses if s.id == status_id), None)
+        if status is None or (status.visibility in PRIVATE and status.account_id != caller.id):
+            return None
+        return status
 
     def _replied_account(self, status: Status) -> str | None:
         return next((s.account_id for s in self.statuses if s.id == status.in_reply_to_id), None)
