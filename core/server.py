@@ -13,7 +13,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from herald.analytics.v1 import analytics_pb2, analytics_pb2_grpc
+from herald.analytics.v1 import analytics_pb2, analytics_pb2_grpc, audience_pb2, audience_pb2_grpc
 from herald.audit.v1 import audit_pb2, audit_pb2_grpc
 from herald.brand.v1 import brand_pb2, brand_pb2_grpc
 from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
@@ -39,6 +39,8 @@ from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.analytics.servicer import POLICIES as ANALYTICS_POLICIES
+from core.analytics.audience_servicer import POLICIES as AUDIENCE_POLICIES
+from core.analytics.audience_servicer import AudienceServicer
 from core.analytics.servicer import AnalyticsServicer
 from core.audit.servicer import POLICIES as AUDIT_POLICIES
 from core.audit.servicer import AuditServicer
@@ -114,6 +116,7 @@ SERVICES = (
     _service(connections_pb2, "ConnectionService", CONNECTION_POLICIES, connections_pb2_grpc),
     _service(posts_pb2, "PostService", POST_POLICIES, posts_pb2_grpc),
     _service(analytics_pb2, "AnalyticsService", ANALYTICS_POLICIES, analytics_pb2_grpc),
+    _service(audience_pb2, "AudienceService", AUDIENCE_POLICIES, audience_pb2_grpc),
     _service(media_pb2, "MediaService", MEDIA_POLICIES, media_pb2_grpc),
     _service(stock_pb2, "StockService", STOCK_POLICIES, stock_pb2_grpc),
     _service(brand_pb2, "BrandVoiceService", BRAND_POLICIES, brand_pb2_grpc),
@@ -149,6 +152,7 @@ def _servicers(settings: CoreSettings, storage: ObjectStorage) -> dict[str, Any]
         "ConnectionService": ConnectionServicer(settings),
         "PostService": PostServicer(),
         "AnalyticsService": AnalyticsServicer(),
+        "AudienceService": AudienceServicer(),
         "MediaService": MediaServicer(storage),
         "StockService": StockServicer(settings, storage),
         "BrandVoiceService": BrandVoiceServicer(),

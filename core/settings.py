@@ -85,6 +85,8 @@ class CoreSettings(BaseSettings):
     # Analytics history (docs/analytics.md, "Retention"): posts' raw snapshots are kept this many
     # days, then one a day (the last of each UTC day per item).
     metrics_retention_days: float = Field(default=90.0, gt=0)
+    # Best times (docs/analytics.md, "Best times") trust a profile's history from this many posts read.
+    best_times_min_posts: int = Field(default=20, ge=1, le=5000)
 
     # The lease job queue the workers share (core/jobs): how often an idle worker looks for due
     # jobs, how long it holds one, how many it runs at once, and the backoff between attempts.

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
-from herald.analytics.v1 import analytics_pb2
+from herald.analytics.v1 import analytics_pb2, audience_pb2
 from herald.audit.v1 import audit_pb2
 from herald.brand.v1 import brand_pb2
 from herald.connections.v1 import connections_pb2
@@ -25,6 +25,7 @@ from herald.webhooks.v1 import webhooks_pb2
 from jsonschema import Draft202012Validator
 
 from contract import analytics, audit, brand, members, notes, organization, preview, stock, writing
+from contract import audience as aud
 from contract import connections as conn
 from contract import generate as gen
 from contract import media_resources as mr
@@ -230,7 +231,34 @@ FAILED_RUN = generate_pb2.GenerateRun(
 
 READING = analytics_pb2.MetricSnapshot(metrics={"likes": 3, "reposts": 1}, collect_time=NOW, source="sandbox")
 
+FOLLOWERS = audience_pb2.FollowersReading(followers=1200, collect_time=NOW, source="sandbox")
+BEST_CELL = audience_pb2.BestTimeCell(day="tue", hour=9, posts=10, engagement=100.5, score=1.0)
+AUDIENCE_SAMPLES: list[tuple[type[Response], Any]] = [
+    (
+        aud.ProfileMetrics,
+        audience_pb2.ProfileMetrics(
+            slug="acme-x", latest=FOLLOWERS, history=[FOLLOWERS], start_time=NOW, end_time=NOW, next_read_time=NOW
+        ),
+    ),
+    (aud.ProfileMetrics, audience_pb2.ProfileMetrics(slug="acme-x", start_time=NOW, end_time=NOW)),
+    (
+        aud.BestTimes,
+        audience_pb2.BestTimes(
+            slug="acme-x", connector="x", time_zone="Europe/Paris", basis="history", sample_size=24,
+            minimum_sample=20, top=[BEST_CELL], grid=[BEST_CELL, audience_pb2.BestTimeCell(day="mon", hour=0)],
+        ),
+    ),  # fmt: skip
+    (
+        aud.QueueSuggestion,
+        audience_pb2.QueueSuggestion(
+            slug="acme-x", time_zone="UTC", basis="default", slots=[audience_pb2.SuggestedSlot(day="tue", time="09:00")],
+            applied=True,
+        ),
+    ),  # fmt: skip
+]
+
 SAMPLES: list[tuple[type[Response], Any]] = [
+    *AUDIENCE_SAMPLES,
     (
         analytics.PostMetrics,
         analytics_pb2.PostMetrics(

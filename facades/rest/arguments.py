@@ -43,7 +43,8 @@ def http_fields(model: type[Request]) -> HttpFields:
         if any(isinstance(m, InPath) for m in marks):
             path.append(name)
         elif any(isinstance(m, InQuery) for m in marks):
-            query[name] = _query_kind(field.annotation)
+            # Sent under its alias where it has one (`from`, which Python cannot name a field).
+            query[field.alias or name] = _query_kind(field.annotation)
         elif header := next((m for m in marks if isinstance(m, InHeader)), None):
             headers[name] = header.name
         else:

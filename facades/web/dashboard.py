@@ -10,6 +10,7 @@ from sanic.blueprint_group import BlueprintGroup
 from facades.web import (
     accounts_pages,
     agents_pages,
+    analytics_pages,
     audit_pages,
     brand_pages,
     calendar_assets,
@@ -56,6 +57,7 @@ PAGE_FAMILIES: dict[str, tuple[Route, ...]] = {
     "dashboard_compose_stock": compose_stock.ROUTES,
     "dashboard_post_detail": post_detail_pages.ROUTES,
     "dashboard_calendar": calendar_pages.ROUTES,
+    "dashboard_analytics": analytics_pages.ROUTES,
     "dashboard_calendar_events": calendar_events.ROUTES,
     "dashboard_calendar_assets": calendar_assets.ROUTES,
     "dashboard_chart_assets": chart_assets.ROUTES,

@@ -25,6 +25,7 @@ SIGNED_IN = {
     "media": "/dashboard/media",
     "posts": "/dashboard/posts",
     "calendar": "/dashboard/calendar",
+    "analytics": "/dashboard/analytics",
     "posts-filtered": "/dashboard/posts?tag=launch&status=scheduled&profile=a11y-bsky",
     "compose": "/dashboard/compose",
     "brand-voice": "/dashboard/brand-voice",
@@ -39,6 +40,7 @@ SIGNED_IN = {
     "posts-refused": "/dashboard/posts?page=not-a-page-token",
     "notifications-refused": "/dashboard/notifications?page=not-a-page-token",
     "audit-refused": "/dashboard/audit?from=not-a-date",
+    "analytics-refused": "/dashboard/analytics?from=not-a-date",
 }
 
 
