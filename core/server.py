@@ -38,9 +38,9 @@ from herald.stock.v1 import stock_pb2, stock_pb2_grpc
 from herald.webhooks.v1 import webhooks_pb2, webhooks_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.analytics.servicer import POLICIES as ANALYTICS_POLICIES
 from core.analytics.audience_servicer import POLICIES as AUDIENCE_POLICIES
 from core.analytics.audience_servicer import AudienceServicer
+from core.analytics.servicer import POLICIES as ANALYTICS_POLICIES
 from core.analytics.servicer import AnalyticsServicer
 from core.audit.servicer import POLICIES as AUDIT_POLICIES
 from core.audit.servicer import AuditServicer

@@ -244,17 +244,26 @@ AUDIENCE_SAMPLES: list[tuple[type[Response], Any]] = [
     (
         aud.BestTimes,
         audience_pb2.BestTimes(
-            slug="acme-x", connector="x", time_zone="Europe/Paris", basis="history", sample_size=24,
-            minimum_sample=20, top=[BEST_CELL], grid=[BEST_CELL, audience_pb2.BestTimeCell(day="mon", hour=0)],
+            slug="acme-x",
+            connector="x",
+            time_zone="Europe/Paris",
+            basis="history",
+            sample_size=24,
+            minimum_sample=20,
+            top=[BEST_CELL],
+            grid=[BEST_CELL, audience_pb2.BestTimeCell(day="mon", hour=0)],
         ),
-    ),  # fmt: skip
+    ),
     (
         aud.QueueSuggestion,
         audience_pb2.QueueSuggestion(
-            slug="acme-x", time_zone="UTC", basis="default", slots=[audience_pb2.SuggestedSlot(day="tue", time="09:00")],
+            slug="acme-x",
+            time_zone="UTC",
+            basis="default",
+            slots=[audience_pb2.SuggestedSlot(day="tue", time="09:00")],
             applied=True,
         ),
-    ),  # fmt: skip
+    ),
 ]
 
 SAMPLES: list[tuple[type[Response], Any]] = [
