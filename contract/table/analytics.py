@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from herald.analytics.v1 import analytics_pb2
 
-from contract import analytics
+from contract import analytics, analytics_lists
 from contract.operation import Operation, Tool
 from contract.requests import rpc_path
 
@@ -52,5 +52,50 @@ ROWS = (
         "changes nothing (`queued` false). Only a published or partially published post has metrics "
         "(INVALID_POST_STATE otherwise). Refreshes are counted per organization (RATE_LIMITED past the budget). "
         "The body may be empty.",
+    ),
+    # -- Summaries and lists (docs/analytics.md, "Summaries and lists") --
+    Operation(
+        id="listPostAnalytics",
+        method="GET",
+        path="/v1/analytics/posts",
+        summary="The organization's published posts with their latest metrics, newest or best first",
+        tag="analytics",
+        rpc=rpc_path(analytics_pb2, "AnalyticsService", "ListPostAnalytics"),
+        request=analytics_lists.ListPostAnalyticsRequest,
+        responses={200: analytics_lists.PostAnalyticsList},
+        errors=(),
+        description="The posts published in [`from`, `to`) (the last 30 days when both are omitted), each with its "
+        "latest metrics (a metric the platform does not give is absent, never 0) and its engagement: likes + "
+        "reposts + replies + quotes + bookmarks + shares, of those the platform gives. `sort` by `published_at` "
+        "(the default), `engagement` or any metric, `order` desc (the default) or asc; posts without the value "
+        "come last. A page token belongs to its sort and order. VALIDATION_ERROR for an instant without an "
+        "offset, `from` not before `to`, an unknown sort.",
+    ),
+    Operation(
+        id="getAnalyticsSummary",
+        method="GET",
+        path="/v1/analytics/summary",
+        summary="Sums of the posts' latest metrics per day, week, profile or platform",
+        tag="analytics",
+        rpc=rpc_path(analytics_pb2, "AnalyticsService", "GetAnalyticsSummary"),
+        request=analytics_lists.GetAnalyticsSummaryRequest,
+        responses={200: analytics_lists.AnalyticsSummary},
+        errors=(),
+        description="Over the posts published in [`from`, `to`) (the last 30 days when both are omitted), per "
+        "`group_by` group: the number of posts, each metric's sum over their latest readings (absent where no "
+        "post of the group has the metric) and the engagement summed. Days and weeks (Monday to Sunday) are in "
+        "the organization's time zone (`time_zone`); groups without posts are left out; `total` sums them all.",
+        tool=Tool(
+            name="get_analytics_summary",
+            title="Summarize how posts did",
+            description="Sum the latest metrics of the posts published in a range (from/to, ISO 8601; the last 30 "
+            "days by default) per day or week (the organization's time zone), per profile or per platform "
+            "(group_by): posts, each metric's sum (a metric no post has is absent) and engagement (likes + reposts "
+            "+ replies + quotes + bookmarks + shares). Filter by profile, tag or connector. Use it to see which "
+            "days, profiles or platforms work best before planning posts; get_recent_posts shows each post's "
+            "own metrics.",
+            read_only=True,
+            idempotent=True,
+        ),
     ),
 )

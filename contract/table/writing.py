@@ -7,8 +7,7 @@ from herald.brand.v1 import brand_pb2
 from herald.posts.v1 import posts_pb2
 from herald.profiles.v1 import profiles_pb2
 
-from contract import brand, preview, writing
-from contract import post_resources as rs
+from contract import analytics_lists, brand, preview, writing
 from contract.operation import Operation, Tool
 from contract.requests import rpc_path
 
@@ -112,15 +111,16 @@ ROWS += (
         tag="posts",
         rpc=rpc_path(posts_pb2, "PostService", "ListRecentPosts"),
         request=writing.ListRecentPostsRequest,
-        responses={200: rs.PostList},
+        responses={200: analytics_lists.RecentPostList},
         errors=(),
         tool=Tool(
             name="get_recent_posts",
             title="Read recently published posts",
             description="Read what the organization already published, newest first (text as delivered, "
-            "platform, when it went out, the platform's post id and URL), optionally for one profile or platform. "
-            "Use it to keep a consistent voice and avoid repeating a recent post. Paged: pass next_page_token "
-            "back as page_token.",
+            "platform, when it went out, the platform's post id and URL, and its latest metrics: impressions, likes, "
+            "reposts… as read so far, absent when not read or not given), optionally for one profile or platform. "
+            "Use it to keep a consistent voice, avoid repeating a recent post and see what worked. Paged: pass "
+            "next_page_token back as page_token.",
             read_only=True,
             idempotent=True,
         ),

@@ -29,6 +29,7 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from contract.analytics import POST_METRICS
+from core.analytics import latest
 from core.analytics.schedule import next_read, steps_behind
 from core.connectors.base import Account, MetricsItem, MetricsReading
 from core.db.engine import is_sqlite, transaction
@@ -205,6 +206,7 @@ async def record(
         ]
         if snapshots:
             await conn.execute(insert(post_metric_snapshots), snapshots)
+            await latest.keep(conn, snapshots)
         if read:
             await conn.execute(_READ, [_after_read(o, now, offsets) for o in read])
         failed = [o for o in mine if o.error or o.skipped]

@@ -57,7 +57,14 @@ def next_read(published_at: datetime, offsets: tuple[timedelta, ...], step: int)
 
 
 async def track(
-    conn: AsyncConnection, org_id: str, post_id: str, published_at: datetime, first_read: timedelta
+    conn: AsyncConnection,
+    org_id: str,
+    post_id: str,
+    published_at: datetime,
+    first_read: timedelta,
+    *,
+    profile_id: str,
+    connector: str,
 ) -> None:
     """The publisher's hook, in the transaction that marks the post published: its first read
     is due `first_read` after `published_at`. A post published again (a partially published one
@@ -68,6 +75,8 @@ async def track(
         .values(
             post_id=post_id,
             org_id=org_id,
+            profile_id=profile_id,
+            connector=connector,
             published_at=published_at,
             due_at=published_at + first_read,
             step=0,

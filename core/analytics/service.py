@@ -100,7 +100,9 @@ async def refresh(
     a post that is not out."""
     post = (
         await conn.execute(
-            select(posts.c.status, posts.c.published_at).where(posts.c.org_id == org_id, posts.c.id == post_id)
+            select(posts.c.status, posts.c.published_at, posts.c.profile_id, posts.c.connector).where(
+                posts.c.org_id == org_id, posts.c.id == post_id
+            )
         )
     ).first()
     if post is None:
@@ -127,6 +129,8 @@ async def refresh(
         .values(
             post_id=post_id,
             org_id=org_id,
+            profile_id=post.profile_id,
+            connector=post.connector,
             published_at=published_at,
             due_at=now,
             step=steps_behind(published_at, offsets, now),

@@ -6,9 +6,11 @@ from __future__ import annotations
 import grpc
 from herald.analytics.v1 import analytics_pb2, analytics_pb2_grpc
 
-from core.analytics import service
+from core.analytics import post_list, service, summaries
+from core.analytics.filters import Filters
 from core.analytics.service import Snapshot
 from core.identity import profile_limits
+from core.pagination import page_request
 from core.rpc import budgets
 from core.rpc.context import current_call
 from core.rpc.convert import timestamp
@@ -57,3 +59,64 @@ class AnalyticsServicer(analytics_pb2_grpc.AnalyticsServiceServicer):
         await profile_limits.require_post(call.conn, call.principal, request.post_id)
         queued = await service.refresh(call.conn, org_id, request.post_id, call.now, call.settings.metrics_read_offsets)
         return analytics_pb2.RefreshPostMetricsResponse(post_id=request.post_id, queued=queued)
+
+    # -- Summaries and lists --
+
+    async def ListPostAnalytics(
+        self, request: analytics_pb2.ListPostAnalyticsRequest, context: grpc.aio.ServicerContext
+    ) -> analytics_pb2.ListPostAnalyticsResponse:
+        call = current_call()
+        page = page_request(request.page_size, request.page_token, POLICIES["ListPostAnalytics"].page)
+        found = await post_list.list_post_analytics(
+            call.conn, call.principal.org_id, _filters(request), request.sort, request.order, page, call.now
+        )
+        return analytics_pb2.ListPostAnalyticsResponse(
+            posts=[_post(p) for p in found.posts],
+            next_page_token=found.next_page_token,
+            start_time=timestamp(found.start),
+            end_time=timestamp(found.end),
+        )
+
+    async def GetAnalyticsSummary(
+        self, request: analytics_pb2.GetAnalyticsSummaryRequest, context: grpc.aio.ServicerContext
+    ) -> analytics_pb2.AnalyticsSummary:
+        call = current_call()
+        found = await summaries.summary(call.conn, call.principal.org_id, _filters(request), request.group_by, call.now)
+        return analytics_pb2.AnalyticsSummary(
+            group_by=found.group_by,
+            time_zone=found.time_zone,
+            start_time=timestamp(found.start),
+            end_time=timestamp(found.end),
+            groups=[_group(g) for g in found.groups],
+            total=_group(found.total),
+        )
+
+
+def _filters(request) -> Filters:  # a ListPostAnalyticsRequest or GetAnalyticsSummaryRequest
+    return Filters(
+        start=request.start_time,
+        end=request.end_time,
+        profile=request.profile,
+        tag=request.tag,
+        connector=request.connector,
+        limited_to=current_call().principal.profile_tags,
+    )
+
+
+def _post(p: post_list.PostAnalytics) -> analytics_pb2.PostAnalytics:
+    return analytics_pb2.PostAnalytics(
+        post_id=p.post_id,
+        profile=p.profile,
+        connector=p.connector,
+        content=p.content,
+        platform_url=p.platform_url,
+        publish_time=timestamp(p.published_at),
+        metrics=p.values,
+        engagement=p.engagement,
+        collect_time=timestamp(p.collected_at),
+        source="" if p.sandbox is None else "sandbox" if p.sandbox else "platform",
+    )
+
+
+def _group(g: summaries.Group) -> analytics_pb2.AnalyticsGroup:
+    return analytics_pb2.AnalyticsGroup(key=g.key, posts=g.posts, metrics=g.values, engagement=g.engagement)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
@@ -53,11 +56,27 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
+        dbapi_connection.create_function("herald_local_date", 3, local_date, deterministic=True)
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
         immediate = conn.get_execution_options().get(SQLITE_IMMEDIATE, False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def local_date(stored: str | None, time_zone: str, unit: str) -> str | None:
+    """SQLite's herald_local_date(column, zone, 'day'|'week'): a UTC time as stored (naive text,
+    core/db/types.py) to its date in `zone`, or its week's Monday: what PostgreSQL's timezone()
+    gives the analytics summaries (core/analytics/summaries.py)."""
+    if stored is None:
+        return None
+    local = datetime.fromisoformat(stored).replace(tzinfo=UTC).astimezone(_zone(time_zone)).date()
+    return (local - timedelta(days=local.weekday()) if unit == "week" else local).isoformat()
+
+
+@cache
+def _zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
 
 
 def is_sqlite(engine: AsyncEngine) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import grpc
 from herald.posts.v1 import posts_pb2, posts_pb2_grpc
 
+from core.analytics import latest as latest_metrics
 from core.identity import profile_limits
 from core.identity.principal import CredentialKind
 from core.identity.verification import require_verified
@@ -284,7 +285,12 @@ class PostServicer(GroupMethods, ReadingMethods, posts_pb2_grpc.PostServiceServi
             page=page,
             limited_to=call.principal.profile_tags,
         )
-        return posts_pb2.ListPostsResponse(posts=[post_message(r) for r in records], next_page_token=token)
+        # Each post's latest metrics (docs/analytics.md), so an agent sees what worked.
+        metrics = await latest_metrics.of_posts(call.conn, [r.id for r in records])
+        messages = [post_message(r) for r in records]
+        for message in messages:
+            message.metrics.update(metrics.get(message.id, {}))
+        return posts_pb2.ListPostsResponse(posts=messages, next_page_token=token)
 
 
 def _checking(call, posts: posts_pb2.CreatePostsRequest) -> tuple:  # the Call

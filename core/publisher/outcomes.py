@@ -78,7 +78,15 @@ async def record_published(
             )
             await post_events.emit_current(conn, claim.org_id, "post.published", [claim.post_id], now)
             if first_read is not None:
-                await metrics_schedule.track(conn, claim.org_id, claim.post_id, now, first_read)
+                await metrics_schedule.track(
+                    conn,
+                    claim.org_id,
+                    claim.post_id,
+                    now,
+                    first_read,
+                    profile_id=claim.profile_id,
+                    connector=claim.connector,
+                )
     if published is not None:
         PUBLISH_OUTCOMES.labels(claim.connector, "published", "").inc()
         PUBLISH_DELAY.labels(claim.connector).observe(max(0.0, (now - published.schedule_at).total_seconds()))
@@ -356,7 +364,15 @@ async def record_partial(
         )
         await post_events.emit_current(conn, claim.org_id, "post.partially_published", [claim.post_id], now)
         if first_read is not None:
-            await metrics_schedule.track(conn, claim.org_id, claim.post_id, now, first_read)
+            await metrics_schedule.track(
+                conn,
+                claim.org_id,
+                claim.post_id,
+                now,
+                first_read,
+                profile_id=claim.profile_id,
+                connector=claim.connector,
+            )
     PUBLISH_OUTCOMES.labels(claim.connector, "partially_published", reason).inc()
     return True
 

@@ -159,14 +159,27 @@ async def test_a_published_post_is_read_at_each_interval_then_no_more(api, metri
     assert not result.get("isError"), result
     assert {k: v for k, v in result["structuredContent"].items() if k != "warning"} == done
 
+    # Each read keeps the post's latest reading on its series: the lists and summaries show it.
+    listed = (await api.get("/v1/analytics/posts", headers=org.auth)).json()["posts"]
+    assert {p["post_id"]: p["metrics"] for p in listed} == {x_id: done["metrics"], bsky_id: bluesky["metrics"]}
+    assert {p["collected_at"] for p in listed} == {done["collected_at"], bluesky["collected_at"]}
+    summary = await api.get("/v1/analytics/summary", params={"group_by": "connector"}, headers=org.auth)
+    assert [g["metrics"] for g in summary.json()["groups"]] == [bluesky["metrics"], done["metrics"]]
+
     channel = grpc.aio.insecure_channel(metrics_stack.core_target)
     try:
-        answer = await analytics_pb2_grpc.AnalyticsServiceStub(channel).GetPostMetrics(
-            analytics_pb2.GetPostMetricsRequest(post_id=x_id), metadata=org.metadata
+        stub = analytics_pb2_grpc.AnalyticsServiceStub(channel)
+        answer = await stub.GetPostMetrics(analytics_pb2.GetPostMetricsRequest(post_id=x_id), metadata=org.metadata)
+        page = await stub.ListPostAnalytics(
+            analytics_pb2.ListPostAnalyticsRequest(sort="likes", page_size=1), metadata=org.metadata
         )
     finally:
         await channel.close()
     assert dict(answer.latest.metrics) == done["metrics"] and len(answer.history) == len(SCHEDULE) - 1
+    assert len(page.posts) == 1 and page.next_page_token
+    assert page.posts[0].post_id == max(
+        (x_id, bsky_id), key=lambda i: {x_id: done, bsky_id: bluesky}[i]["metrics"]["likes"]
+    )
 
 
 async def test_a_refresh_reads_the_post_again_and_a_second_one_while_pending_changes_nothing(

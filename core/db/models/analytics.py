@@ -20,7 +20,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from core.db.models.base import Base
+from core.db.models.base import ID, Base
 from core.db.types import UTCDateTime
 
 # SQLite's INTEGER PRIMARY KEY is the rowid, numbered by the database; PostgreSQL's is BIGSERIAL.
@@ -44,12 +44,33 @@ class PostMetricSeries(Base):
             sqlite_where=text("due_at IS NOT NULL"),
             postgresql_where=text("due_at IS NOT NULL"),
         ),
+        # Summaries and lists: an organization's posts by the time they went out.
+        Index("ix_post_metric_series_org_id_published_at", "org_id", "published_at"),
     )
 
     id: Mapped[int] = mapped_column(SERIES_ID, primary_key=True, autoincrement=True)
     post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), unique=True)
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
     published_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The post's profile and platform, copied from it when tracked (neither changes once a post
+    # is out), and the latest reading of the post itself (part -1), copied at each read: a
+    # summary over many posts reads these rows alone, neither `posts` nor every snapshot
+    # (core/analytics/summaries.py). NULL metrics: as in the snapshots, not given.
+    profile_id: Mapped[str] = mapped_column(ID, default="", server_default="")
+    connector: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    latest_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
+    latest_sandbox: Mapped[Optional[bool]] = mapped_column(Boolean)
+    latest_impressions: Mapped[Optional[int]] = mapped_column(BigInteger)
+    latest_reach: Mapped[Optional[int]] = mapped_column(BigInteger)
+    latest_video_views: Mapped[Optional[int]] = mapped_column(BigInteger)
+    latest_watch_time_seconds: Mapped[Optional[int]] = mapped_column(BigInteger)
+    latest_likes: Mapped[Optional[int]] = mapped_column(Integer)
+    latest_reposts: Mapped[Optional[int]] = mapped_column(Integer)
+    latest_replies: Mapped[Optional[int]] = mapped_column(Integer)
+    latest_quotes: Mapped[Optional[int]] = mapped_column(Integer)
+    latest_bookmarks: Mapped[Optional[int]] = mapped_column(Integer)
+    latest_shares: Mapped[Optional[int]] = mapped_column(Integer)
+    latest_link_clicks: Mapped[Optional[int]] = mapped_column(Integer)
     due_at: Mapped[Optional[datetime]] = mapped_column(UTCDateTime)
     step: Mapped[int] = mapped_column(Integer, default=0)
     # A refresh was asked and is not read yet.
