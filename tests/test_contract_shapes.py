@@ -24,7 +24,7 @@ from herald.stock.v1 import stock_pb2
 from herald.webhooks.v1 import webhooks_pb2
 from jsonschema import Draft202012Validator
 
-from contract import analytics, audit, brand, members, notes, organization, preview, stock, writing
+from contract import analytics, analytics_lists, audit, brand, members, notes, organization, preview, stock, writing
 from contract import audience as aud
 from contract import connections as conn
 from contract import generate as gen
@@ -266,7 +266,47 @@ AUDIENCE_SAMPLES: list[tuple[type[Response], Any]] = [
     ),
 ]
 
+ANALYTICS_POST = analytics_pb2.PostAnalytics(
+    post_id="pst_1", profile="acme-x", connector="x", content="Hello", platform_url="https://x.com/a/status/1",
+    publish_time=NOW, metrics={"likes": 3, "reposts": 1}, engagement=4, collect_time=NOW, source="platform",
+)  # fmt: skip
+GROUP = analytics_pb2.AnalyticsGroup(key="2026-11-16", posts=2, metrics={"likes": 5}, engagement=5)
+SUMMARY_SAMPLES: list[tuple[type[Response], Any]] = [
+    (
+        analytics_lists.PostAnalyticsList,
+        analytics_pb2.ListPostAnalyticsResponse(
+            posts=[ANALYTICS_POST, analytics_pb2.PostAnalytics(post_id="pst_2", publish_time=NOW)],
+            next_page_token="t",
+            start_time=NOW,
+            end_time=NOW,
+        ),
+    ),
+    (analytics_lists.PostAnalyticsList, analytics_pb2.ListPostAnalyticsResponse(start_time=NOW, end_time=NOW)),
+    (
+        analytics_lists.AnalyticsSummary,
+        analytics_pb2.AnalyticsSummary(
+            group_by="week",
+            time_zone="Europe/Paris",
+            start_time=NOW,
+            end_time=NOW,
+            groups=[GROUP, analytics_pb2.AnalyticsGroup(key="2026-11-23", posts=1)],
+            total=GROUP,
+        ),
+    ),  # fmt: skip
+    (
+        analytics_lists.AnalyticsSummary,
+        analytics_pb2.AnalyticsSummary(
+            group_by="day", time_zone="UTC", start_time=NOW, end_time=NOW, total=analytics_pb2.AnalyticsGroup()
+        ),
+    ),
+    (
+        analytics_lists.RecentPostList,
+        posts_pb2.ListPostsResponse(posts=[PUBLISHED, POST], next_page_token="t"),
+    ),
+]
+
 SAMPLES: list[tuple[type[Response], Any]] = [
+    *SUMMARY_SAMPLES,
     *AUDIENCE_SAMPLES,
     (
         analytics.PostMetrics,
