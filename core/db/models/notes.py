@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional
 
-from sqlalchemy import Boolean, ForeignKey, Index, String, Text, UniqueConstraint, true
+from sqlalchemy import Boolean, ForeignKey, Index, String, Text, UniqueConstraint, text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.db.models.base import ID, Base
@@ -37,6 +37,15 @@ class Notification(Base):
     __tablename__ = "notifications"
     __table_args__ = (
         Index("ix_notifications_user_org_created", "user_id", "org_id", "created_at", "id"),
+        # The unread count every dashboard page shows (AccountService.GetSessionView): the unread
+        # ones only, so counting reads as many entries as are unread, not the member's history.
+        Index(
+            "ix_notifications_unread",
+            "user_id",
+            "org_id",
+            sqlite_where=text("read_at IS NULL"),
+            postgresql_where=text("read_at IS NULL"),
+        ),
         UniqueConstraint("user_id", "org_id", "dedupe_key", name="uq_notifications_once"),
     )
 
