@@ -38,6 +38,7 @@ TOOLS = [
     "reschedule_post_group",
     "cancel_post_group",
     "get_post_analytics",
+    "get_analytics_summary",
     "get_best_times",
     "create_media",
     "confirm_media",
