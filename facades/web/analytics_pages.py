@@ -2,12 +2,13 @@
 "Analytics"): what the organization's published posts did, in a range of days in its time zone,
 filtered by profile and platform: the sums per day (a line per metric), the top posts by
 engagement, and the sums per profile and per platform, each a chart over a table that holds its
-numbers, and each table's CSV export (`/dashboard/analytics/csv/<chart>`, the same rows).
+numbers, the best times of the profiles shown (a heatmap table each: best_times_view.py), and
+each table's CSV export (`/dashboard/analytics/csv/<chart>`, the same rows).
 
 It reads AnalyticsService's GetAnalyticsSummary (grouped by day, profile and connector) and
-ListPostAnalytics (sorted by engagement) with the session's credential: the core decides which
-posts the member may see (another organization's never; a member limited to some profiles,
-theirs only)."""
+ListPostAnalytics (sorted by engagement), and AudienceService's GetBestTimes, with the session's
+credential: the core decides which posts the member may see (another organization's never; a
+member limited to some profiles, theirs only)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from sanic.response import HTTPResponse, raw
 
 from contract.requests import rpc_path
 from facades.errors import ApiError
-from facades.web import analytics_query, analytics_tables, chart_assets
+from facades.web import analytics_query, analytics_tables, best_times_view, chart_assets
 from facades.web.analytics_query import Shown
 from facades.web.analytics_tables import Table
 from facades.web.pages import Route, dashboard_page, listed_profiles, navigation, signed_in
@@ -31,8 +32,9 @@ from facades.web.session import Viewer
 SUMMARY = rpc_path(analytics_pb2, "AnalyticsService", "GetAnalyticsSummary")
 LIST = rpc_path(analytics_pb2, "AnalyticsService", "ListPostAnalytics")
 TOP_POSTS = 10
-# Each chart's CSV export, by the name in its URL.
+# Each chart's CSV export, by the name in its URL (best times: of the profile the query names).
 CHARTS = ("daily", "top-posts", "profiles", "platforms")
+BEST_TIMES = "best-times"
 # A spreadsheet would read a cell starting with one of these as a formula (CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -103,9 +105,9 @@ async def analytics(request: Request, viewer: Viewer) -> HTTPResponse:
     zone = zone_of(viewer.time_zone)
     shown = analytics_query.read(request, zone)
     platforms = await _platforms(request)
-    *found, profiles, nav = await asyncio.gather(
+    *found, (profiles, best), nav = await asyncio.gather(
         *(table_of(request, viewer, shown, zone, chart, platforms) for chart in CHARTS),
-        listed_profiles(request, viewer.authorization),
+        _profiles_and_best_times(request, viewer, shown),
         navigation(request, viewer),
     )
     tables = dict(zip(CHARTS, found, strict=True))
@@ -125,8 +127,21 @@ async def analytics(request: Request, viewer: Viewer) -> HTTPResponse:
         platforms=_platform_options(profiles, platforms, shown.platform),
         tables=tables,
         csv_links={chart: shown.link(f"/dashboard/analytics/csv/{chart}") for chart in CHARTS},
+        best=best,
         library=chart_assets.script_url(),
     )
+
+
+async def _profiles_and_best_times(request: Request, viewer: Viewer, shown: Shown) -> tuple[list, dict]:
+    """The organization's profiles (the filters' choices), then the best times of those the
+    filters keep."""
+    profiles = await listed_profiles(request, viewer.authorization)
+    kept = [
+        p.slug
+        for p in profiles
+        if (not shown.profile or p.slug == shown.profile) and (not shown.platform or p.connector == shown.platform)
+    ]
+    return profiles, await best_times_view.section(request, viewer, kept)
 
 
 def _keep(shown: Shown, preset: str) -> str:
@@ -145,20 +160,33 @@ async def analytics_csv(request: Request, viewer: Viewer, chart: str) -> HTTPRes
     them): a file to download (Content-Disposition), the numbers without separators, a metric
     none of the rows' posts has an empty cell. An unknown chart is 404, a range the page cannot
     read 400."""
-    if chart not in CHARTS:
-        raise ApiError("NOT_FOUND", "no such chart: daily, top-posts, profiles or platforms")
+    if chart not in (*CHARTS, BEST_TIMES):
+        raise ApiError("NOT_FOUND", "no such chart: daily, top-posts, profiles, platforms or best-times")
     zone = zone_of(viewer.time_zone)
     shown = analytics_query.read(request, zone)
     if shown.problem:
         raise ApiError("VALIDATION_ERROR", shown.problem)
-    table = await table_of(request, viewer, shown, zone, chart, await _platforms(request))
+    if chart == BEST_TIMES:
+        table, name = await _best_times_table(request, viewer, shown), f"herald-best-times-{shown.profile}.csv"
+    else:
+        table, name = await table_of(request, viewer, shown, zone, chart, await _platforms(request)), None
     table.rows = [[replace(cell, value=_csv_cell(cell.value)) for cell in row] for row in table.rows]
     headers = {
-        "Content-Disposition": f'attachment; filename="{shown.file_name(chart)}"',
+        "Content-Disposition": f'attachment; filename="{name or shown.file_name(chart)}"',
         "Cache-Control": "no-store",
         "X-Content-Type-Options": "nosniff",
     }
     return raw(table.csv().encode(), content_type="text/csv; charset=utf-8", headers=headers)
+
+
+async def _best_times_table(request: Request, viewer: Viewer, shown: Shown) -> Table:
+    """The heatmap of the profile the query names (`profile`, required)."""
+    if not shown.profile:
+        raise ApiError("VALIDATION_ERROR", "best times are a profile's: name it with profile=<slug>")
+    found = await best_times_view.best_times(request, viewer, shown.profile)
+    if found is None:
+        raise ApiError("NOT_FOUND", "no such profile in this organization")
+    return best_times_view.heatmap(found)
 
 
 ROUTES = (

@@ -28,6 +28,7 @@ class Cell:
     value: str  # as the CSV holds it
     href: str = ""  # the top posts' link to the post's page
     numeric: bool = False
+    shade: int = -1  # a heatmap cell's step (best_times_view.py); -1 for none
 
 
 @dataclass(slots=True)

@@ -201,12 +201,25 @@ async def test_the_analytics_page_s_tables_equal_the_api_s_numbers_and_their_csv
         assert answer.headers["content-disposition"].startswith(f'attachment; filename="herald-{name}-')
         assert parsed_csv(await answer.text()) == [await table_rows(page, name)]
 
+    # Best times: each profile's week as a table of scores (0 to 100), as the API has them.
+    best = (await http.get("/v1/profiles/acme-x/best-times", headers=org.auth)).json()
+    headings, rows = await table_rows(page, "best-times-acme-x")
+    assert headings == ["Hour", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] and len(rows) == 24
+    scores = {(c["day"], c["hour"]): round(c["score"] * 100) for c in best["grid"]}
+    days = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+    assert [row[1:] for row in rows] == [[scores[(d, hour)] for d in days] for hour in range(24)]
+    answer = await page.request.get(await page.locator("#best-times-acme-x-csv").get_attribute("href"))
+    assert answer.headers["content-disposition"] == 'attachment; filename="herald-best-times-acme-x.csv"'
+    assert parsed_csv(await answer.text()) == [await table_rows(page, "best-times-acme-x")]
+
     # Filtered to the Bluesky profile: its post alone.
     await page.get_by_label("Profile", exact=True).select_option("acme-bsky")
     await page.get_by_role("button", name="Show").click()
     await page.wait_for_url(re.compile(r"/dashboard/analytics\?range=30&.*profile=acme-bsky"))
     headings, rows = await table_rows(page, "top-posts")
     assert [row[-1] for row in rows] == [bsky_id]
+    await expect(page.locator("#best-times-acme-x-table")).to_have_count(0)
+    await expect(page.locator("#best-times-acme-bsky-table")).to_have_count(1)
     # A range without posts says so, in words.
     await page.get_by_label("From", exact=True).fill(f"{today.year - 2}-01-01")
     await page.get_by_label("To", exact=True).fill(f"{today.year - 2}-01-31")

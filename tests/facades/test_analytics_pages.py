@@ -3,8 +3,9 @@ what the browser tests (tests/e2e/test_analytics_pages.py) leave out. "Refresh m
 form without its CSRF token (403, nothing queued), shows INVALID_POST_STATE on the page of a post
 that is not out, and is 404 for another organization's post; the analytics page and its CSV
 exports go to sign-in without a session, refuse a range they cannot read once (400) and an
-unknown chart (404), and an empty range's CSV is its headings alone; the chart library's one
-file is served compressed from its install, nothing else under its path."""
+unknown chart (404), best times without a profile (400) or of one it does not have (404), and
+an empty range's CSV is its headings alone; the chart library's one file is served compressed
+from its install, nothing else under its path."""
 
 from __future__ import annotations
 
@@ -66,6 +67,11 @@ async def test_the_analytics_page_and_its_exports_refuse_what_they_cannot_read(c
         assert page.status_code == 400 and page.text.count('role="alert"') == 1, query
         assert (await client.get(f"/dashboard/analytics/csv/daily?{query}")).status_code == 400, query
     assert (await client.get("/dashboard/analytics/csv/everything")).status_code == 404
+    # Best times are a profile's: without one 400, another organization's or an unknown one 404.
+    assert (await client.get("/dashboard/analytics/csv/best-times")).status_code == 400
+    assert (await client.get("/dashboard/analytics/csv/best-times?profile=nobody")).status_code == 404
+    grid = await client.get("/dashboard/analytics/csv/best-times?profile=acme-x")
+    assert grid.status_code == 200 and grid.text.startswith("Hour,Mon,Tue,Wed,Thu,Fri,Sat,Sun\r\n00:00,")
     # Nothing published: each section says so, and a CSV is its headings alone.
     page = await client.get("/dashboard/analytics?range=7")
     assert page.status_code == 200 and page.text.count("No posts were published in this range.") == 4
