@@ -3,12 +3,16 @@ media_publish (docs/platforms.md, "Instagram")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
+from core.connectors import instagram_metrics
 from core.connectors.base import (
     Delivery,
     DeliveryError,
     ErrorClass,
+    MetricsItem,
+    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -41,8 +45,9 @@ class InstagramConnector(GraphConnector):
 
     key = "instagram"
     # Metrics (media insights in Graph batches of 50): docs/analytics.md, "Each platform".
-    post_metric_names = ("impressions", "reach", "likes", "replies", "bookmarks", "shares")
+    post_metric_names = ("impressions", "reach", "likes", "replies", "bookmarks", "shares", "watch_time_seconds")
     metrics_batch_size = 50
+    metrics_scopes = ("instagram_business_manage_insights",)
     web_host = "www.instagram.com"
     api = API
     create_edge = "media"
@@ -62,6 +67,9 @@ class InstagramConnector(GraphConnector):
             "POST", f"{self.api}/{media_id}/comments", form={"message": comment.content}, creates_post=True
         )
         return self._comment(comment, required(await api.send(request), "id"))
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        return await instagram_metrics.read(items, api)
 
     async def reconcile(self, post: OutgoingPost, api: PlatformAPI) -> Delivery | None:
         if post.reply_to is None:

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, unquote
 
 import regex
 
+from core.connectors import linkedin_metrics
 from core.connectors.base import (
     Connector,
     Delivery,
     DeliveryError,
     ErrorClass,
     MediaBytes,
+    MetricsItem,
+    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -94,6 +98,7 @@ class LinkedInConnector(Connector):
     # Metrics (share statistics, 20 URNs a call): docs/analytics.md, "Each platform".
     post_metric_names = ("impressions", "reach", "likes", "replies", "reposts", "link_clicks")
     metrics_batch_size = 20
+    metrics_scopes = ("rw_organization_admin",)
     first_comment = True
 
     async def deliver_comment(self, comment: OutgoingPost, api: PlatformAPI) -> Delivery:
@@ -164,6 +169,9 @@ class LinkedInConnector(Connector):
         # that a DUPLICATE_POST refusal names our own post.
         await api.save(resending=True)
         return None
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        return await linkedin_metrics.read(items, api, READ_HEADERS)
 
     def classify(self, status: int, body: Any) -> ErrorClass:
         # 401: the token expired (serviceErrorCode 65601) or was revoked; 422 DUPLICATE_POST and

@@ -4,13 +4,17 @@ https://developers.tiktok.com/doc/content-posting-api-reference-direct-post)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from core.connectors import tiktok_metrics
 from core.connectors.base import (
     Connector,
     Delivery,
     DeliveryError,
     ErrorClass,
+    MetricsItem,
+    MetricsReading,
     OutgoingPost,
     PlatformAPI,
     PlatformRequest,
@@ -71,6 +75,7 @@ class TikTokConnector(Connector):
     # Metrics (POST /v2/video/query/, 20 ids a call): docs/analytics.md, "Each platform".
     post_metric_names = ("video_views", "likes", "replies", "shares")
     metrics_batch_size = 20
+    metrics_scopes = ("video.list",)
     poll_seconds = 3.0  # the status endpoint allows 30 requests a minute per token
 
     async def deliver(self, post: OutgoingPost, api: PlatformAPI) -> Delivery:
@@ -105,6 +110,9 @@ class TikTokConnector(Connector):
         if dig(response.body, "data", "status") == _COMPLETE:
             return self._delivery(post, _is_photo_post(post), response, publish_id)
         return None  # still processing: deliver resumes the poll from the saved publish_id
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        return await tiktok_metrics.read(items, api)
 
     def classify(self, status: int, body: Any) -> ErrorClass:
         # Documented: access_token_invalid / scope_not_authorized 401, rate_limit_exceeded 429,

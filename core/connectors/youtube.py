@@ -4,14 +4,18 @@ video's bytes (https://developers.google.com/youtube/v3/docs/videos/insert)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from core.connectors import youtube_metrics
 from core.connectors.base import (
     Connector,
     Delivery,
     DeliveryError,
     ErrorClass,
     MediaBytes,
+    MetricsItem,
+    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -52,6 +56,7 @@ class YouTubeConnector(Connector):
     # Metrics (videos.list statistics, 50 ids a call, and YouTube Analytics): docs/analytics.md, "Each platform".
     post_metric_names = ("video_views", "likes", "replies", "watch_time_seconds", "shares")
     metrics_batch_size = 50
+    metrics_scopes = ("https://www.googleapis.com/auth/youtube.readonly",)
     first_comment = True
     comment_scopes = (FORCE_SSL,)
     language_field = "snippet.defaultLanguage"
@@ -109,6 +114,9 @@ class YouTubeConnector(Connector):
         if response.status != 308:
             await api.save(upload_url=None)  # the session expired without a video: start over
         return None  # unfinished: `deliver` resumes the same session
+
+    async def post_metrics(self, items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsReading]:
+        return await youtube_metrics.read(items, api)
 
     def classify(self, status: int, body: Any) -> ErrorClass:
         # Google's errors name a reason in error.errors[].reason; the token endpoint answers

@@ -93,7 +93,8 @@ class TikTokAuth(OAuthPlatform):
     token_url = "https://open.tiktokapis.com/v2/oauth/token/"
     revoke_url = "https://open.tiktokapis.com/v2/oauth/revoke/"
     creator_info_url = "https://open.tiktokapis.com/v2/post/publish/creator_info/query/"
-    scopes = ("user.info.basic", "video.publish")
+    # video.list: its videos' metrics; user.info.stats: its followers (docs/analytics.md)
+    scopes = ("user.info.basic", "video.publish", "video.list", "user.info.stats")
     scope_separator = ","
     pkce = False  # TikTok asks PKCE of desktop and mobile apps; a web app uses its secret
     token_auth = "client_key_post"  # client_key and client_secret in the body (`_client`)
@@ -229,8 +230,14 @@ class InstagramAuth(MetaAuth):
     key = "instagram"
     authorize_url = "https://www.instagram.com/oauth/authorize"
     token_url = "https://api.instagram.com/oauth/access_token"
-    # manage_comments: first comments (POST /{ig-media-id}/comments) and reading them back.
-    scopes = ("instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments")
+    # manage_comments: first comments (POST /{ig-media-id}/comments) and reading them back;
+    # manage_insights: its media's metrics (docs/analytics.md).
+    scopes = (
+        "instagram_business_basic",
+        "instagram_business_content_publish",
+        "instagram_business_manage_comments",
+        "instagram_business_manage_insights",
+    )
     graph = "https://graph.instagram.com"
     exchange_grant = "ig_exchange_token"
     refresh_grant = "ig_refresh_token"

@@ -217,7 +217,7 @@ async def test_tiktok_connects_with_its_client_key_and_the_tokens_stay_sealed(
     assert set(connection["scopes"]) == set(TIKTOK_SCOPES) and connection["avatar_url"] == user.avatar_url
     (authorize,) = fake_tiktok.seen("GET", "/v2/auth/authorize/")
     assert authorize.query["client_key"] == fake_tiktok.client_key and "client_id" not in authorize.query
-    assert authorize.query["scope"] == "user.info.basic,video.publish"
+    assert authorize.query["scope"] == "user.info.basic,video.publish,video.list,user.info.stats"
     assert authorize.query["redirect_uri"] == f"{live_stack.base_url}/connect/callback"
     exchange = fake_tiktok.seen("POST", "/v2/oauth/token/")[0]
     assert exchange.status == 200 and exchange.form["grant_type"] == "authorization_code"

@@ -42,6 +42,8 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from harness.fakes.platforms.base import Answer, Request, Route, answer
+from harness.fakes.platforms.graph_ig_insights import MANAGE_INSIGHTS as IG_MANAGE_INSIGHTS
+from harness.fakes.platforms.graph_ig_insights import InstagramInsights
 from harness.fakes.platforms.graph_insights import ThreadsInsights
 from harness.fakes.platforms.graph_replies import InstagramComments, ThreadsReplies
 from harness.fakes.platforms.graph_shapes import cursor, graph_error, no_object, pick, timestamp
@@ -635,7 +637,7 @@ class FakeThreads(ThreadsInsights, ThreadsReplies, FakeGraph):
         return f"https://www.threads.net/@{user.username}/post/{shortcode}"
 
 
-class FakeInstagram(InstagramComments, FakeGraph):
+class FakeInstagram(InstagramInsights, InstagramComments, FakeGraph):
     name = "instagram"
     hosts = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
     settings_name = "INSTAGRAM"
@@ -646,14 +648,23 @@ class FakeInstagram(InstagramComments, FakeGraph):
     message_field = "status"
     exchange_grant = "ig_exchange_token"
     refresh_grant = "ig_refresh_token"
-    scopes = ("instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments")
+    scopes = (
+        "instagram_business_basic",
+        "instagram_business_content_publish",
+        "instagram_business_manage_comments",
+        IG_MANAGE_INSIGHTS,
+    )
     max_text = 2200
     max_children = 10
     image_types = ("image/jpeg",)  # Instagram publishes JPEG images only
     token_prefix = "IGAA"
 
     def __init__(self, *, client_id: str = "fake-instagram-app", client_secret: str = "fake-instagram-secret") -> None:
+        self.init_insights()
         super().__init__(client_id=client_id, client_secret=client_secret)
+
+    def routes(self) -> list[Route]:
+        return self.insights_routes() + super().routes()
 
     def _app_scoped(self, user_id: str) -> str:
         return str(int(user_id) + 7_000_000_000_000_000)

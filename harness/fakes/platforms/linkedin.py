@@ -21,7 +21,8 @@ text": an escaped reserved character is kept, a hashtag template (`{hashtag|\\#|
 the hashtag `#tag` (kept in `Post.hashtags`), any other unescaped reserved character cuts the
 text there (LinkedIn truncates such posts silently), so `Post.text` is what readers see. The same
 author posting the same commentary and content again is refused 422 DUPLICATE_POST naming the
-first post, in the shape LinkedIn answers it. Comments on posts are linkedin_comments.py's.
+first post, in the shape LinkedIn answers it. Comments on posts are linkedin_comments.py's; share
+statistics and follower counts linkedin_metrics.py's.
 """
 
 from __future__ import annotations
@@ -37,10 +38,11 @@ from urllib.parse import unquote, urlencode
 
 from harness.fakes.platforms.base import Answer, Request, Route, answer
 from harness.fakes.platforms.linkedin_comments import LinkedInComments, rest_error
+from harness.fakes.platforms.linkedin_metrics import MEMBER_ANALYTICS, PAGE_ADMIN, LinkedInStatistics
 from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REFRESH_TOKEN, Code, OAuthPlatform
 
 SCOPES = ("openid", "profile", "w_member_social")
-KNOWN_SCOPES = (*SCOPES, "email", "w_organization_social", "r_organization_social")
+KNOWN_SCOPES = (*SCOPES, "email", "w_organization_social", "r_organization_social", PAGE_ADMIN, MEMBER_ANALYTICS)
 CODE_LIFETIME = 1800.0  # LinkedIn's authorization codes last 30 minutes
 ACCESS_LIFETIME = 5_184_000  # 60 days
 RESERVED = set("\\|{}@[]()<>#*_~")
@@ -111,7 +113,7 @@ class Post:
         return [i["id"] for i in (self.content.get("multiImage") or {}).get("images") or []]
 
 
-class FakeLinkedIn(LinkedInComments, OAuthPlatform):
+class FakeLinkedIn(LinkedInStatistics, LinkedInComments, OAuthPlatform):
     name = "linkedin"
     hosts = ("api.linkedin.com", "www.linkedin.com")
     settings_name = "LINKEDIN"
@@ -138,6 +140,7 @@ class FakeLinkedIn(LinkedInComments, OAuthPlatform):
         self.videos: dict[str, Video] = {}
         self.posts: list[Post] = []
         self._upload_paths: dict[str, str] = {}  # an upload URL's asset → its image or video URN
+        self.init_statistics()  # share statistics and follower counts: linkedin_metrics.py
         super().__init__()
         self.add_member("Herald", "Fake")
 
@@ -176,6 +179,7 @@ class FakeLinkedIn(LinkedInComments, OAuthPlatform):
             r("PUT", r"/dms-uploads/sp/v2/(?P<asset>[^/]+)/uploadedImage/0", self.put_image),
             r("PUT", r"/dms-uploads/sp/v2/(?P<asset>[^/]+)/uploadedVideo", self.put_video_part),
             *self.comment_routes(),
+            *self.statistics_routes(),
         ]
 
     def not_found(self, request: Request) -> Answer:

@@ -21,6 +21,8 @@ size and SHA-256, so a test sees that the signed storage URL Herald sent works; 
 `FAILED` with a `fail_reason` (a pull that failed, a format TikTok does not take, or
 `fail_next_publish`). Public posts get a post id (`publicaly_available_post_id`, TikTok's
 spelling); `SELF_ONLY` ones do not.
+
+Video metrics (`/v2/video/query/`) and the follower count are tiktok_metrics.py's.
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from typing import Any
 
 from harness.fakes.platforms.base import Answer, Request, Route, answer
 from harness.fakes.platforms.oauth import CLIENT, CODE, GRANT_TYPE, REDIRECT_URI, Code, OAuthPlatform
+from harness.fakes.platforms.tiktok_metrics import TikTokVideoQuery
 
-SCOPES = ("user.info.basic", "video.publish")
-KNOWN_SCOPES = (*SCOPES, "user.info.profile", "user.info.stats", "video.upload", "video.list")
+SCOPES = ("user.info.basic", "video.publish", "video.list", "user.info.stats")  # what Herald asks
+KNOWN_SCOPES = (*SCOPES, "user.info.profile", "video.upload")
 # GET /v2/user/info/: the scope each field needs (since the 2024 scope migration).
 FIELD_SCOPES = {
     "open_id": "user.info.basic",
@@ -124,7 +127,7 @@ class Publish:
         return "PROCESSING_DOWNLOAD" if self.polls_left > 0 else "PUBLISH_COMPLETE"
 
 
-class FakeTikTok(OAuthPlatform):
+class FakeTikTok(TikTokVideoQuery, OAuthPlatform):
     name = "tiktok"
     hosts = ("open.tiktokapis.com", "www.tiktok.com")
     settings_name = "TIKTOK"
@@ -153,6 +156,7 @@ class FakeTikTok(OAuthPlatform):
         self.publishes: dict[str, Publish] = {}
         self._fail_next: str | None = None
         self._ids = 7_310_000_000_000_000_000
+        self.init_metrics()  # video metrics and followers: tiktok_metrics.py
         super().__init__()
         self.add_user("herald.fake", "Herald Fake")
 
@@ -201,6 +205,7 @@ class FakeTikTok(OAuthPlatform):
             r("POST", r"/v2/post/publish/video/init/", self.video_init),
             r("POST", r"/v2/post/publish/content/init/", self.content_init),
             r("POST", r"/v2/post/publish/status/fetch/", self.status_fetch),
+            *self.metrics_routes(),
         ]
 
     def not_found(self, request: Request) -> Answer:
@@ -291,7 +296,7 @@ class FakeTikTok(OAuthPlatform):
             "profile_deep_link": f"https://vm.tiktok.com/{user.open_id[-8:]}/",
             "is_verified": False,
             "username": user.username,
-            "follower_count": 0,
+            "follower_count": self.followers.get(user.open_id, 0),
             "following_count": 0,
             "likes_count": 0,
             "video_count": len(self.published(user.open_id)),

@@ -17,7 +17,8 @@ resource. `PUT` with `Content-Range: bytes */total` and no body asks how far the
 their SHA-256 with what it uploaded. `drop_upload_after(n)` makes the next PUT carrying bytes
 read `n` of them, keep them and drop the connection without an answer (a lost upload).
 
-Comments (`commentThreads`) are youtube_comments.py's.
+Comments (`commentThreads`) are youtube_comments.py's; video statistics and subscribers
+youtube_metrics.py's.
 
 API errors are Google's `{"error": {"code", "message", "errors": [{"message", "domain",
 "reason"}], "status"}}`; the token endpoint's are OAuth's (`invalid_grant`...).
@@ -41,6 +42,7 @@ from harness.fakes.platforms.base import Answer, Request, Route, answer
 from harness.fakes.platforms.google import google_error
 from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REFRESH_TOKEN, Code, OAuthPlatform
 from harness.fakes.platforms.youtube_comments import FORCE_SSL_SCOPE, MANAGE_SCOPE, READONLY_SCOPE, YouTubeComments
+from harness.fakes.platforms.youtube_metrics import YouTubeStatistics
 
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
 SCOPES = (UPLOAD_SCOPE, READONLY_SCOPE, FORCE_SSL_SCOPE)  # force-ssl: first comments
@@ -93,7 +95,7 @@ class Session:
         return len(self.data)
 
 
-class FakeYouTube(YouTubeComments, OAuthPlatform):
+class FakeYouTube(YouTubeStatistics, YouTubeComments, OAuthPlatform):
     name = "youtube"
     hosts = ("www.googleapis.com", "oauth2.googleapis.com", "accounts.google.com")
     settings_name = "YOUTUBE"
@@ -120,6 +122,7 @@ class FakeYouTube(YouTubeComments, OAuthPlatform):
         self.sessions: dict[str, Session] = {}
         self.videos: list[Video] = []
         self._drops: list[tuple[int, float, str]] = []  # (bytes to read, seconds to hold, title part)
+        self.init_statistics()  # video statistics and subscribers: youtube_metrics.py
         super().__init__()
         self.add_channel("Herald Fake", "@heraldfake")
 
@@ -167,6 +170,7 @@ class FakeYouTube(YouTubeComments, OAuthPlatform):
             r("POST", UPLOAD_PATH, self.start_upload),
             r("PUT", UPLOAD_PATH, self.upload),
             *self.comment_routes(),
+            *self.statistics_routes(),
         ]
 
     def not_found(self, request: Request) -> Answer:
@@ -263,6 +267,8 @@ class FakeYouTube(YouTubeComments, OAuthPlatform):
                 "thumbnails": {"default": thumbnail},
                 "localized": {"title": channel.title, "description": ""},
             }
+        if "statistics" in q["part"].split(","):
+            item["statistics"] = self.channel_statistics(channel.id)
         items = [item] if q.get("mine") == "true" else []
         return answer(
             200,
