@@ -2,11 +2,11 @@
 enrol profiles that have no series yet, claim due account reads in batches, read each, record
 the readings and the next day's reads (core/analytics/account_reads.py), and again.
 
-This slice reads through the sandbox (HERALD_PUBLISH_MODE=sandbox): deterministic synthetic
-followers per profile and day (core/connectors/sandbox_followers.py). A platform's own reading is
-each connector's `account_metrics(account, api)` (core/connectors/base.py), which the live
-collection will call in the same place; until then a live worker collects none. A read that
-fails is tried again later; reading costs no credits.
+In sandbox mode (HERALD_PUBLISH_MODE=sandbox) the followers are deterministic and synthetic per
+profile and day (core/connectors/sandbox_followers.py); in live mode each profile's platform is
+asked through its connector's `account_metrics(account, api)` with the profile's token
+(core/analytics/account_platform_reads.py). Both go through the same claim and records, as
+`sandbox` or platform readings. A read that fails is tried again later; reading costs no credits.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.analytics import account_reads
+from core.analytics.account_platform_reads import AccountPlatformReads
 from core.analytics.account_reads import AccountOutcome, DueAccount
 from core.connectors.sandbox_followers import sandbox_account_metrics
 from core.db.types import utcnow
@@ -29,10 +30,14 @@ log = logging.getLogger(__name__)
 
 
 class AccountCollector:
-    def __init__(self, settings: CoreSettings, engine: AsyncEngine, worker_id: str) -> None:
+    def __init__(
+        self, settings: CoreSettings, engine: AsyncEngine, worker_id: str, platform: AccountPlatformReads | None = None
+    ) -> None:
         self.settings = settings
         self.engine = engine
         self.worker_id = worker_id
+        # Live mode: the platforms' own reading (None: the sandbox's).
+        self.platform = platform
         self.interval = timedelta(seconds=settings.account_metrics_interval_seconds)
         self.latency = settings.metrics_sandbox_latency_ms / 1000
 
@@ -49,8 +54,9 @@ class AccountCollector:
             lease_seconds=settings.metrics_read_lease_seconds,
         )
         if batch.due:
-            outcomes = await self.read(batch.due)
-            await account_reads.record(self.engine, batch, outcomes, utcnow(), self.interval, sandbox=True)
+            live = self.platform is not None
+            outcomes = await (self.platform.read(batch.due) if live else self.read(batch.due))  # type: ignore[union-attr]
+            await account_reads.record(self.engine, batch, outcomes, utcnow(), self.interval, sandbox=not live)
         return len(batch.due)
 
     async def read(self, due: Sequence[DueAccount]) -> list[AccountOutcome]:

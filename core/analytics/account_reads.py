@@ -31,6 +31,7 @@ from core.connectors.base import Account, MetricsReading
 from core.db.engine import is_sqlite, transaction
 from core.db.models import account_metric_series, account_metric_snapshots, profiles
 from core.db.types import UTCDateTime
+from core.platform_accounts.token_refresh import StoredTokens
 
 series = account_metric_series.c
 # As the post reads: a read failing this many times in a row waits for the next day's.
@@ -48,6 +49,8 @@ class DueAccount:
     created_at: datetime
     failures: int
     account: Account
+    # The profile's sealed tokens (what a live read sends with).
+    tokens: StoredTokens | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +117,10 @@ async def claim(
                 profiles.c.handle,
                 profiles.c.platform_account_id,
                 profiles.c.instance_url,
+                profiles.c.access_token,
+                profiles.c.refresh_token,
+                profiles.c.token_expires_at,
+                profiles.c.token_version,
             ).where(profiles.c.id.in_(list(failures)))
         )
         accounts = [
@@ -123,6 +130,15 @@ async def claim(
                 p.created_at,
                 failures[p.id],
                 Account(p.slug, p.handle, p.platform_account_id, p.instance_url),
+                StoredTokens(
+                    p.id,
+                    p.connector,
+                    p.instance_url or "",
+                    p.access_token,
+                    p.refresh_token,
+                    p.token_expires_at,
+                    p.token_version or 0,
+                ),
             )
             for p in found
         ]

@@ -375,16 +375,25 @@ class Connector(ABC):
 
     @property
     def reads_account_metrics(self) -> bool:
-        """Whether this connector reads its account's followers live (it overrides `account_metrics`)."""
-        return type(self).account_metrics is not Connector.account_metrics
+        """Whether this connector reads its account's followers live (a reader in
+        core/connectors/followers.py, or its own `account_metrics`)."""
+        from core.connectors.followers import READERS  # followers.py builds on this module
+
+        return self.key in READERS or type(self).account_metrics is not Connector.account_metrics
 
     async def account_metrics(self, account: Account, api: PlatformAPI) -> MetricsReading:
         """The account's followers now (docs/analytics.md, "Account metrics"; the call per
         platform is in "Each platform"): a reading whose values are `{"followers": n}` and whose
         raw answer is the platform's. The workers call it once a day per profile; the sandbox's
-        numbers come from core/connectors/sandbox_followers.py instead. Raises `DeliveryError`
-        when the platform refuses (a 429 with its `retry_after`: read again later)."""
-        raise NotImplementedError(f"{self.key} does not read its account's followers live yet")
+        numbers come from core/connectors/sandbox_followers.py instead. The default reads through
+        the platform's reader in core/connectors/followers.py. Raises `DeliveryError` when the
+        platform refuses (a 429 with its `retry_after`: read again later)."""
+        from core.connectors.followers import READERS
+
+        reader = READERS.get(self.key)
+        if reader is None:
+            raise NotImplementedError(f"{self.key} does not read its account's followers live yet")
+        return await reader(account, api)
 
 
 class SandboxIds:

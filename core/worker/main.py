@@ -10,6 +10,7 @@ import logging
 import signal
 
 from core.analytics.account_collector import AccountCollector
+from core.analytics.account_platform_reads import AccountPlatformReads
 from core.analytics.collector import MetricsCollector
 from core.analytics.platform_reads import PlatformReads
 from core.analytics.retention import run_metrics_retention
@@ -61,8 +62,11 @@ async def run_worker(settings: CoreSettings) -> None:
         if publisher.keeper is not None:
             platform = PlatformReads(settings, engine, publisher.keeper, publisher.endpoints, publisher.connectors)
         loops.append(MetricsCollector(settings, engine, publisher.worker_id, platform=platform).run(stop))
-        if settings.publish_mode == "sandbox":  # followers: live reads come with `account_metrics`
-            loops.append(AccountCollector(settings, engine, publisher.worker_id).run(stop))
+        # Followers: the sandbox's, or in live mode each profile's platform's (docs/analytics.md).
+        followers = None
+        if publisher.keeper is not None:
+            followers = AccountPlatformReads(settings, publisher.keeper, publisher.endpoints, publisher.connectors)
+        loops.append(AccountCollector(settings, engine, publisher.worker_id, platform=followers).run(stop))
         if settings.metrics_dir:  # exported: the queues are worth sampling
             loops.append(run_queue_gauges(engine, stop, settings.metrics_sample_seconds))
         if settings.smtp_server is not None:  # mail is on
@@ -83,6 +87,8 @@ async def run_worker(settings: CoreSettings) -> None:
                     await backend.close()
             await deliveries.close()
             await stock.client.aclose()
+            if followers is not None:
+                await followers.close()
     finally:
         await engine.dispose()
 

@@ -1,10 +1,10 @@
-"""Reading Instagram's, TikTok's, YouTube's and LinkedIn's own metrics end to end
-(docs/analytics.md, "Each platform" and "Collection"):
+"""Reading Instagram's, TikTok's, YouTube's and LinkedIn's own metrics, and each account's
+followers, end to end (docs/analytics.md, "Each platform", "Collection" and "Account metrics"):
 accounts connected through the REST API and a browser's redirects, published posts of theirs (rows
 cloned from one scheduled post, pointing at objects the fakes hold) read by a real `herald
 worker` and shown by GET /v1/posts/{post_id}/metrics as the fakes served them, with the faults: a
 429 with Retry-After, an expired token, a missing permission, a deleted post, and a batch split
-in the platform's sizes.
+in the platform's sizes. Followers are read by the same worker, live, once per profile.
 
 The stack is this module's own: live mode, the four platforms' hosts on their fakes, each post
 read 1 s after it went out and again a minute later (a refresh reads sooner)."""
@@ -22,6 +22,8 @@ import pytest
 from sqlalchemy import func, insert, select, update
 
 from core.db.models import (
+    account_metric_series,
+    account_metric_snapshots,
     post_metric_series,
     post_metric_snapshots,
     posts,
@@ -345,3 +347,38 @@ async def test_a_deleted_video_ends_its_series(api, live, slugs, template, fakes
     assert row.due_at is None
     shown = await metrics(api, live, post_id)
     assert shown["metrics"]["likes"] == 4 and shown["next_read_at"] is None
+
+
+async def test_followers_are_read_live_once_per_profile(api, live, slugs, fakes, live_worker) -> None:
+    """Each profile's followers as its platform served them, `sandbox` false."""
+    tiktok, youtube, linkedin, instagram = (fakes[p] for p in PLATFORMS)
+    tiktok.followers[tiktok.user("herald.fake").open_id] = 3001
+    youtube.subscribers[youtube.channel("@heraldfake").id] = 3002
+    page = (await profile_row(live.engine, live.org_id, slugs["linkedin"])).platform_account_id
+    linkedin.page_followers[page] = 3003
+    instagram.followers[instagram.user("herald_fake").id] = 3004
+    expected = {"tiktok": 3001, "youtube": 3002, "linkedin": 3003, "instagram": 3004}
+    ids = {p: (await profile_row(live.engine, live.org_id, slugs[p])).id for p in PLATFORMS}
+    async with live.engine.begin() as conn:  # read now, with the numbers just set
+        await conn.execute(
+            update(account_metric_series)
+            .where(account_metric_series.c.profile_id.in_(list(ids.values())))
+            .values(due_at=datetime.now(UTC), lease_owner=None)
+        )
+    deadline = time.monotonic() + 30
+    while True:
+        async with live.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(account_metric_snapshots).where(
+                        account_metric_snapshots.c.profile_id.in_(list(ids.values()))
+                    )
+                )
+            ).all()
+        got = {p: max((r.followers for r in rows if r.profile_id == pid), default=None) for p, pid in ids.items()}
+        if got == expected:
+            break
+        assert time.monotonic() < deadline, got
+        await asyncio.sleep(0.2)
+    assert not any(r.sandbox for r in rows)
+    assert tiktok.seen("GET", "/v2/user/info/")[-1].query["fields"] == "open_id,follower_count"

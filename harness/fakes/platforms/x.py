@@ -129,6 +129,7 @@ class FakeX(OAuthPlatform):
         self.non_public_metrics: dict[str, dict[str, int]] = {}
         self.metrics_limit = MetricsLimit(limit=900, window=900)
         self.metrics_forbidden: set[str] = set()
+        self.followers: dict[str, int] = {}  # GET /2/users/me's public_metrics.followers_count
         super().__init__()
         self.add_user("herald_fake", "Herald Fake")
 
@@ -257,6 +258,9 @@ class FakeX(OAuthPlatform):
         data = {"id": user.id, "name": user.name, "username": user.username}
         if "profile_image_url" in request.query.get("user.fields", ""):
             data["profile_image_url"] = user.profile_image_url
+        if "public_metrics" in request.query.get("user.fields", ""):
+            followers = self.followers.get(user.id, 0)
+            data["public_metrics"] = {"followers_count": followers, "following_count": 0, "tweet_count": 0}
         return self._ok(200, {"data": data})
 
     def upload(self, request: Request, match: re.Match[str]) -> Answer:

@@ -1,5 +1,5 @@
-"""Instagram's, TikTok's, YouTube's and LinkedIn's metrics readings (docs/analytics.md, "Each
-platform"), run live (real HTTP through the
+"""Instagram's, TikTok's, YouTube's and LinkedIn's metrics readings and every platform's followers
+(docs/analytics.md, "Each platform" and "Account metrics"), run live (real HTTP through the
 guarded transport) against each platform's fake: the numbers in the vocabulary as the fake served
 them, a batch in one call, a deleted post gone, a missing permission MetricsUnavailable, a limit a
 DeliveryError with when to come back. The workers' side (pacing, marks, token refresh) runs end
@@ -8,6 +8,7 @@ to end in tests/e2e/test_live_metrics_video.py."""
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,14 +18,19 @@ from core.connectors.base import Account, DeliveryError, MetricsItem, MetricsUna
 from core.connectors.instagram import InstagramConnector
 from core.connectors.linkedin import LinkedInConnector
 from core.connectors.live import LiveAPI
+from core.connectors.registry import CONNECTORS
 from core.connectors.tiktok import TikTokConnector
 from core.connectors.youtube import YouTubeConnector
 from core.connectors.youtube_metrics import next_pacific_midnight
 from core.db.types import utcnow
-from harness.fakes.platforms.graph import LONG_LIVED, FakeInstagram, GraphPost
+from harness.fakes.platforms.follower_counts import FakeBlueskyProfiles, ThreadsFollowers
+from harness.fakes.platforms.graph import LONG_LIVED, FakeInstagram, FakeThreads, GraphPost
 from harness.fakes.platforms.linkedin import FakeLinkedIn
+from harness.fakes.platforms.mastodon import FakeMastodon
 from harness.fakes.platforms.tiktok import SCOPES as TIKTOK_SCOPES
 from harness.fakes.platforms.tiktok import FakeTikTok
+from harness.fakes.platforms.x import SCOPES as X_SCOPES
+from harness.fakes.platforms.x import FakeX
 from harness.fakes.platforms.youtube import SCOPES as YOUTUBE_SCOPES
 from harness.fakes.platforms.youtube import FakeYouTube
 from tests.core.connectors.live_fakes import Progress, Runner
@@ -277,3 +283,112 @@ async def test_linkedin_member_posts_and_a_page_without_admin_are_unavailable() 
             with pytest.raises(MetricsUnavailable, match="403"):
                 await read(run, items(Account("acme-li", platform_user_id=page), "urn:li:share:1"))
         assert len(fake.seen("GET", "/rest/organizationalEntityShareStatistics")) == 1  # the member's: no call
+
+
+# --- followers -------------------------------------------------------------------------------
+
+
+async def followers(connector_key: str, token: str, overrides: dict[str, str], account: Account) -> Any:
+    connector = CONNECTORS[connector_key]
+    async with Runner(connector, token, overrides) as run:
+        return await connector.account_metrics(account, api_of(run))
+
+
+class ThreadsWithFollowers(ThreadsFollowers, FakeThreads):
+    def __init__(self) -> None:
+        self.followers: dict[str, int] = {}
+        super().__init__()
+
+    def routes(self) -> list[Any]:
+        return self.followers_routes() + super().routes()
+
+
+async def test_each_platforms_followers_are_what_it_served() -> None:
+    read: dict[str, int] = {}
+    with FakeX() as fake:
+        user = fake.user("herald_fake")
+        fake.followers[user.id] = 1001
+        token = fake.grant_access(user.id, X_SCOPES, lifetime=3600)
+        got = await followers("x", token, {"api.x.com": fake.base_url}, Account("a", platform_user_id=user.id))
+        read["x"] = got.values["followers"]
+        assert got.raw["data"]["public_metrics"]["followers_count"] == 1001
+    with FakeBlueskyProfiles() as fake:
+        fake.add("did:plc:heraldfake", "herald.bsky.social", 1002)
+        got = await followers(
+            "bluesky",
+            "unused",
+            {"public.api.bsky.app": fake.base_url},
+            Account("a", platform_user_id="did:plc:heraldfake"),
+        )
+        read["bluesky"] = got.values["followers"]
+        assert fake.seen("GET", r"/xrpc/app\.bsky\.actor\.getProfile")[0].bearer is None
+    with FakeMastodon() as fake:
+        account = fake.account("herald")
+        token = fake.grant_access(account.id, ("read:accounts",))
+        got = await followers(
+            "mastodon", token, {}, Account("a", platform_user_id=account.id, instance_url=fake.base_url)
+        )
+        read["mastodon"] = got.values["followers"]  # the fake serves 0 for every account
+        assert got.raw["followers_count"] == 0
+    with ThreadsWithFollowers() as fake:
+        user = fake.user("herald_fake")
+        fake.followers[user.id] = 1004
+        token = fake.grant_access(user.id, fake.scopes, lifetime=LONG_LIVED, long_lived=True)
+        got = await followers(
+            "threads", token, {"graph.threads.net": fake.base_url}, Account("a", platform_user_id=user.id)
+        )
+        read["threads"] = got.values["followers"]
+    with FakeInstagram() as fake:
+        user = fake.user("herald_fake")
+        fake.followers[user.id] = 1005
+        token = fake.grant_access(user.id, fake.scopes, lifetime=LONG_LIVED, long_lived=True)
+        got = await followers("instagram", token, {"graph.instagram.com": fake.base_url}, Account("a"))
+        read["instagram"] = got.values["followers"]
+    with FakeTikTok() as fake:
+        user = fake.user("herald.fake")
+        fake.followers[user.open_id] = 1006
+        token = fake.grant_access(user.open_id, TIKTOK_SCOPES, lifetime=3600)
+        got = await followers("tiktok", token, {"open.tiktokapis.com": fake.base_url}, Account("a"))
+        read["tiktok"] = got.values["followers"]
+    with FakeYouTube() as fake:
+        channel = fake.channel("@heraldfake")
+        fake.subscribers[channel.id] = 1007
+        token = fake.grant_access(channel.id, YOUTUBE_SCOPES, lifetime=3600)
+        got = await followers("youtube", token, {"www.googleapis.com": fake.base_url}, Account("a"))
+        read["youtube"] = got.values["followers"]
+        assert got.raw["items"][0]["statistics"]["subscriberCount"] == "1007"
+    with FakeLinkedIn() as fake:
+        member = fake.member("Herald Fake")
+        page = fake.add_page(member.sub)
+        fake.page_followers[page] = 1008
+        token = fake.grant_access(member.sub, ("openid", "profile", "w_member_social", "rw_organization_admin"))
+        got = await followers(
+            "linkedin", token, {"api.linkedin.com": fake.base_url}, Account("a", platform_user_id=page)
+        )
+        read["linkedin"] = got.values["followers"]
+        # A member's count needs r_member_profileAnalytics, which Herald does not ask for: refused.
+        with pytest.raises(DeliveryError, match="403"):
+            await followers(
+                "linkedin", token, {"api.linkedin.com": fake.base_url}, Account("a", platform_user_id=member.sub)
+            )
+    assert read == {
+        "x": 1001,
+        "bluesky": 1002,
+        "mastodon": 0,
+        "threads": 1004,
+        "instagram": 1005,
+        "tiktok": 1006,
+        "youtube": 1007,
+        "linkedin": 1008,
+    }
+    assert set(read) == set(CONNECTORS)
+
+
+async def test_a_followers_count_the_platform_withholds_is_a_refusal_not_zero() -> None:
+    with FakeTikTok() as fake:
+        user = fake.user("herald.fake")
+        token = fake.grant_access(user.open_id, ("user.info.basic", "video.publish"), lifetime=3600)
+        started = time.monotonic()
+        with pytest.raises(DeliveryError, match="did not authorize the scope"):
+            await followers("tiktok", token, {"open.tiktokapis.com": fake.base_url}, Account("a"))
+        assert time.monotonic() - started < 5

@@ -1,0 +1,96 @@
+"""Reading each profile's followers from its platform (HERALD_PUBLISH_MODE=live; docs/analytics.md,
+"Account metrics"): one call per profile through its connector's `account_metrics`, over the live
+API (core/connectors/live.py) with the profile's token, refreshed once when the platform says it
+is dead, as publishing does. Profiles are read side by side, a few at a time.
+
+Any refusal (a scope not granted, a 429, a token that cannot be refreshed) fails that profile's
+read only: it is tried again after the queue's growing wait (core/analytics/account_reads.py),
+with the platform's words kept as its `last_error`. A day's read of one number needs no pacing of
+its own beyond that: a profile makes one call a day."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+import httpx2
+
+from core.analytics.account_reads import AccountOutcome, DueAccount
+from core.connectors.base import Connector, DeliveryError
+from core.connectors.live import LiveAPI
+from core.connectors.transport import PlatformEndpoints
+from core.platform_accounts.token_refresh import TokenKeeper
+from core.settings import CoreSettings
+
+log = logging.getLogger(__name__)
+
+PROFILES_AT_ONCE = 8
+
+
+class AccountPlatformReads:
+    def __init__(
+        self,
+        settings: CoreSettings,
+        keeper: TokenKeeper,
+        endpoints: PlatformEndpoints,
+        connectors: Mapping[str, Connector],
+    ) -> None:
+        self.settings = settings
+        self.keeper = keeper
+        self.endpoints = endpoints
+        self.connectors = connectors
+        self._client: httpx2.AsyncClient | None = None
+
+    def _http(self) -> httpx2.AsyncClient:
+        if self._client is None:
+            self._client = self.endpoints.client(timeout=self.settings.platform_timeout_seconds)
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def read(self, due: Sequence[DueAccount]) -> list[AccountOutcome]:
+        """An outcome per claimed profile, in order."""
+        gate = asyncio.Semaphore(PROFILES_AT_ONCE)
+
+        async def one(account: DueAccount) -> AccountOutcome:
+            async with gate:
+                try:
+                    return await self._one(account)
+                except DeliveryError as error:
+                    return AccountOutcome(account, error=str(error) or type(error).__name__)
+                except Exception as error:  # a bug: tried again later
+                    log.exception("reading the followers of profile %s failed", account.profile_id)
+                    return AccountOutcome(account, error=f"{type(error).__name__}: {error}")
+
+        return list(await asyncio.gather(*(one(d) for d in due)))
+
+    async def _one(self, due: DueAccount) -> AccountOutcome:
+        connector = self.connectors.get(due.connector)
+        if connector is None or not connector.reads_account_metrics:
+            return AccountOutcome(due, error=f"{due.connector} does not read its followers live")
+        if due.tokens is None:
+            return AccountOutcome(due, error="the profile has no connected account")
+        token = self.keeper.token(due.tokens)
+        api = LiveAPI(self._http(), connector, token, _no_media, _NoProgress(), {})
+        reading = await connector.account_metrics(due.account, api)
+        return AccountOutcome(due, reading)
+
+
+class _NoProgress:
+    """A followers read saves no progress (the claim's lease covers it)."""
+
+    async def save(self, state: Mapping[str, Any]) -> None:
+        pass
+
+    async def keepalive(self) -> None:
+        pass
+
+
+async def _no_media(key: str, start: int, end: int | None, generation: int | None) -> AsyncIterator[bytes]:
+    raise RuntimeError("followers reads send no media")
+    yield b""  # pragma: no cover
