@@ -26,6 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -321,6 +322,7 @@ async def move_back(database_url: str, moves: dict[str, datetime], added: dict[s
     from sqlalchemy import update
     from sqlalchemy.ext.asyncio import create_async_engine
 
+    from core.db.models import post_metric_series
     from core.db.models.posts import Media, OutboxEntry, Post
 
     engine = create_async_engine(database_url)
@@ -335,6 +337,10 @@ async def move_back(database_url: str, moves: dict[str, datetime], added: dict[s
                 )
                 await conn.execute(
                     update(Post).where(Post.id == post_id, Post.published_at.is_not(None)).values(published_at=out)
+                )
+                # Its metrics' series too: the analytics page sums posts by the day they went out.
+                await conn.execute(
+                    update(post_metric_series).where(post_metric_series.c.post_id == post_id).values(published_at=out)
                 )
                 await conn.execute(update(OutboxEntry).where(OutboxEntry.post_id == post_id).values(created_at=out))
             for media_id, at in added.items():
@@ -381,9 +387,34 @@ async def seed(base_url: str, database_url: str) -> dict[str, str]:
                 ids[item.name] = post_ids[0]
         for item in SCHEDULED:
             await create(http, item, media, now=False)
+        # Their metrics read twice: just out (the sandbox's first numbers), then once moved back
+        # to their day (what they grew to), so a post's page has a history to draw.
+        published = [post_id for post_id in moves if post_id not in failed]
+        await read_metrics(http, published)
     added = {media[name]: local_instant(IMAGES[name][-1], "16:00") for name in IMAGES}
     await move_back(database_url, moves, added)
+    async with httpx.AsyncClient(base_url=base_url, timeout=30, headers={"Authorization": f"Bearer {key}"}) as http:
+        await read_metrics(http, published)
     return ids
+
+
+async def readings(http: httpx.AsyncClient, post_id: str) -> int:
+    body = await expect_status(await http.get(f"/v1/posts/{post_id}/metrics"), 200)
+    return 0 if body["collected_at"] is None else 1 + len(body["history"])
+
+
+async def read_metrics(http: httpx.AsyncClient, post_ids: list[str]) -> None:
+    """One more read of each published post's metrics, now (a refresh each, then the worker's
+    read), at the post's age: the sandbox's numbers grow with it."""
+    before = {post_id: await readings(http, post_id) for post_id in post_ids}
+    for post_id in post_ids:
+        await expect_status(await http.post(f"/v1/posts/{post_id}/metrics/refresh"), 202)
+    deadline = time.monotonic() + 60
+    for post_id in post_ids:
+        while await readings(http, post_id) <= before[post_id]:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the metrics of {post_id} were not read within 60 s")
+            await asyncio.sleep(0.2)
 
 
 def save_png(raw: bytes, path: Path) -> int:
@@ -400,12 +431,16 @@ async def shoot(base_url: str, ids: dict[str, str], out: Path) -> list[tuple[Pat
 
     written: list[tuple[Path, int]] = []
 
-    async def save(page, name: str) -> None:
-        """The page from its top, as wide as the window and at most TALLEST pixels tall."""
+    async def save(page, name: str, section: str = "") -> None:
+        """The page from its top (or from the element `section` names), as wide as the window
+        and at most TALLEST pixels tall."""
         await page.wait_for_load_state("networkidle")
         await page.evaluate("() => document.activeElement && document.activeElement.blur()")
         width, full = await page.evaluate("() => [window.innerWidth, document.documentElement.scrollHeight]")
-        clip = {"x": 0, "y": 0, "width": width, "height": min(full, TALLEST)}
+        top = 0
+        if section:
+            top = max(0, int((await page.locator(section).bounding_box())["y"] + await page.evaluate("scrollY")) - 16)
+        clip = {"x": 0, "y": top, "width": width, "height": min(full - top, TALLEST)}
         path = out / f"dashboard-{name}.png"
         written.append((path, save_png(await page.screenshot(full_page=True, clip=clip), path)))
 
@@ -445,6 +480,11 @@ async def shoot(base_url: str, ids: dict[str, str], out: Path) -> list[tuple[Pat
 
             await page.goto(f"/dashboard/posts/{ids['thread']}")
             await save(page, "post")
+            await save(page, "post-metrics", "#metrics")
+
+            await page.goto("/dashboard/analytics")
+            await page.locator("#daily-chart[data-drawn]").wait_for()
+            await save(page, "analytics")
 
             await page.goto("/dashboard/media")
             await save(page, "media")
@@ -472,7 +512,7 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="herald-screenshots-"))
     try:
         with database("sqlite", workdir) as url, running_stack(url, workdir) as stack:
-            stack.start_worker("worker", HERALD_PUBLISH_POLL_SECONDS="0.05")
+            stack.start_worker("worker", HERALD_PUBLISH_POLL_SECONDS="0.05", HERALD_METRICS_READ_POLL_SECONDS="0.2")
             try:
                 ids = asyncio.run(seed(stack.base_url, url))
                 written = asyncio.run(shoot(stack.base_url, ids, args.out))

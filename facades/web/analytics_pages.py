@@ -85,7 +85,7 @@ async def table_of(
 ) -> Table:
     """One chart's table, from the core (one call; `platforms`: the catalog's names)."""
     if chart == "daily":
-        return analytics_tables.daily(await _summary(request, viewer, shown, zone, "day"), shown.days)
+        return analytics_tables.daily(await _summary(request, viewer, shown, zone, "day"))
     if chart == "top-posts":
         return analytics_tables.top_posts(await _top(request, viewer, shown, zone), zone.key, platforms)
     group_by = "profile" if chart == "profiles" else "connector"

@@ -36,10 +36,6 @@ class Shown:
     platform: str
     problem: str = ""
 
-    @property
-    def days(self) -> list[date]:
-        return [self.first + timedelta(days=n) for n in range((self.last - self.first).days + 1)]
-
     def instants(self, zone: ZoneInfo) -> tuple[str, str]:
         """[start, end) as the ISO 8601 instants the core takes."""
         start = day_start(self.first, zone)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from herald.analytics.v1 import analytics_pb2
@@ -68,30 +67,26 @@ def _group_cells(group: analytics_pb2.AnalyticsGroup, names: list[str]) -> list[
     return [_count(group.posts), _count(engagement), *(_count(group.metrics.get(n)) for n in names)]
 
 
-def _series(names: list[str], groups: list[analytics_pb2.AnalyticsGroup | None]) -> dict[str, list[int | None]]:
-    """Engagement and each metric, per group (None: no group, or the metric absent from it)."""
-    series = {"Engagement": [g.engagement if g is not None and g.HasField("engagement") else None for g in groups]}
+def _series(names: list[str], groups: list[analytics_pb2.AnalyticsGroup]) -> dict[str, list[int | None]]:
+    """Engagement and each metric, per group (None: the metric absent from it)."""
+    series = {"Engagement": [g.engagement if g.HasField("engagement") else None for g in groups]}
     for n in names:
-        series[label(n)] = [g.metrics.get(n) if g is not None else None for g in groups]
+        series[label(n)] = [g.metrics.get(n) for g in groups]
     return series
 
 
-def daily(summary: analytics_pb2.AnalyticsSummary, days: list[date]) -> Table:
-    """The range's days with posts, oldest first; the chart has every day of the range, a day
-    without posts left blank (a gap, not a 0)."""
+def daily(summary: analytics_pb2.AnalyticsSummary) -> Table:
+    """The range's days with posts, oldest first (a day without posts has no point: the chart's
+    axis names the days it has, as the table's rows do)."""
     groups = list(summary.groups)
     names = names_in(g.metrics for g in groups)
-    by_day = {g.key: g for g in groups}
     rows = [[_same(g.key), *_group_cells(g, names)] for g in groups]
-    spec = None
-    if groups:
-        keys = [d.isoformat() for d in days]
-        spec = chart("line", keys, _series(names, [by_day.get(k) for k in keys]))
+    spec = chart("line", [g.key for g in groups], _series(names, groups)) if groups else None
     return Table(
         "daily",
         "Metrics per day",
         f"Each day with posts, in {summary.time_zone}: the posts published that day and their latest metrics, "
-        "summed. Days without posts are left out of the table and blank in the chart.",
+        "summed. Days without posts are left out.",
         ["Day", "Posts", "Engagement", *map(label, names)],
         rows,
         "No posts were published in this range.",

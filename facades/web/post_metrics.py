@@ -43,7 +43,7 @@ def _reading(snapshot: analytics_pb2.MetricSnapshot, zone: str) -> dict[str, Any
 
 def _history(found: analytics_pb2.PostMetrics, zone: str) -> dict[str, Any] | None:
     """Every reading of the post, oldest first, as one table (a column per metric any reading
-    has) and the chart of the same numbers; None before the first."""
+    has) and, from the second reading, the chart of the same numbers; None before the first."""
     if not found.HasField("latest"):
         return None
     readings = [*reversed(found.history), found.latest]
@@ -60,7 +60,10 @@ def _history(found: analytics_pb2.PostMetrics, zone: str) -> dict[str, Any] | No
     return {
         "columns": [{"name": n, "label": label(n)} for n in names],
         "rows": rows,
-        "chart": chart("line", [row["read"].removesuffix(f" ({zone})") for row in rows], series),
+        # A line needs two readings; the table alone says what one reading is.
+        "chart": chart("line", [row["read"].removesuffix(f" ({zone})") for row in rows], series)
+        if len(rows) > 1
+        else None,
     }
 
 
