@@ -3,7 +3,12 @@ place, and the phrases they forbid are refused at /v1 from the next request on."
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.test_dashboard import screenshot, sign_in
+
+# One backend: the form in a browser; the brand voice's SQL is tested at /v1 on both databases.
+pytestmark = pytest.mark.one_backend
 
 
 async def test_a_human_edits_the_brand_voice(page, http, orgs, artifacts_dir, backend) -> None:

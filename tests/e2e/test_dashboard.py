@@ -24,6 +24,9 @@ from herald.identity.v1 import (
 
 from core import admin
 
+# One backend: the pages' behaviour; what their SQL decides is tested at /v1 on both databases.
+pytestmark = pytest.mark.one_backend
+
 PASSWORD = "correct horse battery"
 
 

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import httpx
 import httpx2
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from harness.oauth_flow import REDIRECT_URI, mcp, new_authorization, refresh, register
 from tests.e2e.agent_helpers import MemoryStorage, approve_in_browser, approving_provider
+
+# One backend: the clients' flow in a browser; the OAuth grants' SQL is tested on both databases in test_oauth_token.py.
+pytestmark = pytest.mark.one_backend
 
 
 async def test_agent_flow_through_the_real_pages(page, http, orgs, stack, artifacts_dir, backend):

@@ -7,8 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from tests.e2e.accessibility import check_page
 from tests.e2e.test_dashboard import sign_in
+
+# One backend: the form in a browser; the settings' SQL is tested at /v1 on both databases.
+pytestmark = pytest.mark.one_backend
 
 
 async def test_a_human_sets_the_organizations_name_and_time_zone(page, http, orgs, artifacts_dir, backend) -> None:

@@ -16,6 +16,9 @@ import pytest
 from tests.dashboard_forms import signed_in
 from tests.posts_api import create, later
 
+# One backend: the form's protocol and rendering; creation's SQL is tested at /v1 on both databases.
+pytestmark = pytest.mark.one_backend
+
 REQUEST_KEY = re.compile(r'name="request_key" value="([^"]+)"')
 ZONE = "Europe/Paris"
 

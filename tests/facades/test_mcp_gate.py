@@ -5,12 +5,16 @@ from __future__ import annotations
 from datetime import timedelta
 
 import httpx
+import pytest
 from herald.catalog.v1 import catalog_pb2, catalog_pb2_grpc
 from sqlalchemy import update
 
 from contract.operations import TOOLS
 from harness.oauth_flow import MCP_HEADERS, mcp, register, sign_in, tokens_for
 from harness.stack import free_port, stop_processes, wait_for_http
+
+# One backend: the gate's protocol: which credential /mcp accepts.
+pytestmark = pytest.mark.one_backend
 
 
 async def _tokens(http, channel, orgs, **register_kwargs):

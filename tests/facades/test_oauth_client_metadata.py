@@ -30,6 +30,9 @@ from harness.oauth_flow import (
 )
 from tests.client_documents import Answer, DocumentServer
 
+# One backend: the metadata documents' fetching and checks; the OAuth grants' SQL is tested on both databases in test_oauth_token.py.
+pytestmark = pytest.mark.one_backend
+
 URL = "/api/auth/oauth2/authorize"
 
 
