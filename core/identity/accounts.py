@@ -178,18 +178,7 @@ async def sign_up_by_invitation(
         user_id = await service.create_user_with_hash(conn, invited.email, password_hash, now)
     except Conflict:  # the same email signed up concurrently
         raise Conflict(f"{invited.email} has an account: sign in to accept the invitation") from None
-    await invitations.accept(conn, token, user_id, invited.email, now)
-    org = await member_organization(conn, user_id, invited.org_slug)
-    opened = await _open_session(conn, user_id, invited.email, org, lifetime, now)
-    await audit.joined(
-        conn,
-        org_id=org.id,
-        user_id=user_id,
-        session_id=opened.session_id,
-        method="identity.SignUpByInvitation",
-        now=now,
-    )
-    return opened
+    return await _join(conn, token, user_id, invited.email, invited.org_slug, lifetime, now, "SignUpByInvitation")
 
 
 async def sign_in_by_invitation(
@@ -210,18 +199,28 @@ async def sign_in_by_invitation(
         )
     user_id = await verify_credentials(conn_factory, invited.email, password, now, slots)
     async with conn_factory(writes=True) as conn:
-        await invitations.accept(conn, token, user_id, invited.email, now)
-        org = await member_organization(conn, user_id, invited.org_slug)
-        opened = await _open_session(conn, user_id, invited.email, org, lifetime, now)
-        await audit.joined(
-            conn,
-            org_id=org.id,
-            user_id=user_id,
-            session_id=opened.session_id,
-            method="identity.SignInByInvitation",
-            now=now,
-        )
-        return opened
+        return await _join(conn, token, user_id, invited.email, invited.org_slug, lifetime, now, "SignInByInvitation")
+
+
+async def _join(
+    conn: AsyncConnection,
+    token: str,
+    user_id: str,
+    email: str,
+    org_slug: str,
+    lifetime: int,
+    now: datetime,
+    method: str,
+) -> SessionView:
+    """The link's use at sign-up or sign-in: the membership, a session in the organization joined,
+    and the join in that organization's audit log (an anonymous call: nothing else records it)."""
+    await invitations.accept(conn, token, user_id, email, now)
+    org = await member_organization(conn, user_id, org_slug)
+    opened = await _open_session(conn, user_id, email, org, lifetime, now)
+    await audit.joined(
+        conn, org_id=org.id, user_id=user_id, session_id=opened.session_id, method=f"identity.{method}", now=now
+    )
+    return opened
 
 
 async def accept_invitation(conn: AsyncConnection, principal: Principal, token: str, now: datetime) -> OrganizationView:
