@@ -56,6 +56,17 @@ _SOURCE = Annotated[
     Field(description="`sandbox`: synthetic numbers (HERALD_PUBLISH_MODE=sandbox); `platform`: read from it."),
 ]
 
+# Where a post's reading stands, from its series row (docs/analytics.md, "Surfaces").
+TRACKING = ("scheduled", "reading", "done", "gone", "not_published")
+_TRACKING = Annotated[
+    Literal[TRACKING],  # type: ignore[valid-type]
+    Field(
+        description="`scheduled`: a read is due at next_read_at; `reading`: a worker is reading it now; `done`: "
+        "the schedule is over (a refresh reads it again); `gone`: the post was deleted on its platform, so it "
+        "is read no more and its readings stay; `not_published`: the post is not out, nothing is read."
+    ),
+]
+
 
 class GetPostMetricsRequest(Request):
     post_id: PostId
@@ -109,6 +120,7 @@ class PostMetrics(Response):
         description="When the workers read the post next; null when no read is due (the schedule is over, or the "
         "post is not out). A refresh reads it sooner."
     )
+    tracking: _TRACKING
 
     @classmethod
     def from_proto(cls, r: analytics_pb2.PostMetrics) -> dict[str, Any]:
@@ -121,6 +133,7 @@ class PostMetrics(Response):
             "history": [MetricSnapshot.from_proto(s) for s in r.history],
             "thread": [ThreadItemMetrics.from_proto(t) for t in r.thread],
             "next_read_at": timestamp(r.next_read_time) if r.HasField("next_read_time") else None,
+            "tracking": r.tracking,
         }
 
 

@@ -23,7 +23,9 @@ ROWS = (
         "after it went out, then stop (a refresh reads it again). `metrics` is the latest reading of the post "
         "itself, named from the normalized vocabulary; a metric the platform does not give is absent, never 0. "
         "Before the first reading: `metrics` {} and `collected_at` null. `history` holds the earlier readings, "
-        "newest first; `thread` each thread item's latest. Collecting costs no credits.",
+        "newest first; `thread` each thread item's latest. `tracking` says where the reading stands: "
+        "`scheduled`, `reading`, `done` (the schedule is over), `gone` (deleted on its platform: read no more) or "
+        "`not_published`. Collecting costs no credits.",
         tool=Tool(
             name="get_post_analytics",
             title="Get a post's analytics",
@@ -31,7 +33,8 @@ ROWS = (
             "replies, quotes, bookmarks, shares, link_clicks, video_views, watch_time_seconds; only those its "
             "platform gives), when they were read, earlier readings (history, newest first), each thread item's "
             "latest, and the next read. Metrics are read about 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after publishing; "
-            "empty metrics with collected_at null means not read yet. Use it to learn what worked before writing "
+            "empty metrics with collected_at null means not read yet; tracking 'gone' means the post was deleted on "
+            "its platform (its last numbers stay). Use it to learn what worked before writing "
             "the next post.",
             read_only=True,
             idempotent=True,

@@ -43,6 +43,8 @@ class PostMetricsRecord:
     # Each thread item's latest reading, in thread order.
     thread: list[Snapshot]
     next_read_at: datetime | None
+    # Where the reading stands (contract/analytics.py TRACKING): what the series row says.
+    tracking: str
 
 
 def _not_found(post_id: str) -> NotFound:
@@ -54,15 +56,15 @@ async def post_metrics(conn: AsyncConnection, org_id: str, post_id: str) -> Post
     each thread item's latest. NOT_FOUND for a post of another organization."""
     found = (
         await conn.execute(
-            select(series.id, series.due_at, series.lease_owner)
+            select(posts.c.status, series.id, series.due_at, series.lease_owner, series.gone_at)
             .select_from(posts.outerjoin(post_metric_series, series.post_id == posts.c.id))
             .where(posts.c.org_id == org_id, posts.c.id == post_id)
         )
     ).first()
     if found is None:
         raise _not_found(post_id)
-    if found.id is None:  # not out (yet), or out before analytics existed
-        return PostMetricsRecord(post_id, None, [], [], None)
+    if found.id is None:  # not out (yet); a post out before analytics existed was given a series
+        return PostMetricsRecord(post_id, None, [], [], None, "done" if found.status in OUT else "not_published")
     columns = (snapshots.part, snapshots.collected_at, snapshots.sandbox, *(snapshots[n] for n in POST_METRICS))
     own = await conn.execute(
         select(*columns)
@@ -82,8 +84,18 @@ async def post_metrics(conn: AsyncConnection, org_id: str, post_id: str) -> Post
     # While a worker holds the series, due_at is its lease's end: the read is under way.
     next_read_at = found.due_at if found.lease_owner is None else None
     return PostMetricsRecord(
-        post_id, readings[0] if readings else None, readings[1:], list(thread.values()), next_read_at
+        post_id, readings[0] if readings else None, readings[1:], list(thread.values()), next_read_at, _tracking(found)
     )
+
+
+def _tracking(found) -> str:  # a row of the series with its post's status
+    """The smallest honest account of the series row: deleted on the platform (`gone_at`), a
+    worker's lease on it, a read due, or none due (the schedule is over)."""
+    if found.gone_at is not None:
+        return "gone"
+    if found.lease_owner is not None:
+        return "reading"
+    return "scheduled" if found.due_at is not None else "done"
 
 
 def _snapshot(row) -> Snapshot:  # a row of `columns`

@@ -46,6 +46,7 @@ class AnalyticsServicer(analytics_pb2_grpc.AnalyticsServiceServicer):
             history=[_snapshot(s) for s in found.history],
             thread=[analytics_pb2.ThreadItemMetrics(position=s.part, latest=_snapshot(s)) for s in found.thread],
             next_read_time=timestamp(found.next_read_at),
+            tracking=found.tracking,
         )
 
     async def RefreshPostMetrics(

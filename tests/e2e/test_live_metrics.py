@@ -228,6 +228,7 @@ async def test_a_deleted_post_ends_its_series(api, live, x_slugs, fake_x, live_w
     shown = await metrics(api, live, post["id"])
     # The last reading stays; no read is due, and a refresh asks none.
     assert shown["metrics"]["likes"] == 4 and shown["next_read_at"] is None and shown["history"] == []
+    assert shown["tracking"] == "gone"
     again = await api.post(f"/v1/posts/{post['id']}/metrics/refresh", headers=live.auth)
     assert again.status_code == 202 and again.json()["queued"] is False
     async with live.engine.connect() as conn:

@@ -14,14 +14,16 @@ import asyncio
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import grpc
 import httpx
 import pytest
 from herald.analytics.v1 import analytics_pb2, analytics_pb2_grpc
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from core.db.models import post_metric_series
 from harness.live import settled
 from harness.oauth_flow import mcp, register, sign_in, tokens_for
 from harness.stack import Stack, stack_on_own_database, stop_processes
@@ -128,14 +130,16 @@ async def test_a_published_post_is_read_at_each_interval_then_no_more(api, metri
         "history": [],
         "thread": [],
         "next_read_at": before["next_read_at"],
+        "tracking": before["tracking"],
     }
+    assert before["tracking"] in ("not_published", "scheduled")  # not out yet, or its first read ahead
     post = await settled(api, org.auth, x_id)
     assert post["status"] == "published", post
     published_at = at(post["published_at"])
 
     done = await readings_until(api, org, x_id, len(SCHEDULE))
     readings = [*reversed(done["history"]), {k: done[k] for k in ("metrics", "collected_at", "source")}]
-    assert len(readings) == len(SCHEDULE) and done["next_read_at"] is None
+    assert len(readings) == len(SCHEDULE) and done["next_read_at"] is None and done["tracking"] == "done"
     for reading, offset in zip(readings, SCHEDULE, strict=True):
         assert at(reading["collected_at"]) >= published_at + timedelta(seconds=offset), (reading, offset)
         assert reading["source"] == "sandbox"
@@ -200,6 +204,7 @@ async def test_a_refresh_reads_the_post_again_and_a_second_one_while_pending_cha
     assert (first.status_code, first.json()) == (202, {"post_id": post_id, "queued": True})
     pending = await metrics(api, org, post_id)
     assert pending["next_read_at"] is not None and pending["collected_at"] == done["collected_at"]
+    assert pending["tracking"] == "scheduled"
     again = await api.post(path, json={}, headers=org.auth)
     assert (again.status_code, again.json()) == (202, {"post_id": post_id, "queued": False})
 
@@ -217,12 +222,56 @@ async def test_a_refresh_reads_the_post_again_and_a_second_one_while_pending_cha
     not_out = await api.post(f"/v1/posts/{scheduled}/metrics/refresh", headers=org.auth)
     assert (not_out.status_code, not_out.json()["code"]) == (409, "INVALID_POST_STATE")
     assert (await metrics(api, org, scheduled))["metrics"] == {}
+    assert (await metrics(api, org, scheduled))["tracking"] == "not_published"
 
     # Four refreshes spent of the organization's budget: the fifth is the last.
     assert (await api.post(path, headers=org.auth)).status_code == 202
     limited = await api.post(path, headers=org.auth)
     assert (limited.status_code, limited.json()["code"]) == (429, "RATE_LIMITED"), limited.text
     assert int(limited.headers["Retry-After"]) > 0
+
+
+async def test_tracking_says_a_read_under_way_and_a_post_gone_from_its_platform(
+    api, metrics_stack, metrics_orgs
+) -> None:
+    """What the series row says, over /v1 and the tool: a worker's lease on it is `reading`, and
+    a post its platform deleted (what a live read records: gone_at, no read due; the live test
+    tests/e2e/test_live_metrics.py finds one on the fake X) is `gone`, its readings kept."""
+    org = await metrics_orgs.with_profiles("x")
+    post_id = await create(api, org, {"content": "Soon deleted", "profiles": ["acme-x"]})
+    worker = metrics_stack.start_worker()
+    try:
+        assert (await settled(api, org.auth, post_id))["status"] == "published"
+        read = await readings_until(api, org, post_id, 1)
+    finally:
+        stop_processes([worker])
+    series = post_metric_series.c
+    engine = create_async_engine(metrics_stack.database_url)
+    try:
+        async with engine.begin() as conn:  # as a worker's claim leaves it
+            await conn.execute(
+                update(post_metric_series)
+                .where(series.post_id == post_id)
+                .values(lease_owner="w:1", due_at=datetime.now(UTC) + timedelta(minutes=2))
+            )
+        reading = await metrics(api, org, post_id)
+        assert reading["tracking"] == "reading" and reading["next_read_at"] is None
+        async with engine.begin() as conn:  # as a read that found it deleted records it
+            await conn.execute(
+                update(post_metric_series)
+                .where(series.post_id == post_id)
+                .values(lease_owner=None, due_at=None, gone_at=datetime.now(UTC))
+            )
+    finally:
+        await engine.dispose()
+    gone = await metrics(api, org, post_id)
+    assert gone["tracking"] == "gone" and gone["next_read_at"] is None
+    assert gone["metrics"] == read["metrics"] and gone["collected_at"] == read["collected_at"]
+    result = await tool(api, await agent_token(api, metrics_stack, org), {"post_id": post_id})
+    assert not result.get("isError"), result
+    assert result["structuredContent"]["tracking"] == "gone"
+    refreshed = await api.post(f"/v1/posts/{post_id}/metrics/refresh", headers=org.auth)
+    assert refreshed.json()["queued"] is False  # a post gone is read no more
 
 
 @pytest.mark.usefixtures("worker")

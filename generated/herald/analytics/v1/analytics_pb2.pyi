@@ -43,18 +43,20 @@ class GetPostMetricsRequest(_message.Message):
     def __init__(self, post_id: _Optional[str] = ...) -> None: ...
 
 class PostMetrics(_message.Message):
-    __slots__ = ("post_id", "latest", "history", "thread", "next_read_time")
+    __slots__ = ("post_id", "latest", "history", "thread", "next_read_time", "tracking")
     POST_ID_FIELD_NUMBER: _ClassVar[int]
     LATEST_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
     NEXT_READ_TIME_FIELD_NUMBER: _ClassVar[int]
+    TRACKING_FIELD_NUMBER: _ClassVar[int]
     post_id: str
     latest: MetricSnapshot
     history: _containers.RepeatedCompositeFieldContainer[MetricSnapshot]
     thread: _containers.RepeatedCompositeFieldContainer[ThreadItemMetrics]
     next_read_time: _timestamp_pb2.Timestamp
-    def __init__(self, post_id: _Optional[str] = ..., latest: _Optional[_Union[MetricSnapshot, _Mapping]] = ..., history: _Optional[_Iterable[_Union[MetricSnapshot, _Mapping]]] = ..., thread: _Optional[_Iterable[_Union[ThreadItemMetrics, _Mapping]]] = ..., next_read_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    tracking: str
+    def __init__(self, post_id: _Optional[str] = ..., latest: _Optional[_Union[MetricSnapshot, _Mapping]] = ..., history: _Optional[_Iterable[_Union[MetricSnapshot, _Mapping]]] = ..., thread: _Optional[_Iterable[_Union[ThreadItemMetrics, _Mapping]]] = ..., next_read_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., tracking: _Optional[str] = ...) -> None: ...
 
 class RefreshPostMetricsRequest(_message.Message):
     __slots__ = ("post_id",)
