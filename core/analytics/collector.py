@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.analytics import reads
+from core.analytics import profile_access, reads
 from core.analytics.platform_reads import PlatformReads
 from core.analytics.reads import DueRead, Outcome
 from core.connectors.base import Connector, MetricsItem, MetricsReading
@@ -63,7 +63,24 @@ class MetricsCollector:
             live = self.platform is not None
             outcomes = await (self.platform.read(batch.reads) if live else self.read(batch.reads))  # type: ignore[union-attr]
             await reads.record(self.engine, batch, outcomes, utcnow(), self.offsets, sandbox=not live)
+            await self._partly_refused(outcomes)
         return len(batch.reads)
+
+    async def _partly_refused(self, outcomes: Sequence[Outcome]) -> None:
+        """Profiles some of whose metrics the platform refused while reading the rest (a
+        reading's `refused`): each is marked with them, once per claim, and read on."""
+        refused = {
+            o.read.profile_id: (o.read.tokens, r.refused)
+            for o in outcomes
+            for r in o.readings.values()
+            if r.refused is not None and r.refused.metrics and o.read.profile_id
+        }
+        for profile_id, (tokens, refusal) in refused.items():
+            version = getattr(tokens, "version", None)
+            await profile_access.mark_partly_unavailable(
+                self.engine, profile_id, version, str(refusal), refusal.metrics
+            )
+            log.warning("some metrics of profile %s are unavailable: %s", profile_id, refusal)
 
     async def read(self, due: Sequence[DueRead]) -> list[Outcome]:
         """Every item of every claimed post, asked about in each platform's batches; a call that

@@ -230,11 +230,16 @@ class MetricsReading:
     """What the platform said about one item: its numbers in the normalized vocabulary
     (contract/analytics.py; a metric the platform does not give is left out, never 0) and the
     answer they were read from, kept as the post's latest raw answer. `gone`: the platform no
-    longer has the item (deleted; a 404, or left out of a batch's answer): its series ends."""
+    longer has the item (deleted; a 404, or left out of a batch's answer): its series ends.
+    `refused`: some of the platform's metrics were refused for want of a permission while the rest
+    were read (YouTube's Analytics report without `yt-analytics.readonly`): the reading stands
+    with those left out, and the profile is marked with the metrics it names, which does not stop
+    its reads (core/analytics/profile_access.py)."""
 
     values: Mapping[str, int]
     raw: Any
     gone: bool = False
+    refused: MetricsUnavailable | None = None
 
 
 def gone(raw: Any = None) -> MetricsReading:

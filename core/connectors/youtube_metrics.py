@@ -4,8 +4,9 @@ with up to 50 ids, one quota unit a call whatever the count; the counts come as 
 the owner hid, or comments turned off, is left out: absent, not 0). A video the answer leaves out
 is gone (deleted, or no longer the channel's to read).
 
-Watch time and shares are YouTube Analytics' (`yt-analytics.readonly`, a report per video); they
-are not read yet.
+Watch time and shares are YouTube Analytics': one report for the videos the statistics found,
+after them (core/connectors/youtube_analytics.py). The raw answer kept is the video's statistics
+item with the video's report row under `analytics` (or what refused the report, `analytics_error`).
 
 The project's daily quota (10,000 units) spent is a 403 `quotaExceeded`: not a permission the
 account lacks but a limit, so the reads wait until the quota resets, at the next midnight in
@@ -19,6 +20,7 @@ from datetime import datetime, timedelta
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
+from core.connectors import youtube_analytics
 from core.connectors.base import (
     DeliveryError,
     ErrorClass,
@@ -55,12 +57,19 @@ async def read(items: Sequence[MetricsItem], api: PlatformAPI) -> list[MetricsRe
             )
         raise MetricsUnavailable(f"403 from YouTube videos.list: {message}")
     videos = {str(v.get("id")): v for v in dig(response.body, "items") or [] if isinstance(v, dict)}
-    return [
-        MetricsReading(mapped(videos[i.platform_post_id].get("statistics"), FIELDS), videos[i.platform_post_id])
-        if i.platform_post_id in videos
-        else gone()
-        for i in items
-    ]
+    found = [i for i in ids if i in videos]
+    rows, refused, problem = await youtube_analytics.read(found, items, api) if found else ({}, None, "")
+    readings = {}
+    for video_id in found:
+        row = rows.get(video_id)
+        raw = dict(videos[video_id])
+        if row is not None:
+            raw["analytics"] = row
+        elif refused is not None or problem:
+            raw["analytics_error"] = str(refused or problem)
+        values = mapped(raw.get("statistics"), FIELDS) | youtube_analytics.values(row)
+        readings[video_id] = MetricsReading(values, raw, refused=refused)
+    return [readings.get(i.platform_post_id) or gone() for i in items]
 
 
 def next_pacific_midnight(now: datetime) -> datetime:

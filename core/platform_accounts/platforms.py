@@ -51,11 +51,13 @@ class YouTubeAuth(OAuthPlatform):
     authorize_url = "https://accounts.google.com/o/oauth2/v2/auth"
     token_url = "https://oauth2.googleapis.com/token"
     revoke_url = "https://oauth2.googleapis.com/revoke"
-    # youtube.force-ssl: first comments (commentThreads.insert); upload and readonly stay for the video.
+    # youtube.force-ssl: first comments (commentThreads.insert); upload and readonly stay for the video;
+    # yt-analytics.readonly: its watch time and shares (YouTube Analytics; docs/analytics.md).
     scopes = (
         "https://www.googleapis.com/auth/youtube.upload",
         "https://www.googleapis.com/auth/youtube.readonly",
         "https://www.googleapis.com/auth/youtube.force-ssl",
+        "https://www.googleapis.com/auth/yt-analytics.readonly",
     )
     # offline access and a consent prompt: Google issues the refresh token only then.
     authorize_params = {"access_type": "offline", "prompt": "consent", "include_granted_scopes": "true"}

@@ -194,6 +194,7 @@ async def test_each_platforms_metrics_are_what_it_served(api, live, slugs, templ
     tiktok.video_metrics[video] = {"view_count": 5000, "like_count": 300, "comment_count": 21, "share_count": 8}
     (clip,) = youtube.seed_videos(youtube.channel("@heraldfake").id, 1)
     youtube.video_statistics[clip] = {"viewCount": 777, "likeCount": 66, "commentCount": 5}
+    youtube.video_analytics[clip] = {"estimatedMinutesWatched": 250, "shares": 7}
     page = (await profile_row(live.engine, live.org_id, slugs["linkedin"])).platform_account_id
     (share,) = linkedin.seed_posts(page, 1)
     linkedin.share_statistics[share] = {
@@ -216,7 +217,7 @@ async def test_each_platforms_metrics_are_what_it_served(api, live, slugs, templ
     }
     expected = {
         "tiktok": {"video_views": 5000, "likes": 300, "replies": 21, "shares": 8},
-        "youtube": {"video_views": 777, "likes": 66, "replies": 5},
+        "youtube": {"video_views": 777, "likes": 66, "replies": 5, "watch_time_seconds": 15_000, "shares": 7},
         "linkedin": {"impressions": 2400, "reach": 1900, "link_clicks": 70, "likes": 51, "replies": 4, "reposts": 2},
         "instagram": {
             "impressions": 9100,
@@ -329,6 +330,52 @@ async def test_a_missing_permission_marks_the_profile(api, live, slugs, template
         again = await connect(client, live.auth, platform="instagram")
     assert again.slug == slugs["instagram"]
     assert (await profile(api, live.auth, slugs["instagram"]))["connection"]["metrics_error"] is None
+
+
+async def test_youtube_without_the_analytics_scope_is_read_without_watch_time(
+    api, live, slugs, template, fakes, live_worker
+) -> None:
+    """A YouTube account whose token lacks yt-analytics.readonly: its statistics are read and
+    recorded, watch time and shares are absent, the profile names them and the scope to grant,
+    and its reads go on (a refresh reads it again); connecting again clears the mark."""
+    youtube: FakeYouTube = fakes["youtube"]
+    channel = youtube.channel("@heraldfake").id
+    (clip,) = youtube.seed_videos(channel, 1)
+    youtube.video_statistics[clip] = {"viewCount": 50, "likeCount": 6, "commentCount": 1}
+    youtube.video_analytics[clip] = {"estimatedMinutesWatched": 9, "shares": 2}
+    for grant in youtube.access_tokens.values():
+        if grant.subject == channel:
+            grant.scopes = tuple(s for s in grant.scopes if "yt-analytics" not in s)
+    (post_id,) = await published(live, template, slugs["youtube"], "youtube", [clip])
+    first = await read_after(api, live, post_id, None)
+    assert first["metrics"] == {"video_views": 50, "likes": 6, "replies": 1}
+    deadline = time.monotonic() + 20
+    while (connection := (await profile(api, live.auth, slugs["youtube"]))["connection"])["metrics_error"] is None:
+        assert time.monotonic() < deadline, "the profile was never marked"
+        await asyncio.sleep(0.1)
+    assert connection["metrics_unavailable"] == ["watch_time_seconds", "shares"]
+    assert "403" in connection["metrics_error"]
+    assert "granting https://www.googleapis.com/auth/yt-analytics.readonly" in connection["metrics_error"]
+    youtube.video_statistics[clip] = {"viewCount": 60, "likeCount": 6, "commentCount": 1}
+    await refresh(api, live, post_id)
+    again = await read_after(api, live, post_id, first["collected_at"])
+    assert again["metrics"] == {"video_views": 60, "likes": 6, "replies": 1}
+    row = await series_row(live, post_id)
+    assert row.failures == 0 and row.last_error == "" and "analytics_error" in row.raw
+    async with httpx.AsyncClient(base_url=live.stack.base_url, timeout=30) as client:
+        assert (await connect(client, live.auth, platform="youtube")).slug == slugs["youtube"]
+    connection = (await profile(api, live.auth, slugs["youtube"]))["connection"]
+    assert connection["metrics_error"] is None and connection["metrics_unavailable"] == []
+    youtube.video_statistics[clip] = {"viewCount": 70, "likeCount": 6, "commentCount": 1}
+    since, deadline = again["collected_at"], time.monotonic() + 20
+    while True:  # a read under way with the old token may land first
+        await api.post(f"/v1/posts/{post_id}/metrics/refresh", headers=live.auth)
+        third = await read_after(api, live, post_id, since)
+        if "watch_time_seconds" in third["metrics"]:
+            break
+        assert time.monotonic() < deadline, third
+        since = third["collected_at"]
+    assert third["metrics"] == {"video_views": 70, "likes": 6, "replies": 1, "watch_time_seconds": 540, "shares": 2}
 
 
 async def test_a_deleted_video_ends_its_series(api, live, slugs, template, fakes, live_worker) -> None:

@@ -18,7 +18,7 @@ their SHA-256 with what it uploaded. `drop_upload_after(n)` makes the next PUT c
 read `n` of them, keep them and drop the connection without an answer (a lost upload).
 
 Comments (`commentThreads`) are youtube_comments.py's; video statistics and subscribers
-youtube_metrics.py's.
+youtube_metrics.py's; Analytics reports (`youtubeanalytics.googleapis.com`) youtube_analytics.py's.
 
 API errors are Google's `{"error": {"code", "message", "errors": [{"message", "domain",
 "reason"}], "status"}}`; the token endpoint's are OAuth's (`invalid_grant`...).
@@ -41,12 +41,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from harness.fakes.platforms.base import Answer, Request, Route, answer
 from harness.fakes.platforms.google import google_error
 from harness.fakes.platforms.oauth import CLIENT, GRANT_TYPE, REFRESH_TOKEN, Code, OAuthPlatform
+from harness.fakes.platforms.youtube_analytics import ANALYTICS_HOST, ANALYTICS_SCOPE, MONETARY_SCOPE, YouTubeAnalytics
 from harness.fakes.platforms.youtube_comments import FORCE_SSL_SCOPE, MANAGE_SCOPE, READONLY_SCOPE, YouTubeComments
 from harness.fakes.platforms.youtube_metrics import YouTubeStatistics
 
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
-SCOPES = (UPLOAD_SCOPE, READONLY_SCOPE, FORCE_SSL_SCOPE)  # force-ssl: first comments
-KNOWN_SCOPES = (*SCOPES, MANAGE_SCOPE, "openid", "email", "profile")
+SCOPES = (UPLOAD_SCOPE, READONLY_SCOPE, FORCE_SSL_SCOPE, ANALYTICS_SCOPE)  # force-ssl: first comments
+KNOWN_SCOPES = (*SCOPES, MANAGE_SCOPE, MONETARY_SCOPE, "openid", "email", "profile")
 UPLOAD_PATH = "/upload/youtube/v3/videos"
 CODE_LIFETIME = 600.0
 MAX_TITLE_CHARS = 100
@@ -95,9 +96,9 @@ class Session:
         return len(self.data)
 
 
-class FakeYouTube(YouTubeStatistics, YouTubeComments, OAuthPlatform):
+class FakeYouTube(YouTubeAnalytics, YouTubeStatistics, YouTubeComments, OAuthPlatform):
     name = "youtube"
-    hosts = ("www.googleapis.com", "oauth2.googleapis.com", "accounts.google.com")
+    hosts = ("www.googleapis.com", "oauth2.googleapis.com", "accounts.google.com", ANALYTICS_HOST)
     settings_name = "YOUTUBE"
     client_auth = ("basic", "form")
     pkce = True  # optional: a code asked for without a challenge is exchanged without a verifier
@@ -123,6 +124,7 @@ class FakeYouTube(YouTubeStatistics, YouTubeComments, OAuthPlatform):
         self.videos: list[Video] = []
         self._drops: list[tuple[int, float, str]] = []  # (bytes to read, seconds to hold, title part)
         self.init_statistics()  # video statistics and subscribers: youtube_metrics.py
+        self.init_analytics()  # watch time and shares: youtube_analytics.py
         super().__init__()
         self.add_channel("Herald Fake", "@heraldfake")
 
@@ -171,6 +173,7 @@ class FakeYouTube(YouTubeStatistics, YouTubeComments, OAuthPlatform):
             r("PUT", UPLOAD_PATH, self.upload),
             *self.comment_routes(),
             *self.statistics_routes(),
+            *self.analytics_routes(),
         ]
 
     def not_found(self, request: Request) -> Answer:

@@ -188,6 +188,11 @@ async def test_tiktok_without_video_list_is_unavailable_and_a_429_is_a_wait() ->
 # --- YouTube ---------------------------------------------------------------------------------
 
 
+def youtube_hosts(fake: FakeYouTube) -> dict[str, str]:
+    """The Data API's host and the Analytics API's, both on the fake."""
+    return dict.fromkeys(("www.googleapis.com", "youtubeanalytics.googleapis.com"), fake.base_url)
+
+
 def youtube(fake: FakeYouTube, scopes: tuple[str, ...] = YOUTUBE_SCOPES) -> tuple[Account, str]:
     channel = fake.channel("@heraldfake")
     token = fake.grant_access(channel.id, scopes, lifetime=3600)
@@ -200,7 +205,7 @@ async def test_youtube_reads_statistics_strings_as_counts_and_a_deleted_video_is
         videos = fake.seed_videos(account.platform_user_id, 50)
         fake.video_statistics[videos[0]] = {"viewCount": 31337, "likeCount": 420, "commentCount": 17}
         fake.delete_video(videos[49])
-        async with Runner(YouTubeConnector(), token, {"www.googleapis.com": fake.base_url}) as run:
+        async with Runner(YouTubeConnector(), token, youtube_hosts(fake)) as run:
             got = await read(run, items(account, *videos))
     assert got[0].values == {"video_views": 31337, "likes": 420, "replies": 17}
     assert got[0].raw["statistics"]["viewCount"] == "31337"  # YouTube's strings, kept raw
@@ -215,12 +220,12 @@ async def test_youtube_quota_spent_waits_for_pacific_midnight_and_no_scope_is_un
         account, token = youtube(fake)
         (video,) = fake.seed_videos(account.platform_user_id, 1)
         fake.quota.reset_counts(limit=0)
-        async with Runner(YouTubeConnector(), token, {"www.googleapis.com": fake.base_url}) as run:
+        async with Runner(YouTubeConnector(), token, youtube_hosts(fake)) as run:
             with pytest.raises(DeliveryError) as caught:
                 await read(run, items(account, video))
         fake.quota.reset_counts(limit=10_000)
         account, token = youtube(fake, ("https://www.googleapis.com/auth/youtube.upload",))
-        async with Runner(YouTubeConnector(), token, {"www.googleapis.com": fake.base_url}) as run:
+        async with Runner(YouTubeConnector(), token, youtube_hosts(fake)) as run:
             with pytest.raises(MetricsUnavailable, match="insufficient"):
                 await read(run, items(account, video))
     assert caught.value.status == 429 and "quota" in str(caught.value)
