@@ -3,30 +3,40 @@
 API (core/connectors/live.py) with the profile's token, refreshed once when the platform says it
 is dead, as publishing does. Profiles are read side by side, a few at a time.
 
-Any refusal (a scope not granted, a 429, a token that cannot be refreshed) fails that profile's
+Pacing, as the post reads pace (core/analytics/platform_reads.py): the live API reads
+`Retry-After` and the platforms' rate headers on every answer. A 429 (or a retryable refusal
+with a Retry-After) is a wait, not a failure: the profile's read is due again when the platform
+said (the reset, or `Retry-After`; a minute when it said nothing), its failures as they were. A
+read whose answer says the window is spent is not due again before the window ends (a day's
+interval is longer than any platform's window; a shorter one is not).
+
+Any other refusal (a scope not granted, a token that cannot be refreshed) fails that profile's
 read only: it is tried again after the queue's growing wait (core/analytics/account_reads.py),
-with the platform's words kept as its `last_error`. A day's read of one number needs no pacing of
-its own beyond that: a profile makes one call a day."""
+with the platform's words kept as its `last_error`."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
 import httpx2
 
 from core.analytics.account_reads import AccountOutcome, DueAccount
-from core.connectors.base import Connector, DeliveryError
+from core.connectors.base import Connector, DeliveryError, ErrorClass
 from core.connectors.live import LiveAPI
 from core.connectors.transport import PlatformEndpoints
+from core.db.types import utcnow
 from core.platform_accounts.token_refresh import TokenKeeper
 from core.settings import CoreSettings
 
 log = logging.getLogger(__name__)
 
 PROFILES_AT_ONCE = 8
+# A 429 without a Retry-After or rate headers: read again after this (as the post reads).
+DEFAULT_WAIT = timedelta(seconds=60)
 
 
 class AccountPlatformReads:
@@ -77,8 +87,17 @@ class AccountPlatformReads:
             return AccountOutcome(due, error="the profile has no connected account")
         token = self.keeper.token(due.tokens)
         api = LiveAPI(self._http(), connector, token, _no_media, _NoProgress(), {})
-        reading = await connector.account_metrics(due.account, api)
-        return AccountOutcome(due, reading)
+        try:
+            reading = await connector.account_metrics(due.account, api)
+        except DeliveryError as error:
+            if error.status == 429 or (error.error_class is ErrorClass.RETRYABLE and error.retry_after):
+                wait = api.throttled_until or utcnow() + (
+                    timedelta(seconds=error.retry_after) if error.retry_after else DEFAULT_WAIT
+                )
+                log.info("followers of profile %s: %s; read again at %s", due.profile_id, error, wait.isoformat())
+                return AccountOutcome(due, wait_until=wait)
+            raise
+        return AccountOutcome(due, reading, wait_until=api.throttled_until)
 
 
 class _NoProgress:

@@ -61,11 +61,18 @@ class AccountBatch:
 
 @dataclass(frozen=True, slots=True)
 class AccountOutcome:
-    """One claimed read: its reading, or the error that stopped it."""
+    """One claimed read: its reading, or the error that stopped it, or neither and `wait_until`
+    (the platform asked us to wait: a 429, its Retry-After or rate headers). With a reading,
+    `wait_until` is the platform's word on its limit too: the next read is not due before it."""
 
     due: DueAccount
     reading: MetricsReading | None = None
     error: str = ""
+    wait_until: datetime | None = None
+
+    @property
+    def waits(self) -> bool:
+        return self.reading is None and not self.error and self.wait_until is not None
 
 
 async def enrol(engine: AsyncEngine, now: datetime) -> int:
@@ -150,6 +157,12 @@ _READ = (
     .where(series.profile_id == bindparam("b_id"))
     .values(due_at=bindparam("b_due_at"), lease_owner=None, failures=0, last_error="", read_at=bindparam("b_read_at"))
 )
+# The platform asked us to wait: due again then, failures and the last error as they were.
+_WAIT = (
+    update(account_metric_series)
+    .where(series.profile_id == bindparam("b_id"))
+    .values(due_at=bindparam("b_due_at"), lease_owner=None)
+)
 _FAILED = (
     update(account_metric_series)
     .where(series.profile_id == bindparam("b_id"))
@@ -173,7 +186,8 @@ async def record(
 ) -> int:
     """Records a claim's outcomes, fenced on its token; how many snapshots it wrote. A read made
     is due again `interval` later; a failed one after a growing wait (at most an hour), and after
-    MAX_FAILURES in a row `interval` later, as if made."""
+    MAX_FAILURES in a row `interval` later, as if made. A read the platform asked to wait for is
+    due when it said, its failures and last error as they were."""
     ids = [o.due.profile_id for o in outcomes]
     held_query = select(series.profile_id).where(series.profile_id.in_(ids), series.lease_owner == batch.token)
     if not is_sqlite(engine):
@@ -184,12 +198,13 @@ async def record(
         read = [o for o in mine if o.reading is not None and not o.error]
         if read:
             await conn.execute(insert(account_metric_snapshots), [_snapshot(o, now, sandbox) for o in read])
-            await conn.execute(
-                _READ, [{"b_id": o.due.profile_id, "b_due_at": now + interval, "b_read_at": now} for o in read]
-            )
-        failed = [o for o in mine if o.reading is None or o.error]
+            await conn.execute(_READ, [_after_read(o, now, interval) for o in read])
+        failed = [o for o in mine if (o.reading is None or o.error) and not o.waits]
         if failed:
             await conn.execute(_FAILED, [_after_failure(o, now, interval) for o in failed])
+        waiting = [o for o in mine if o.waits]
+        if waiting:
+            await conn.execute(_WAIT, [{"b_id": o.due.profile_id, "b_due_at": o.wait_until} for o in waiting])
     return len(read)
 
 
@@ -201,6 +216,13 @@ def _snapshot(outcome: AccountOutcome, now: datetime, sandbox: bool) -> dict[str
         "followers": outcome.reading.values["followers"],
         "sandbox": sandbox,
     }
+
+
+def _after_read(outcome: AccountOutcome, now: datetime, interval: timedelta) -> dict[str, Any]:
+    due_at = now + interval
+    if outcome.wait_until is not None and outcome.wait_until > due_at:  # the platform's window is longer
+        due_at = outcome.wait_until
+    return {"b_id": outcome.due.profile_id, "b_due_at": due_at, "b_read_at": now}
 
 
 def _after_failure(outcome: AccountOutcome, now: datetime, interval: timedelta) -> dict[str, Any]:

@@ -429,3 +429,49 @@ async def test_followers_are_read_live_once_per_profile(api, live, slugs, fakes,
         await asyncio.sleep(0.2)
     assert not any(r.sandbox for r in rows)
     assert tiktok.seen("GET", "/v2/user/info/")[-1].query["fields"] == "open_id,follower_count"
+
+
+async def test_a_429_on_followers_waits_for_retry_after_and_counts_no_failure(
+    api, live, slugs, fakes, live_worker
+) -> None:
+    """TikTok refuses the followers read 429 with Retry-After 2: read again 2 s later, not after
+    a failure's minute, and the profile's series counts no failure."""
+    tiktok: FakeTikTok = fakes["tiktok"]
+    tiktok.followers[tiktok.user("herald.fake").open_id] = 4100
+    profile_id = (await profile_row(live.engine, live.org_id, slugs["tiktok"])).id
+    tiktok.fail(
+        "GET",
+        "/v2/user/info/",
+        429,
+        error_body("rate_limit_exceeded", "The API rate limit was exceeded."),
+        {"Retry-After": "2"},
+    )
+    asked_at = time.time()
+    async with live.engine.begin() as conn:
+        await conn.execute(
+            update(account_metric_series)
+            .where(account_metric_series.c.profile_id == profile_id)
+            .values(due_at=datetime.now(UTC), lease_owner=None)
+        )
+    deadline = time.monotonic() + 30
+    while True:
+        async with live.engine.connect() as conn:
+            followers = await conn.scalar(
+                select(account_metric_snapshots.c.followers)
+                .where(account_metric_snapshots.c.profile_id == profile_id)
+                .order_by(account_metric_snapshots.c.collected_at.desc())
+                .limit(1)
+            )
+        if followers == 4100:
+            break
+        assert time.monotonic() < deadline, "the followers were never read again"
+        await asyncio.sleep(0.2)
+    calls = [r for r in tiktok.seen("GET", "/v2/user/info/") if r.at >= asked_at]
+    assert [c.status for c in calls][:2] == [429, 200], [c.status for c in calls]
+    assert calls[1].at - calls[0].at >= 1.9  # Retry-After was honoured
+    async with live.engine.connect() as conn:
+        row = (
+            await conn.execute(select(account_metric_series).where(account_metric_series.c.profile_id == profile_id))
+        ).one()
+    assert row.failures == 0 and row.last_error == ""
+    assert row.due_at > datetime.now(UTC) + timedelta(hours=23)  # the next read a day after this one
