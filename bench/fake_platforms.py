@@ -262,6 +262,16 @@ def _fake_command(fake: Any, kind: str, command: str, args: tuple) -> Any:
     if command == "sign_in_as":
         fake.sign_in_as = args[0]
         return None
+    if command == "grant":  # an access token of a user that does not expire (the metrics bench)
+        with fake.lock:
+            return fake.grant_access(args[0], tuple(args[1]))
+    if command == "seed_tweets":  # (user id, count): the ids of that many posts of the user
+        return fake.seed_tweets(args[0], args[1])
+    if command == "metrics_limit":  # (calls, window seconds) per user; the counts start again
+        fake.metrics_limit.reset_counts(limit=args[0], window=args[1])
+        return None
+    if command == "metrics_counts":  # calls refused by the limit, and the most a user made in a window
+        return {"exceeded": fake.metrics_limit.exceeded, "most_in_a_window": fake.metrics_limit.most_in_a_window()}
     if command == "reset":  # a new run: what exists and what was received is forgotten
         with fake.lock:
             fake.requests.clear()

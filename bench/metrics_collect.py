@@ -15,6 +15,9 @@ whose first read is due. On PostgreSQL it measures:
   key, over its rows after the rounds (the key takes a round's snapshots in the middle of its
   pages from the second round on, as reads at growing ages do).
 Writes bench/results/metrics_collect-postgresql-<time>.json.
+
+With --live, the same path reads each post from a fake X over HTTP instead of the sandbox
+(bench/metrics_collect_live.py).
 """
 
 from __future__ import annotations
@@ -147,7 +150,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--claims", type=int, default=100)
     parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--live", action="store_true", help="read each post from a fake X over HTTP")
+    parser.add_argument(
+        "--accounts", type=int, default=5, help="--live: the X profiles the posts belong to (5: 100 of a batch each)"
+    )
     args = parser.parse_args()
+    if args.live:
+        from bench.metrics_collect_live import run_live
+
+        run_live(args)
+        return
 
     from core.settings import CoreSettings
 
