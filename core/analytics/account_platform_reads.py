@@ -1,7 +1,8 @@
 """Reading each profile's followers from its platform (HERALD_PUBLISH_MODE=live; docs/analytics.md,
 "Account metrics"): one call per profile through its connector's `account_metrics`, over the live
 API (core/connectors/live.py) with the profile's token, refreshed once when the platform says it
-is dead, as publishing does. Profiles are read side by side, a few at a time.
+is dead, as publishing does (what both live readers share: core/analytics/live_reads.py).
+Profiles are read side by side, a few at a time.
 
 Pacing, as the post reads pace (core/analytics/platform_reads.py): the live API reads
 `Retry-After` and the platforms' rate headers on every answer. A 429 (or a retryable refusal
@@ -16,68 +17,30 @@ with the platform's words kept as its `last_error`."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
-from datetime import timedelta
-from typing import Any
-
-import httpx2
+from collections.abc import Sequence
 
 from core.analytics.account_reads import AccountOutcome, DueAccount
-from core.connectors.base import Connector, DeliveryError, ErrorClass
-from core.connectors.live import LiveAPI
-from core.connectors.transport import PlatformEndpoints
-from core.db.types import utcnow
-from core.platform_accounts.token_refresh import TokenKeeper
-from core.settings import CoreSettings
+from core.analytics.live_reads import LiveReader, side_by_side, wait_until
+from core.connectors.base import DeliveryError
 
 log = logging.getLogger(__name__)
 
-PROFILES_AT_ONCE = 8
-# A 429 without a Retry-After or rate headers: read again after this (as the post reads).
-DEFAULT_WAIT = timedelta(seconds=60)
 
-
-class AccountPlatformReads:
-    def __init__(
-        self,
-        settings: CoreSettings,
-        keeper: TokenKeeper,
-        endpoints: PlatformEndpoints,
-        connectors: Mapping[str, Connector],
-    ) -> None:
-        self.settings = settings
-        self.keeper = keeper
-        self.endpoints = endpoints
-        self.connectors = connectors
-        self._client: httpx2.AsyncClient | None = None
-
-    def _http(self) -> httpx2.AsyncClient:
-        if self._client is None:
-            self._client = self.endpoints.client(timeout=self.settings.platform_timeout_seconds)
-        return self._client
-
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
-
+class AccountPlatformReads(LiveReader):
     async def read(self, due: Sequence[DueAccount]) -> list[AccountOutcome]:
         """An outcome per claimed profile, in order."""
-        gate = asyncio.Semaphore(PROFILES_AT_ONCE)
 
         async def one(account: DueAccount) -> AccountOutcome:
-            async with gate:
-                try:
-                    return await self._one(account)
-                except DeliveryError as error:
-                    return AccountOutcome(account, error=str(error) or type(error).__name__)
-                except Exception as error:  # a bug: tried again later
-                    log.exception("reading the followers of profile %s failed", account.profile_id)
-                    return AccountOutcome(account, error=f"{type(error).__name__}: {error}")
+            try:
+                return await self._one(account)
+            except DeliveryError as error:
+                return AccountOutcome(account, error=str(error) or type(error).__name__)
+            except Exception as error:  # a bug: tried again later
+                log.exception("reading the followers of profile %s failed", account.profile_id)
+                return AccountOutcome(account, error=f"{type(error).__name__}: {error}")
 
-        return list(await asyncio.gather(*(one(d) for d in due)))
+        return await side_by_side(due, one)
 
     async def _one(self, due: DueAccount) -> AccountOutcome:
         connector = self.connectors.get(due.connector)
@@ -85,31 +48,13 @@ class AccountPlatformReads:
             return AccountOutcome(due, error=f"{due.connector} does not read its followers live")
         if due.tokens is None:
             return AccountOutcome(due, error="the profile has no connected account")
-        token = self.keeper.token(due.tokens)
-        api = LiveAPI(self._http(), connector, token, _no_media, _NoProgress(), {})
+        api = self.api(connector, self.keeper.token(due.tokens))
         try:
             reading = await connector.account_metrics(due.account, api)
         except DeliveryError as error:
-            if error.status == 429 or (error.error_class is ErrorClass.RETRYABLE and error.retry_after):
-                wait = api.throttled_until or utcnow() + (
-                    timedelta(seconds=error.retry_after) if error.retry_after else DEFAULT_WAIT
-                )
-                log.info("followers of profile %s: %s; read again at %s", due.profile_id, error, wait.isoformat())
-                return AccountOutcome(due, wait_until=wait)
-            raise
+            wait = wait_until(error, api)
+            if wait is None:
+                raise
+            log.info("followers of profile %s: %s; read again at %s", due.profile_id, error, wait.isoformat())
+            return AccountOutcome(due, wait_until=wait)
         return AccountOutcome(due, reading, wait_until=api.throttled_until)
-
-
-class _NoProgress:
-    """A followers read saves no progress (the claim's lease covers it)."""
-
-    async def save(self, state: Mapping[str, Any]) -> None:
-        pass
-
-    async def keepalive(self) -> None:
-        pass
-
-
-async def _no_media(key: str, start: int, end: int | None, generation: int | None) -> AsyncIterator[bytes]:
-    raise RuntimeError("followers reads send no media")
-    yield b""  # pragma: no cover

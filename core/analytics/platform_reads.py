@@ -8,7 +8,8 @@ Pacing, within each platform's limits, as publishing paces (core/connectors/live
 `Retry-After` and the rate headers into `throttled_until`):
 
 - one profile's calls go one after the other, so the remaining count the platform answers is
-  never raced by this worker; profiles are read side by side (PROFILES_AT_ONCE);
+  never raced by this worker; profiles are read side by side (core/analytics/live_reads.py,
+  PROFILES_AT_ONCE, with what else both live readers share);
 - an answer whose window is spent (remaining 0) or a 429 stops the profile's calls: what it had
   left waits, due again when the platform said (nothing counted against the read), and the
   profile remembers it (`profiles.metrics_throttled_until`), so every worker's next claim of its
@@ -22,17 +23,16 @@ Pacing, within each platform's limits, as publishing paces (core/connectors/live
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-import httpx2
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.analytics import profile_access
+from core.analytics.live_reads import LiveReader, side_by_side, wait_until
 from core.analytics.profile_access import Access
 from core.analytics.reads import DueRead, Outcome
 from core.connectors.base import Connector, DeliveryError, ErrorClass, MetricsReading, MetricsUnavailable
@@ -44,15 +44,11 @@ from core.settings import CoreSettings
 
 log = logging.getLogger(__name__)
 
-# Profiles read at once by one worker (each one's calls in sequence).
-PROFILES_AT_ONCE = 8
-# A 429 without a Retry-After or rate headers: read again after this.
-DEFAULT_WAIT = timedelta(seconds=60)
 # A platform whose reading is not written yet: its posts' reads wait this long, nothing lost.
 NOT_READ_YET_WAIT = timedelta(hours=1)
 
 
-class PlatformReads:
+class PlatformReads(LiveReader):
     def __init__(
         self,
         settings: CoreSettings,
@@ -61,24 +57,10 @@ class PlatformReads:
         endpoints: PlatformEndpoints,
         connectors: Mapping[str, Connector],
     ) -> None:
-        self.settings = settings
+        super().__init__(settings, keeper, endpoints, connectors)
         self.engine = engine
-        self.keeper = keeper
-        self.endpoints = endpoints
-        self.connectors = connectors
-        self._client: httpx2.AsyncClient | None = None
         # Platforms read without a token (their limits are the app's): until when they said to wait.
         self.app_throttled_until: dict[str, datetime] = {}
-
-    def _http(self) -> httpx2.AsyncClient:
-        if self._client is None:
-            self._client = self.endpoints.client(timeout=self.settings.platform_timeout_seconds)
-        return self._client
-
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
 
     async def read(self, due: Sequence[DueRead]) -> list[Outcome]:
         """An outcome per claimed read, in order."""
@@ -86,17 +68,16 @@ class PlatformReads:
         for read in due:
             by_profile[read.profile_id].append(read)
         access = await profile_access.load(self.engine, list(by_profile))
-        gate = asyncio.Semaphore(PROFILES_AT_ONCE)
 
-        async def one(profile_id: str, reads: list[DueRead]) -> list[Outcome]:
-            async with gate:
-                try:
-                    return await self._profile(reads, access.get(profile_id, Access()))
-                except Exception as error:  # a bug: these posts are tried again later
-                    log.exception("reading metrics of profile %s failed", profile_id)
-                    return [Outcome(r, error=f"{type(error).__name__}: {error}") for r in reads]
+        async def one(reads: list[DueRead]) -> list[Outcome]:
+            profile_id = reads[0].profile_id
+            try:
+                return await self._profile(reads, access.get(profile_id, Access()))
+            except Exception as error:  # a bug: these posts are tried again later
+                log.exception("reading metrics of profile %s failed", profile_id)
+                return [Outcome(r, error=f"{type(error).__name__}: {error}") for r in reads]
 
-        done = await asyncio.gather(*(one(pid, reads) for pid, reads in by_profile.items()))
+        done = await side_by_side(by_profile.values(), one)
         found = {o.read.series_id: o for outcomes in done for o in outcomes}
         return [found[read.series_id] for read in due]
 
@@ -117,7 +98,7 @@ class PlatformReads:
             token = _NoToken() if app else self.keeper.token(tokens)  # type: ignore[arg-type]
         except NeedsReauth as error:
             return await self._unavailable(reads, connector, tokens, str(error), ())
-        api = LiveAPI(self._http(), connector, token, _no_media, _NoProgress(), {})
+        api = self.api(connector, token)
         run = _ProfileRun(reads)
         try:
             if not app and token.expires_soon(now):
@@ -144,12 +125,10 @@ class PlatformReads:
             try:
                 answered = await connector.post_metrics([item for _, item in chunk], api)
             except DeliveryError as error:
-                if error.status == 429 or (error.error_class is ErrorClass.RETRYABLE and error.retry_after):
-                    wait = api.throttled_until or utcnow() + (
-                        timedelta(seconds=error.retry_after) if error.retry_after else DEFAULT_WAIT
-                    )
-                    api.throttled_until = max(wait, api.throttled_until or wait)
-                    run.wait_rest(api.throttled_until)
+                wait = wait_until(error, api)
+                if wait is not None:
+                    api.throttled_until = wait
+                    run.wait_rest(wait)
                     return
                 if error.error_class is ErrorClass.NEEDS_REAUTH or error.status in (401, 403):
                     raise MetricsUnavailable(str(error)) from None
@@ -231,18 +210,3 @@ class _NoToken:
 
     async def refresh(self) -> None:
         raise DeliveryError(ErrorClass.PERMANENT, "this platform's metrics are read without a token")
-
-
-class _NoProgress:
-    """Metrics reads save no progress and hold no post's lease (the claim's lease covers them)."""
-
-    async def save(self, state: Mapping[str, Any]) -> None:
-        pass
-
-    async def keepalive(self) -> None:
-        pass
-
-
-async def _no_media(key: str, start: int, end: int | None, generation: int | None) -> AsyncIterator[bytes]:
-    raise RuntimeError("metrics reads send no media")
-    yield b""  # pragma: no cover
