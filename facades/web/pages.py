@@ -63,6 +63,7 @@ NOTICES = {
     "profile-added": "The sandbox profile is added.",
     "profile-saved": "The profile's settings are saved.",
     "profile-deleted": "The profile is deleted, with its past posts.",
+    "slots-saved": "The queue slots are saved: posts scheduled at the next free slot take them from now on.",
     "disconnected": "The account is disconnected: Herald forgot its tokens and, where the platform allows, "
     "revoked its access.",
     "voice-saved": "The brand voice is saved as a new version.",

@@ -16,6 +16,8 @@ from sanic import Request
 from sanic.response import HTTPResponse
 
 from facades.errors import ApiError
+from facades.web import queue_slots
+from facades.web.metric_words import label
 from facades.web.pages import Route, dashboard_page, form_value, page_token, pager, see_other, signed_in, when
 from facades.web.session import Viewer
 
@@ -26,7 +28,7 @@ LIST_PLATFORMS = "/herald.connections.v1.ConnectionService/ListPlatforms"
 EXPIRY_WARNING = timedelta(days=7)
 # Refusals of the profile page's forms shown on the page, the profile as it is; anything else
 # (NOT_FOUND: another organization's profile) is a failure page.
-_SHOWN = ("VALIDATION_ERROR", "PROFILE_IN_USE", "SUBSCRIPTION_REQUIRED")
+_SHOWN = ("VALIDATION_ERROR", "PROFILE_IN_USE", "SUBSCRIPTION_REQUIRED", "FORBIDDEN")
 
 
 # What a profile's slug looks like (core/profiles/service.py). Anything else is a profile no
@@ -53,7 +55,9 @@ def connection_health(profile: profiles_pb2.Profile, zone: str, now: datetime) -
     """How a profile's connection stands, as the list, its page and the overview show it: its
     status, its token's expiry (in the organization's zone) and whether Herald renews it, the
     platform's last complaint, and `attention`: why a human must connect it again ("" when no
-    one must)."""
+    one must); and the metrics Herald cannot read with its account (`metrics_error`, why and
+    which permission to grant by connecting again; `metrics_unavailable`, those metrics in words,
+    none named: all of them)."""
     c = profile.connection
     status = c.status or "sandbox"
     expires_at = c.token_expire_time.ToDatetime(UTC) if c.HasField("token_expire_time") else None
@@ -75,6 +79,8 @@ def connection_health(profile: profiles_pb2.Profile, zone: str, now: datetime) -
         "renewable": c.token_renewable,
         "error": c.error,
         "attention": attention,
+        "metrics_error": c.metrics_error,
+        "metrics_unavailable": [label(m) for m in c.metrics_unavailable],
     }
 
 
@@ -186,7 +192,8 @@ async def add_profile(request: Request, viewer: Viewer) -> HTTPResponse:
 
 async def _deletion(request: Request, viewer: Viewer, slug: str) -> dict[str, str]:
     """The "Delete profile" button: enabled, or disabled with the core's reason (DeleteProfile
-    asked to check only, so the rule is the core's alone)."""
+    asked to check only, so the rule is the core's alone): the profile in use, or a role that
+    may not delete profiles."""
     core = request.app.ctx.core
     try:
         await core.call(
@@ -195,6 +202,8 @@ async def _deletion(request: Request, viewer: Viewer, slug: str) -> dict[str, st
             authorization=viewer.authorization,
         )
     except ApiError as error:
+        if error.code == "FORBIDDEN":  # a role that may not delete profiles (a viewer) still sees the page
+            return {"enabled": "", "why": error.message[:1].upper() + error.message[1:] + "."}
         if error.code != "PROFILE_IN_USE":
             raise
         pending = int((error.metadata or {}).get("pending_posts", "0") or 0)
@@ -232,20 +241,26 @@ async def profile_page(
     status: int = 200,
     failure: ApiError | None = None,
     form: dict[str, str] | None = None,
+    suggestion: dict[str, Any] | None = None,
+    slots_failure: ApiError | None = None,
+    count: str = "",
 ) -> HTTPResponse:
-    """A profile's page: its connection health and what fixes it, the settings form (with what
-    was sent, after a refusal), and deleting it."""
+    """A profile's page: its connection health and what fixes it, the metrics it cannot read, its
+    queue slots (with a proposal from its best times, or a refusal of the slots' forms), the
+    settings form (with what was sent, after a refusal), and deleting it."""
     core = request.app.ctx.core
     slug = checked_slug(slug)
     # The profile first: another organization's (or no) profile is a 404 before anything else.
     found = await core.call(
         core.profiles.GetProfile, profiles_pb2.GetProfileRequest(slug=slug), authorization=viewer.authorization
     )
-    deletion, connectable = await asyncio.gather(
+    deletion, connectable, slots, editor = await asyncio.gather(
         _deletion(request, viewer, slug),
         core.call(
             core.method(LIST_PLATFORMS), connections_pb2.ListPlatformsRequest(), authorization=viewer.authorization
         ),
+        queue_slots.current(request, viewer, slug),
+        queue_slots.editor(request, viewer),
     )
     profile = found.response
     row = _row(profile, viewer.time_zone, datetime.now(UTC))
@@ -266,6 +281,12 @@ async def profile_page(
         deletion=deletion,
         reconnect=_reconnect(profile, {p.platform: p for p in connectable.response.platforms}),
         publish_mode=connectable.response.publish_mode,
+        slots=slots,
+        slots_editor=editor,
+        suggestion=suggestion,
+        slots_failure={"code": slots_failure.code, "message": slots_failure.message} if slots_failure else None,
+        count=count or str(queue_slots.DEFAULT_COUNT),
+        max_count=queue_slots.MAX_COUNT,
     )
 
 
