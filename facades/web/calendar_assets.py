@@ -5,6 +5,9 @@ links them when the package is installed."""
 
 from __future__ import annotations
 
+from sanic import Request
+from sanic.response import HTTPResponse
+
 from facades.web.npm_assets import NpmLibrary
 
 LIBRARY = NpmLibrary(
@@ -28,4 +31,9 @@ def library_url(name: str) -> str:
     return LIBRARY.url(name)
 
 
-ROUTES = LIBRARY.routes()
+async def library_file(request: Request, version: str, name: str) -> HTTPResponse:
+    """The calendar library's file at its installed version (npm_assets.py: 404 for any other)."""
+    return LIBRARY.response(request, version, name)
+
+
+ROUTES = (LIBRARY.route(library_file),)

@@ -6,6 +6,9 @@ post_metrics.py) link it when the package is installed."""
 
 from __future__ import annotations
 
+from sanic import Request
+from sanic.response import HTTPResponse
+
 from facades.web.npm_assets import NpmLibrary
 
 SCRIPT = "chart.umd.min.js"
@@ -27,4 +30,9 @@ def script_url() -> str:
     return LIBRARY.url(SCRIPT)
 
 
-ROUTES = LIBRARY.routes()
+async def library_file(request: Request, version: str, name: str) -> HTTPResponse:
+    """The chart library's file at its installed version (npm_assets.py: 404 for any other)."""
+    return LIBRARY.response(request, version, name)
+
+
+ROUTES = (LIBRARY.route(library_file),)

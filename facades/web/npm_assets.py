@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,13 +78,10 @@ class NpmLibrary:
             headers["Content-Encoding"] = "gzip"
         return raw(body, content_type=self.files[name], headers=headers)
 
-    def routes(self) -> tuple[Route, ...]:
-        """The library's one route, for its module's `ROUTES`."""
-
-        async def library_file(request: Request, version: str, name: str) -> HTTPResponse:
-            return self.response(request, version, name)
-
-        return (Route("GET", f"{self.prefix}/<version:str>/<name:str>", library_file),)
+    def route(self, handler: Callable[[Request, str, str], Awaitable[HTTPResponse]]) -> Route:
+        """The library's one route, to `handler`: its module's documented function that answers
+        `self.response` (the dashboard's handlers are module-level functions, never closures)."""
+        return Route("GET", f"{self.prefix}/<version:str>/<name:str>", handler)
 
 
 def accepts_gzip(header: str) -> bool:
