@@ -20,7 +20,7 @@ test: install lint
 	./scripts/ensure_chromium.sh
 	./scripts/ensure_node_tools.sh
 	./scripts/ensure_pds.sh
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 3 --dist loadgroup
 
 # Re-installs when the project metadata changes; uv makes a full install take seconds. The
 # dashboard's front-end libraries come from npm, pinned by their lockfile (scripts/ensure_web_assets.sh).
@@ -70,7 +70,7 @@ test-only: install
 	./scripts/ensure_chromium.sh
 	./scripts/ensure_node_tools.sh
 	./scripts/ensure_pds.sh
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 3 --dist loadgroup
 
 bench: install
 	./scripts/ensure_postgres.sh

@@ -242,7 +242,10 @@ async def run_core(settings: CoreSettings, listen: str) -> None:
         )
     engine = create_engine(settings)
     core = build_server(settings, engine)
-    port = core.server.add_insecure_port(listen)
+    try:
+        port = core.server.add_insecure_port(listen)
+    except RuntimeError as error:  # grpcio raises when the bind fails (the port is taken)
+        raise SystemExit(f"core: cannot listen on {listen}: {error}") from None
     if port == 0:
         raise SystemExit(f"core: cannot listen on {listen}")
     await core.start()

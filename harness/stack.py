@@ -170,9 +170,41 @@ def wait_for_listening(proc: subprocess.Popen, port: int, timeout: float = 30.0)
         time.sleep(0.05)
 
 
+# What a process's log says when the port it was given was taken between free_port() picking it
+# and the process binding it (another test's process, or an outgoing connection's local port).
+PORT_TAKEN = ("cannot listen on", "address already in use", "eaddrinuse")
+START_ATTEMPTS = 3
+
+
 @contextmanager
 def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, **extra_env: str) -> Iterator[Stack]:
-    """The core(s), the facade and the embedded storage server, on free loopback ports."""
+    """The core(s), the facade and the embedded storage server, on free loopback ports. A port
+    taken before its process bound it (free_port's race, likelier the more test workers share
+    the machine) starts the stack again on new ports, up to START_ATTEMPTS times; any other
+    failure to start is raised with the processes' logs."""
+    for attempt in range(1, START_ATTEMPTS + 1):
+        stack = _stack_on_free_ports(database_url, workdir, **extra_env)
+        try:
+            _start(stack, core_processes)
+        except (RuntimeError, TimeoutError) as error:
+            stop_processes(stack.processes)
+            logs = stack.logs()
+            for name in [*(f"core{i}" for i in range(core_processes)), "storage", "facade"]:
+                (workdir / f"{name}.log").unlink(missing_ok=True)  # the next attempt's start clean
+            if attempt < START_ATTEMPTS and any(words in logs.lower() for words in PORT_TAKEN):
+                continue
+            raise RuntimeError(f"the stack did not start: {error}\n{logs}") from error
+        except BaseException:
+            stop_processes(stack.processes)
+            raise
+        break
+    try:
+        yield stack
+    finally:
+        stop_processes(stack.processes)
+
+
+def _stack_on_free_ports(database_url: str, workdir: Path, **extra_env: str) -> Stack:
     core_port, http_port, storage_port = free_port(), free_port(), free_port()
     core_target = f"127.0.0.1:{core_port}"
     base_url = f"http://127.0.0.1:{http_port}"
@@ -189,24 +221,25 @@ def running_stack(database_url: str, workdir: Path, *, core_processes: int = 1, 
     )
     stack = Stack(database_url, workdir, core_target, base_url, env)
     stack.storage_url = f"http://127.0.0.1:{storage_port}"
-    try:
-        # All at once: the facade waits for a core by itself (its calls wait HERALD_CORE_WAIT_SECONDS
-        # for a connection, and /readyz answers 503 until a core and its database answer).
-        cores = [stack.spawn("core", "core", log_name=f"core{i}") for i in range(core_processes)]
-        storage = stack.spawn("core", "storage", log_name="storage")
-        if core_processes > 1:
-            # Several: the facade starts once every one listens, else it may connect all its
-            # channels to the first (they move only when the core closes them for their age).
-            for core in cores:
-                wait_for_listening(core, core_port)
-        facade = stack.spawn("facades", log_name="facade")
+    return stack
+
+
+def _start(stack: Stack, core_processes: int) -> None:
+    # All at once: the facade waits for a core by itself (its calls wait HERALD_CORE_WAIT_SECONDS
+    # for a connection, and /readyz answers 503 until a core and its database answer).
+    cores = [stack.spawn("core", "core", log_name=f"core{i}") for i in range(core_processes)]
+    storage = stack.spawn("core", "storage", log_name="storage")
+    core_port = int(stack.core_target.rpartition(":")[2])
+    if core_processes > 1:
+        # Several: the facade starts once every one listens, else it may connect all its
+        # channels to the first (they move only when the core closes them for their age).
         for core in cores:
-            wait_for_grpc(core_target, core)
-        wait_for_http(f"{base_url}/readyz", facade)  # a core answers it, its database too
-        wait_for_http(f"{stack.storage_url}/healthz", storage)
-        yield stack
-    finally:
-        stop_processes(stack.processes)
+            wait_for_listening(core, core_port)
+    facade = stack.spawn("facades", log_name="facade")
+    for core in cores:
+        wait_for_grpc(stack.core_target, core)
+    wait_for_http(f"{stack.base_url}/readyz", facade)  # a core answers it, its database too
+    wait_for_http(f"{stack.storage_url}/healthz", storage)
 
 
 @contextmanager

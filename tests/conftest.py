@@ -45,11 +45,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         keep.append(item)
         if backend:
-            # Under `pytest -n 2 --dist loadgroup` (make test) each backend's tests share one
-            # worker, so each worker starts one backend's stack. A one-backend module is a group
-            # of its own, handed to whichever worker is free once the two big groups run out
-            # (xdist hands out the largest groups first): it balances the two workers, and its
-            # module-scoped stacks start once.
+            # Under `pytest -n 3 --dist loadgroup` (make test) each backend's tests share one
+            # worker, so that worker starts one backend's stack. A one-backend module is a group
+            # of its own, handed to whichever worker is free (the third from the start, the two
+            # backends' once their big groups run out: xdist hands out the largest first): it
+            # balances the workers, and its module-scoped stacks start once.
             group = f"{backend}:{item.module.__name__}" if one is not None else backend
             item.add_marker(pytest.mark.xdist_group(group))
     if dropped:
