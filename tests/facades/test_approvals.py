@@ -91,7 +91,8 @@ async def test_an_agents_post_waits_uncharged_and_its_member_approves_it(http, c
     assert body["status"] == "queued" and body["review"]["outcome"] == "approved"
     assert body["review"]["reviewer"] == org.email and body["review"]["comment"] is None
     events = (await http.get(f"/v1/posts/{waiting['id']}/events", headers=org.auth)).json()["events"]
-    assert [e["kind"] for e in events] == ["created", "approved"]
+    # The shared stack's worker may claim and publish it at once: its history begins so.
+    assert [e["kind"] for e in events][:2] == ["created", "approved"]
     assert events[0]["detail"]["status"] == "pending_approval"
     # An API key's post does not wait: only agents were named.
     assert (await _create(http, org))["status"] == "queued"
