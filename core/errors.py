@@ -97,6 +97,15 @@ class TooManyAttempts(DomainError):
     grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+class ServiceUnavailable(DomainError):
+    """The core cannot do its work now (503), though nothing is wrong with the request: its
+    database refuses or drops connections. Nothing was written; the same call may succeed later
+    (metadata `retry_after`, seconds)."""
+
+    reason = "SERVICE_UNAVAILABLE"
+    grpc_code = grpc.StatusCode.UNAVAILABLE
+
+
 class RateLimited(DomainError):
     """A rate limit is reached (429): Herald's own (core/ratelimit.py) or a stock provider's.
     Metadata `retry_after` (seconds) when known and, for Herald's own limits, `ratelimit`

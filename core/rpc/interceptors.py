@@ -8,6 +8,7 @@ from typing import Any
 
 import grpc
 from google.protobuf.message import Message
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contract.caller import CLIENT_ADDRESS_KEY
@@ -15,7 +16,7 @@ from contract.logs import REQUEST_ID, REQUEST_ID_HEADER, request_id_from
 from core.audit.record import Pending, log_names, pending
 from core.db.engine import SQLITE_IMMEDIATE, is_sqlite, transaction
 from core.db.types import utcnow
-from core.errors import DomainError, RateLimited, ValidationError
+from core.errors import DomainError, RateLimited, ServiceUnavailable, ValidationError
 from core.identity.authentication import authenticate, touch_api_key
 from core.identity.principal import CredentialKind, Principal
 from core.metrics import CREDIT_REFUSALS
@@ -72,11 +73,47 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 await context.abort_with_status(domain_status(error))
             except grpc.aio.AbortError:
                 raise
+            except (OperationalError, InterfaceError) as error:
+                if _database_unavailable(error):
+                    # The database refused or dropped the connection (down, restarting, out of
+                    # connection slots, SQLite's lock held past its timeout): the call's
+                    # transaction rolled back, so the caller may repeat it. UNAVAILABLE, not
+                    # INTERNAL: clients and Envoy's retries treat it as passing (docs/operations.md).
+                    log.warning("database unavailable in %s: %s", method, _first_line(error))
+                    unavailable = ServiceUnavailable(
+                        "the database is not answering; try again shortly", retry_after="1"
+                    )
+                    await context.abort_with_status(domain_status(unavailable))
+                log.exception("unexpected failure in %s", method)
+                await context.abort_with_status(internal_status())
             except Exception:
                 log.exception("unexpected failure in %s", method)
                 await context.abort_with_status(internal_status())
 
         return _wrap(handler, behavior)
+
+
+# SQLite's OperationalError also stands for mistakes in a statement ("no such table"): only
+# these say the database could not be used at that moment.
+_SQLITE_TRANSIENT = ("database is locked", "database table is locked", "unable to open database", "disk i/o error")
+
+
+def _database_unavailable(error: OperationalError | InterfaceError) -> bool:
+    """Whether a database error means "not now" rather than a fault in Herald: every PostgreSQL
+    OperationalError (a refused or lost connection, no free connection slot, a cancelled
+    statement, a deadlock or serialization failure: psycopg's own classes), and SQLite's busy
+    and I/O errors."""
+    if type(error.orig).__module__.startswith("sqlite3"):
+        text = str(error.orig).lower()
+        return any(phrase in text for phrase in _SQLITE_TRANSIENT)
+    return True
+
+
+def _first_line(error: Exception) -> str:
+    """The driver's own message, without SQLAlchemy's statement and background link (the
+    engine hides parameters anyway, core/db/engine.py)."""
+    text = str(getattr(error, "orig", None) or error)
+    return text.strip().splitlines()[0] if text.strip() else type(error).__name__
 
 
 class UnitOfWorkInterceptor(grpc.aio.ServerInterceptor):

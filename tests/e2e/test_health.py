@@ -1,6 +1,7 @@
 """Health and readiness (issue 13): the core's standard gRPC health service follows its database,
 the facade's /readyz follows the core, a call made while the core is starting waits for it
-instead of failing, and a core refuses to share its port with a core of another database."""
+instead of failing, a call made while the database is gone is refused as 503 (not 500), and a
+core refuses to share its port with a core of another database."""
 
 from __future__ import annotations
 
@@ -113,6 +114,12 @@ def test_readiness_follows_the_core_and_its_database(tmp_path: Path) -> None:
                 assert gone.status_code == 503
                 assert (gone.json()["status"], gone.json()["failed"]) == ("unavailable", "database")
                 assert _health(core_target, database_service_name(proxied)) == SERVING  # the port's identity stays
+                # A call meanwhile is refused as "not now" (503, Retry-After), never as a 500:
+                # clients, and Envoy for reads, may repeat it on another core.
+                refused = httpx.get(f"http://127.0.0.1:{impatient}/v1/profiles", headers=headers, timeout=30)
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["code"] == "SERVICE_UNAVAILABLE"
+                assert refused.headers["retry-after"] == "1"
 
                 proxy.restore()
                 assert _until(lambda: _health(core_target) == SERVING), "health did not come back"
