@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,15 +19,12 @@ from pathlib import Path
 import httpx
 
 from core import procfs
+from harness.ports import free_port
+
+__all__ = ["free_port"]  # re-exported: tests and benches import it from here
 
 PG_ADMIN_DSN = os.environ.get("HERALD_TEST_PG_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager
