@@ -104,6 +104,44 @@ async def table_rows(page, name: str) -> tuple[list[str], list[list[str]]]:
     return headings, [[cell_value(c) for c in row] for row in rows]
 
 
+async def drawn(page, name: str) -> dict:
+    """What Chart.js draws on a chart's canvas: the metrics shown and the value axis' top."""
+    return await page.locator(f"#{name}-canvas").evaluate(
+        """(canvas) => {
+            const chart = Chart.getChart(canvas);
+            const axis = chart.options.indexAxis === "y" ? "x" : "y";
+            return {
+                shown: chart.data.datasets.filter((d, i) => chart.isDatasetVisible(i)).map((d) => d.label),
+                top: chart.scales[axis].max,
+                title: chart.options.scales[axis].title.text,
+            };
+        }"""
+    )
+
+
+async def metric_picker_shows_one_metric_at_a_time(page) -> None:
+    """The per-day chart draws one metric at a time, on an axis of its own size: engagement
+    first, another chosen in "Metric shown", which offers each column of the table."""
+    headings, rows = await table_rows(page, "daily")
+    picker = page.get_by_label("Metric shown").first
+    assert await page.locator("#daily-metric option").all_text_contents() == headings[2:]
+    first = await drawn(page, "daily")
+    assert (first["shown"], first["title"]) == (["Engagement"], "Engagement")
+    engagement = max(row[2] for row in rows)
+    impressions = max(row[headings.index("Impressions")] for row in rows)
+    assert impressions > 2 * engagement  # the sandbox's numbers: why one axis for both hid engagement
+    assert engagement <= first["top"] < impressions
+    await page.locator("#daily-metric").select_option(label="Impressions")
+    second = await drawn(page, "daily")
+    assert second["shown"] == ["Impressions"] and second["title"] == "Impressions"
+    assert second["top"] >= impressions
+    assert "Showing: Impressions." in await page.locator("#daily-canvas").get_attribute("aria-label")
+    assert await picker.is_visible()
+    # A chart of one metric (the top posts' engagement) has nothing to choose.
+    await expect(page.locator("#top-posts-metric")).to_have_count(0)
+    assert (await drawn(page, "top-posts"))["shown"] == ["Engagement"]
+
+
 def cell_value(text: str) -> int | str | None:
     """A cell as the CSV and the table both mean it: a number (with or without separators), None
     for a metric not given ("—" on the page, empty in the CSV), else its text."""
@@ -185,6 +223,7 @@ async def test_the_analytics_page_s_tables_equal_the_api_s_numbers_and_their_csv
     for name in ("daily", "top-posts", "profiles", "platforms"):
         await expect(page.locator(f"#{name}-chart")).to_have_attribute("data-drawn", "true")
         assert "table below" in await page.locator(f"#{name}-canvas").get_attribute("aria-label")
+    await metric_picker_shows_one_metric_at_a_time(page)
     await check_page(page, artifacts_dir, backend, "analytics")
     await page.set_viewport_size({"width": 1280, "height": 800})
 
