@@ -27,7 +27,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.connectors.base import Account, MetricsReading
+from core.connectors.base import Account
+from core.connectors.readings import MetricsReading
 from core.db.engine import is_sqlite, transaction
 from core.db.models import account_metric_series, account_metric_snapshots, profiles
 from core.db.types import UTCDateTime

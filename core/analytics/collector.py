@@ -22,7 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core.analytics import profile_access, reads
 from core.analytics.platform_reads import PlatformReads
 from core.analytics.reads import DueRead, Outcome
-from core.connectors.base import Connector, MetricsItem, MetricsReading
+from core.connectors.base import Connector
+from core.connectors.readings import MetricsItem, MetricsReading
 from core.connectors.registry import CONNECTORS
 from core.connectors.sandbox_metrics import sandbox_post_metrics
 from core.db.types import utcnow

@@ -35,8 +35,9 @@ from core.analytics import profile_access
 from core.analytics.live_reads import LiveReader, side_by_side, wait_until
 from core.analytics.profile_access import Access
 from core.analytics.reads import DueRead, Outcome
-from core.connectors.base import Connector, DeliveryError, ErrorClass, MetricsReading, MetricsUnavailable
+from core.connectors.base import Connector, DeliveryError, ErrorClass
 from core.connectors.live import LiveAPI
+from core.connectors.readings import MetricsReading, MetricsUnavailable
 from core.connectors.transport import PlatformEndpoints
 from core.db.types import utcnow
 from core.platform_accounts.token_refresh import NeedsReauth, TokenKeeper

@@ -31,7 +31,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from contract.analytics import POST_METRICS
 from core.analytics import latest
 from core.analytics.schedule import next_read, steps_behind
-from core.connectors.base import Account, MetricsItem, MetricsReading
+from core.connectors.base import Account
+from core.connectors.readings import MetricsItem, MetricsReading
 from core.db.engine import is_sqlite, transaction
 from core.db.models import post_metric_series, post_metric_snapshots, post_parts, posts, profiles
 from core.platform_accounts.token_refresh import StoredTokens

@@ -15,8 +15,6 @@ from core.connectors.base import (
     DeliveryError,
     ErrorClass,
     MediaBytes,
-    MetricsItem,
-    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -26,6 +24,7 @@ from core.connectors.base import (
 )
 from core.connectors.bluesky_richtext import created_at, links, mentioned_handles, page_card, text_facets, tid
 from core.connectors.common import JSON, base_url, dig, ok, poll, refusal, required, status_class
+from core.connectors.readings import MetricsItem, MetricsReading
 from core.db.types import utcnow
 
 DEFAULT_PDS = "https://bsky.social"

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from core.connectors.base import MetricsItem, MetricsReading, PlatformAPI, PlatformRequest, gone
+from core.connectors.base import PlatformAPI, PlatformRequest
 from core.connectors.common import dig
 from core.connectors.metrics_common import mapped
+from core.connectors.readings import MetricsItem, MetricsReading, gone
 
 APPVIEW = "https://public.api.bsky.app"
 FIELDS = {

@@ -13,16 +13,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
 
-from core.connectors.base import (
-    Account,
-    DeliveryError,
-    ErrorClass,
-    MetricsReading,
-    PlatformAPI,
-    PlatformRequest,
-)
+from core.connectors.base import Account, DeliveryError, ErrorClass, PlatformAPI, PlatformRequest
 from core.connectors.common import base_url, dig
 from core.connectors.metrics_common import count
+from core.connectors.readings import MetricsReading
 
 LINKEDIN_HEADERS = {"LinkedIn-Version": "202607", "X-Restli-Protocol-Version": "2.0.0"}
 Reader = Callable[[Account, PlatformAPI], Awaitable[MetricsReading]]

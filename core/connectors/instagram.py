@@ -11,8 +11,6 @@ from core.connectors.base import (
     Delivery,
     DeliveryError,
     ErrorClass,
-    MetricsItem,
-    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -20,6 +18,7 @@ from core.connectors.base import (
 )
 from core.connectors.common import dig, refusal, required, same_text
 from core.connectors.graph import GraphConnector, read_lookup
+from core.connectors.readings import MetricsItem, MetricsReading
 
 API = "https://graph.instagram.com/v25.0"
 MANAGE_COMMENTS = "instagram_business_manage_comments"

@@ -18,8 +18,6 @@ from core.connectors.base import (
     DeliveryError,
     ErrorClass,
     MediaBytes,
-    MetricsItem,
-    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -40,6 +38,7 @@ from core.connectors.common import (
     status_class,
     uploaded,
 )
+from core.connectors.readings import MetricsItem, MetricsReading
 
 REST = "https://api.linkedin.com/rest"
 # Each monthly version lives about a year, and a sunset one answers 426: 202607 (July 2026)

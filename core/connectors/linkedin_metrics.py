@@ -19,16 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from core.connectors.base import (
-    MetricsItem,
-    MetricsReading,
-    MetricsUnavailable,
-    PlatformAPI,
-    PlatformRequest,
-    gone,
-)
+from core.connectors.base import PlatformAPI, PlatformRequest
 from core.connectors.common import dig
 from core.connectors.metrics_common import mapped
+from core.connectors.readings import MetricsItem, MetricsReading, MetricsUnavailable, gone
 
 STATISTICS = "https://api.linkedin.com/rest/organizationalEntityShareStatistics"
 ORGANIZATION = ("urn:li:organization:", "urn:li:organizationBrand:")

@@ -14,8 +14,6 @@ from core.connectors.base import (
     DeliveryError,
     ErrorClass,
     MediaBytes,
-    MetricsItem,
-    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -24,6 +22,7 @@ from core.connectors.base import (
     SandboxIds,
 )
 from core.connectors.common import JSON, base_url, ok, poll, remember_upload, required, sent_at, status_class, uploaded
+from core.connectors.readings import MetricsItem, MetricsReading
 from core.db.types import utcnow
 from core.posts.language import primary_language
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from core.connectors.base import MetricsItem, MetricsReading, PlatformAPI, PlatformRequest, gone
+from core.connectors.base import PlatformAPI, PlatformRequest
 from core.connectors.common import base_url
 from core.connectors.metrics_common import mapped
+from core.connectors.readings import MetricsItem, MetricsReading, gone
 
 DEFAULT_INSTANCE = "https://mastodon.social"
 FIELDS = {"favourites_count": "likes", "reblogs_count": "reposts", "replies_count": "replies", "quotes_count": "quotes"}

@@ -15,7 +15,7 @@ import hashlib
 import math
 from datetime import datetime
 
-from core.connectors.base import MetricsReading
+from core.connectors.readings import MetricsReading
 
 
 def _unit(*parts: object) -> float:

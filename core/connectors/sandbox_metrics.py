@@ -21,7 +21,8 @@ import math
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from core.connectors.base import Connector, MetricsItem, MetricsReading
+from core.connectors.base import Connector
+from core.connectors.readings import MetricsItem, MetricsReading
 
 # A metric's final value as a share of the item's audience, before its spread (0.6x to 1.4x).
 _SHARE = {

@@ -6,18 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.connectors import threads_metrics
-from core.connectors.base import (
-    Delivery,
-    DeliveryError,
-    ErrorClass,
-    MetricsItem,
-    MetricsReading,
-    OutgoingMedia,
-    OutgoingPost,
-    PlatformAPI,
-)
+from core.connectors.base import Delivery, DeliveryError, ErrorClass, OutgoingMedia, OutgoingPost, PlatformAPI
 from core.connectors.common import refusal
 from core.connectors.graph import GraphConnector
+from core.connectors.readings import MetricsItem, MetricsReading
 
 API = "https://graph.threads.net/v1.0"
 MANAGE_REPLIES = "threads_manage_replies"

@@ -11,18 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from core.connectors.base import (
-    DeliveryError,
-    ErrorClass,
-    MetricsItem,
-    MetricsReading,
-    MetricsUnavailable,
-    PlatformAPI,
-    PlatformRequest,
-    gone,
-)
+from core.connectors.base import DeliveryError, ErrorClass, PlatformAPI, PlatformRequest
 from core.connectors.common import as_int, dig
 from core.connectors.metrics_common import count
+from core.connectors.readings import MetricsItem, MetricsReading, MetricsUnavailable, gone
 
 API = "https://graph.threads.net/v1.0"
 METRICS = {

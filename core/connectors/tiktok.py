@@ -13,8 +13,6 @@ from core.connectors.base import (
     Delivery,
     DeliveryError,
     ErrorClass,
-    MetricsItem,
-    MetricsReading,
     OutgoingPost,
     PlatformAPI,
     PlatformRequest,
@@ -23,6 +21,7 @@ from core.connectors.base import (
     TikTokOptions,
 )
 from core.connectors.common import JSON_UTF8, body_text, dig, ok, poll, refusal, required, status_class
+from core.connectors.readings import MetricsItem, MetricsReading
 
 API = "https://open.tiktokapis.com/v2/post/publish"
 # Most private first: a post that names no level gets the first the creator is offered (an

@@ -13,18 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.connectors.base import (
-    DeliveryError,
-    ErrorClass,
-    MetricsItem,
-    MetricsReading,
-    MetricsUnavailable,
-    PlatformAPI,
-    PlatformRequest,
-    gone,
-)
+from core.connectors.base import DeliveryError, ErrorClass, PlatformAPI, PlatformRequest
 from core.connectors.common import JSON_UTF8, dig
 from core.connectors.metrics_common import mapped
+from core.connectors.readings import MetricsItem, MetricsReading, MetricsUnavailable, gone
 
 QUERY = "https://open.tiktokapis.com/v2/video/query/"
 FIELDS = {"view_count": "video_views", "like_count": "likes", "comment_count": "replies", "share_count": "shares"}

@@ -14,8 +14,6 @@ from core.connectors.base import (
     DeliveryError,
     ErrorClass,
     MediaBytes,
-    MetricsItem,
-    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -35,6 +33,7 @@ from core.connectors.common import (
     status_class,
     uploaded,
 )
+from core.connectors.readings import MetricsItem, MetricsReading
 from core.db.types import utcnow
 
 API = "https://api.x.com/2"

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from core.connectors.base import MetricsItem, MetricsReading, PlatformAPI, PlatformRequest, gone
+from core.connectors.base import PlatformAPI, PlatformRequest
 from core.connectors.common import dig
 from core.connectors.metrics_common import mapped
+from core.connectors.readings import MetricsItem, MetricsReading, gone
 from core.db.types import utcnow
 
 API = "https://api.x.com/2"

@@ -14,8 +14,6 @@ from core.connectors.base import (
     DeliveryError,
     ErrorClass,
     MediaBytes,
-    MetricsItem,
-    MetricsReading,
     OutgoingMedia,
     OutgoingPost,
     PlatformAPI,
@@ -24,6 +22,7 @@ from core.connectors.base import (
     SandboxIds,
 )
 from core.connectors.common import JSON_UTF8, dig, ok, refusal, required, same_text, status_class
+from core.connectors.readings import MetricsItem, MetricsReading
 
 UPLOAD = "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status"
 COMMENT_THREADS = "https://www.googleapis.com/youtube/v3/commentThreads"

@@ -29,16 +29,10 @@ from typing import Any
 from urllib.parse import quote
 
 from core.connectors import youtube_metrics
-from core.connectors.base import (
-    DeliveryError,
-    ErrorClass,
-    MetricsItem,
-    MetricsUnavailable,
-    PlatformAPI,
-    PlatformRequest,
-)
+from core.connectors.base import DeliveryError, ErrorClass, PlatformAPI, PlatformRequest
 from core.connectors.common import dig
 from core.connectors.metrics_common import count
+from core.connectors.readings import MetricsItem, MetricsUnavailable
 from core.db.types import utcnow
 
 REPORTS = "https://youtubeanalytics.googleapis.com/v2/reports"

@@ -21,18 +21,10 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from core.connectors import youtube_analytics
-from core.connectors.base import (
-    DeliveryError,
-    ErrorClass,
-    MetricsItem,
-    MetricsReading,
-    MetricsUnavailable,
-    PlatformAPI,
-    PlatformRequest,
-    gone,
-)
+from core.connectors.base import DeliveryError, ErrorClass, PlatformAPI, PlatformRequest
 from core.connectors.common import dig
 from core.connectors.metrics_common import mapped
+from core.connectors.readings import MetricsItem, MetricsReading, MetricsUnavailable, gone
 from core.db.types import utcnow
 
 VIDEOS = "https://www.googleapis.com/youtube/v3/videos"

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from core.connectors.base import Account, DeliveryError, MetricsItem, MetricsUnavailable
+from core.connectors.base import Account, DeliveryError
 from core.connectors.bluesky import BlueskyConnector
 from core.connectors.live import LiveAPI
 from core.connectors.mastodon import MastodonConnector
+from core.connectors.readings import MetricsItem, MetricsUnavailable
 from core.connectors.threads import ThreadsConnector
 from core.connectors.x import XConnector
 from core.db.types import utcnow

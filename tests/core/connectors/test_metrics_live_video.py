@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from core.connectors.base import Account, DeliveryError, MetricsItem, MetricsUnavailable
+from core.connectors.base import Account, DeliveryError
 from core.connectors.instagram import InstagramConnector
 from core.connectors.linkedin import LinkedInConnector
 from core.connectors.live import LiveAPI
+from core.connectors.readings import MetricsItem, MetricsUnavailable
 from core.connectors.registry import CONNECTORS
 from core.connectors.tiktok import TikTokConnector
 from core.connectors.youtube import YouTubeConnector

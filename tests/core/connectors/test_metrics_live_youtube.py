@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core.connectors.base import DeliveryError, ErrorClass, MetricsItem
+from core.connectors.base import DeliveryError, ErrorClass
+from core.connectors.readings import MetricsItem
 from core.connectors.youtube import YouTubeConnector
 from core.connectors.youtube_metrics import PACIFIC
 from core.db.types import utcnow
