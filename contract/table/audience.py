@@ -68,5 +68,15 @@ ROWS = (
         "With `apply: true` it saves them as the profile's time slots, replacing its table as "
         "PUT /v1/profiles/{slug}/slots does, which needs the publish permission (FORBIDDEN otherwise) and, for "
         "agents, posts:write; posts created with `next_slot` then take them.",
+        tool=Tool(
+            name="suggest_queue_slots",
+            title="Suggest a profile's queue slots from its best times",
+            description="Propose weekly publishing slots for a profile from its best times: the best count hours "
+            "(1-21, default 7; at most ceil(count / 7) on one weekday), in the organization's time zone, with the "
+            "basis they come from. Nothing is saved unless apply is true: then they replace the profile's slot "
+            "table (as set_profile_slots does; needs posts:write), and create_post with next_slot takes them.",
+            destructive=True,
+            idempotent=True,
+        ),
     ),
 )

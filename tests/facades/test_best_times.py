@@ -225,6 +225,42 @@ async def test_suggested_slots_spread_over_the_week_and_apply_needs_the_publish_
     assert saved.json() == {"timezone": "Europe/Paris", "slots": proposed.json()["slots"]}
 
 
+async def test_an_agent_proposes_slots_and_saves_them_only_with_posts_write(http, engine, orgs, stack) -> None:
+    org = await seeded_history(http, engine, orgs)
+    channel = grpc.aio.insecure_channel(stack.core_target)
+    try:
+        session = await sign_in(channel, org.email)
+    finally:
+        await channel.close()
+    client = await register(http)
+
+    async def send(scope: str, arguments: dict):
+        token = (await tokens_for(http, session, client["client_id"], scope))["access_token"]
+        return await mcp(http, token, "tools/call", {"name": "suggest_queue_slots", "arguments": arguments})
+
+    async def call(scope: str, arguments: dict) -> dict:
+        answer = await send(scope, arguments)
+        assert "result" in answer.json(), answer.text
+        return answer.json()["result"]
+
+    rest = await http.post("/v1/profiles/acme-x/queue/suggest", json={"count": 3}, headers=org.auth)
+    proposed = await call("posts:read", {"slug": "acme-x", "count": 3})
+    assert not proposed.get("isError"), proposed
+    assert {k: v for k, v in proposed["structuredContent"].items() if k != "warning"} == rest.json()
+    # Saving asks for more scope, as /mcp does: 403 with the challenge naming it (step-up).
+    refused = await send("posts:read", {"slug": "acme-x", "count": 3, "apply": True})
+    challenge = refused.headers["www-authenticate"]
+    assert refused.status_code == 403 and 'error="insufficient_scope"' in challenge, refused.text
+    assert "posts:write" in challenge
+    assert (await http.get("/v1/profiles/acme-x/slots", headers=org.auth)).json()["slots"] == []
+    applied = await call("posts:read posts:write", {"slug": "acme-x", "count": 3, "apply": True})
+    assert applied["structuredContent"]["applied"] is True, applied
+    saved = await http.get("/v1/profiles/acme-x/slots", headers=org.auth)
+    assert saved.json() == {"timezone": "Europe/Paris", "slots": rest.json()["slots"]}
+    bad = await call("posts:read", {"slug": "acme-x", "count": 0})
+    assert bad["isError"] is True and '"VALIDATION_ERROR"' in bad["content"][0]["text"], bad
+
+
 async def test_another_organizations_profile_is_not_found_on_every_route_the_tool_and_grpc(
     http, engine, orgs, stack
 ) -> None:

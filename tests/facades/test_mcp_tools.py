@@ -40,6 +40,7 @@ TOOLS = [
     "get_post_analytics",
     "get_analytics_summary",
     "get_best_times",
+    "suggest_queue_slots",
     "create_media",
     "confirm_media",
     "list_media",
