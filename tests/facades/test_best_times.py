@@ -225,13 +225,9 @@ async def test_suggested_slots_spread_over_the_week_and_apply_needs_the_publish_
     assert saved.json() == {"timezone": "Europe/Paris", "slots": proposed.json()["slots"]}
 
 
-async def test_an_agent_proposes_slots_and_saves_them_only_with_posts_write(http, engine, orgs, stack) -> None:
+async def test_an_agent_proposes_slots_and_saves_them_only_with_posts_write(http, engine, orgs, channel) -> None:
     org = await seeded_history(http, engine, orgs)
-    channel = grpc.aio.insecure_channel(stack.core_target)
-    try:
-        session = await sign_in(channel, org.email)
-    finally:
-        await channel.close()
+    session = await sign_in(channel, org.email)
     client = await register(http)
 
     async def send(scope: str, arguments: dict):
