@@ -36,14 +36,14 @@ from datetime import UTC, datetime
 from statistics import median
 from typing import Any
 
-from sqlalchemy import and_, bindparam, select, text
+from sqlalchemy import bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from bench.readings import cpu_seconds
 from bench.runs import RESULTS, add_run_options, bench_database, bench_result, run_bench
 from bench.seed import seed_organization
 from core.audit import record as audit
-from core.db.models import api_keys, memberships, organizations
+from core.db.models import api_keys
 from core.db.prepared import Prepared
 from core.identity import authentication
 from core.identity.credentials import parse_api_key
@@ -54,26 +54,11 @@ from core.posts.servicer import POLICIES as POST_POLICIES
 from core.rpc.policy import require_permission
 
 BLOCK = 1000
-# The API key lookup as it was before the team checks: the key, its organization, the membership
-# that must exist (a removed member's key stops working), and nothing of the member's role.
+# The API key lookup as it was before the team checks: the same key, organization and membership,
+# without the team's columns.
 _BEFORE = Prepared(
-    select(
-        api_keys.c.id,
-        api_keys.c.secret_hash,
-        api_keys.c.user_id,
-        api_keys.c.org_id,
-        api_keys.c.revoked_at,
-        api_keys.c.last_used_at,
-        organizations.c.slug,
-        organizations.c.plan,
-        organizations.c.credit_balance,
-    )
-    .select_from(
-        api_keys.join(organizations, organizations.c.id == api_keys.c.org_id).join(
-            memberships,
-            and_(memberships.c.user_id == api_keys.c.user_id, memberships.c.org_id == api_keys.c.org_id),
-        )
-    )
+    select(*authentication.API_KEY_COLUMNS)
+    .select_from(authentication.API_KEY_FROM)
     .where(api_keys.c.key_id == bindparam("key_id"))
 )
 _NOW = authentication._API_KEY_LOOKUP
@@ -107,7 +92,8 @@ async def _lookups(conn: AsyncConnection, key_id: str, count: int) -> dict[str, 
     return out
 
 
-def _principal(row: Any) -> Principal:
+def _principal(row: Any, *, team: bool = True) -> Principal:
+    """The key's principal as authentication makes it; `team=False`: without the team's fields."""
     return Principal(
         user_id=row.user_id,
         org_id=row.org_id,
@@ -117,7 +103,7 @@ def _principal(row: Any) -> Principal:
         scopes=ALL_SCOPES,
         plan=row.plan,
         credit_balance=row.credit_balance,
-        **authentication._member(row),
+        **(authentication._member(row) if team else {}),
     )
 
 
@@ -137,16 +123,7 @@ async def _checks(row: Any, count: int) -> float:
     # The same principal made without the team fields: what is left is the checks' own cost.
     started = time.process_time()
     for _ in range(count):
-        Principal(
-            user_id=row.user_id,
-            org_id=row.org_id,
-            org_slug=row.slug,
-            credential_kind=CredentialKind.API_KEY,
-            credential_id=row.id,
-            scopes=ALL_SCOPES,
-            plan=row.plan,
-            credit_balance=row.credit_balance,
-        )
+        _principal(row, team=False)
     assert waiting == 0, "an owner's key with no approval settings: nothing waits"
     return round(per - (time.process_time() - started) / count * 1e6, 3)
 

@@ -19,7 +19,20 @@ from core.identity.scopes import ALL_SCOPES
 # last_used_at is kept to the minute: a write per request would double the cost of reads.
 LAST_USE_RESOLUTION = timedelta(minutes=1)
 
-_API_KEY_LOOKUP = select(
+# What the team checks read (core/identity/roles.py, profile_limits.py, core/posts/approvals.py):
+# the member's role and profile limits and the organization's approval and verification settings.
+# They ride on each credential's lookup, so the checks add no statement (bench/teams_checks.py).
+TEAM_COLUMNS = (
+    memberships.c.role,
+    memberships.c.profile_tags,
+    organizations.c.approvals_required_for,
+    organizations.c.approval_profile_tags,
+    organizations.c.self_approval,
+    organizations.c.awaiting_verification,
+)
+# An API key, its organization, and the membership that must exist (a removed member's key stops
+# working on its next request).
+API_KEY_COLUMNS = (
     api_keys.c.id,
     api_keys.c.secret_hash,
     api_keys.c.user_id,
@@ -29,37 +42,22 @@ _API_KEY_LOOKUP = select(
     organizations.c.slug,
     organizations.c.plan,
     organizations.c.credit_balance,
-    memberships.c.role,
-    memberships.c.profile_tags,
-    organizations.c.approvals_required_for,
-    organizations.c.approval_profile_tags,
-    organizations.c.self_approval,
-    organizations.c.awaiting_verification,
-).select_from(
-    api_keys.join(organizations, organizations.c.id == api_keys.c.org_id).join(
-        memberships,
-        and_(memberships.c.user_id == api_keys.c.user_id, memberships.c.org_id == api_keys.c.org_id),
-    )
+)
+API_KEY_FROM = api_keys.join(organizations, organizations.c.id == api_keys.c.org_id).join(
+    memberships,
+    and_(memberships.c.user_id == api_keys.c.user_id, memberships.c.org_id == api_keys.c.org_id),
 )
 # Every API call runs it: built once, run on the driver (core/db/prepared.py).
-_API_KEY_LOOKUP = Prepared(_API_KEY_LOOKUP.where(api_keys.c.key_id == bindparam("key_id")))
+_API_KEY_LOOKUP = Prepared(
+    select(*API_KEY_COLUMNS, *TEAM_COLUMNS).select_from(API_KEY_FROM).where(api_keys.c.key_id == bindparam("key_id"))
+)
 
 
 # Sessions and access tokens: found by the SHA-256 of the whole token (unique index), joined to
 # the membership so a user removed from the organization loses access on the next request, and one
 # whose role or profile limits changed acts with the new ones (core/identity/roles.py,
 # core/identity/profile_limits.py).
-_ORG_COLUMNS = (
-    organizations.c.slug,
-    organizations.c.plan,
-    organizations.c.credit_balance,
-    memberships.c.role,
-    memberships.c.profile_tags,
-    organizations.c.approvals_required_for,
-    organizations.c.approval_profile_tags,
-    organizations.c.self_approval,
-    organizations.c.awaiting_verification,
-)
+_ORG_COLUMNS = (organizations.c.slug, organizations.c.plan, organizations.c.credit_balance, *TEAM_COLUMNS)
 _SESSION_LOOKUP = (
     select(
         sessions.c.id,
