@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import grpc
@@ -30,6 +32,9 @@ from core.settings import CoreSettings
 log = logging.getLogger(__name__)
 
 Behavior = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+
+# How long a refused client-streaming call reads what its client still sends (_drain).
+DRAIN_SECONDS = 10.0
 
 CREDITS_REMAINING_KEY = "herald-credits-remaining"
 CREDITS_LOW_KEY = "herald-credits-low"
@@ -63,10 +68,22 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         # line of this call and every webhook event it writes carry it (contract/logs.py).
         given = _metadata_value(handler_call_details.invocation_metadata, REQUEST_ID_HEADER)
 
+        streaming = handler.stream_unary is not None
+
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
             REQUEST_ID.set(request_id_from(given))  # this call's own task: nothing else sees it
             try:
                 return await inner(request, context)
+            except grpc.aio.AbortError:
+                raise
+            except Exception:
+                if streaming:
+                    await _drain(request)
+                raise
+
+        async def answered(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                return await behavior(request, context)
             except DomainError as error:
                 if error.reason == "INSUFFICIENT_CREDITS":
                     CREDIT_REFUSALS.labels("request").inc()
@@ -90,7 +107,19 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 log.exception("unexpected failure in %s", method)
                 await context.abort_with_status(internal_status())
 
-        return _wrap(handler, behavior)
+        return _wrap(handler, answered)
+
+
+async def _drain(requests: AsyncIterator[Any]) -> None:
+    """Reads what a client-streaming caller is still sending, before its refusal goes out. When
+    the status came while the client was still writing, grpcio's asyncio client let the failed
+    write replace that status with INTERNAL "Internal error from Core" (grpc/grpc#36066): a
+    refused upload answered 500 instead of its code. Bounded in time: a client that keeps
+    sending past it gets the status anyway."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for _ in requests:
+                pass
 
 
 # SQLite's OperationalError also stands for mistakes in a statement ("no such table"): only

@@ -98,3 +98,15 @@ async def test_image_over_50_mb_is_refused(http, orgs) -> None:
     big = png() + b"\0" * 50_000_001
     response = await send(http, org, big)
     assert (response.status_code, response.json()["code"]) == (400, "FILE_TOO_LARGE")
+
+
+async def test_a_refusal_before_the_body_is_read_keeps_its_code(http, orgs) -> None:
+    """The core refuses the header (an SVG is never accepted) while the facade is still streaming
+    the file's chunks to it: the answer is that refusal every time, never a 500. (grpcio's asyncio
+    client reported INTERNAL when a write failed after the server's status had come: the core
+    reads what the client sends before it answers a refusal.)"""
+    org = await orgs()
+    body = png() + bytes(4 * 1024 * 1024)
+    for _ in range(12):
+        response = await send(http, org, body, "image/svg+xml", name="big.svg")
+        assert (response.status_code, response.json()["code"]) == (400, "UNSUPPORTED_MEDIA_TYPE"), response.text
